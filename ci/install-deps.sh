@@ -1,0 +1,18 @@
+#!/bin/sh
+# Install the Debian packages named on the command line that are missing.
+# Used by `make deps` (and so by `make check` / `make demo`) and by .ci/run.
+set -eu
+missing=
+for pkg in "$@"; do
+	dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $pkg"
+done
+[ -z "$missing" ] && exit 0
+echo "installing:$missing"
+if [ "$(id -u)" -ne 0 ]; then
+	SUDO=sudo
+else
+	SUDO=
+fi
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing

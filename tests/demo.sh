@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# make demo: generate the era repositories the default branches.yaml names
+# (under work/demo), then run `kbackport apply` and `kbackport audit` on them.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+kb=$top/${1:-build/kbackport}
+cd "$top"
+if [ ! -d work/demo/linux ] || [ tests/fixtures/eras -nt work/demo/linux ]; then
+	echo "== generating era repositories under work/demo"
+	tests/fixtures/make-era-repos.sh work/demo
+fi
+echo "== kbackport apply"
+"$kb" apply
+apply_rc=$?
+echo
+echo "== kbackport audit"
+"$kb" audit
+audit_rc=$?
+echo
+echo "apply exited $apply_rc (1: a branch needs a person), audit exited $audit_rc (1: a bare name on CAP_NET_ADMIN found)"
+# The default set is meant to show every status, a conflict included:
+# only a crash or a usage error fails the demo.
+[ $apply_rc -le 1 ] && [ $audit_rc -le 1 ]

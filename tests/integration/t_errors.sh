@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Usage errors, bad input files and per-branch errors: clear one-line
+# messages, the documented exit codes, and the other branches still done.
+source "$(dirname "$0")/../lib.sh"
+T_SUITE=errors
+hermetic
+"$FIXTURES/make-era-repos.sh" "$TMP/repos" >/dev/null
+ln -s "$TOP_DIR/backports" "$TMP/backports"
+cd "$TMP"
+
+run_kb 2 && assert_contains "no command: usage" "usage: kbackport <command>" "$ERR"
+run_kb 0 --help && assert_contains "--help lists apply" "  apply    Apply a fix's right variant" "$OUT"
+run_kb 2 frobnicate && assert_eq "unknown command" "error: 'frobnicate' is not a kbackport command" "$(head -1 <<<"$ERR")"
+run_kb 2 appl && assert_eq "no prefix matching" "error: 'appl' is not a kbackport command" "$(head -1 <<<"$ERR")"
+for cmd in apply audit; do
+	run_kb 0 $cmd --help && assert_contains "$cmd --help" "usage: kbackport $cmd" "$OUT"
+	run_kb 2 $cmd --no-such-option
+	run_kb 2 $cmd stray-argument && assert_eq "$cmd: stray argument" "error: unexpected argument 'stray-argument'" "$ERR"
+done
+run_kb 2 apply --max-fuzz x && assert_eq "bad --max-fuzz" "error: --max-fuzz wants a number from 0 to 10, not 'x'" "$ERR"
+
+run_kb 2 apply --config missing.yaml && assert_contains "missing config named" "missing.yaml" "$ERR"
+cat > bad.yaml <<'YAML'
+repo: repos/linux
+branches:
+  - name: a
+    ref: linux-2.6.32.y
+    refs: oops
+YAML
+run_kb 2 apply --config bad.yaml && assert_contains "unknown key at file:line:column" "error: bad.yaml:5:5: unknown key 'refs'" "$ERR"
+printf 'repo: repos/linux\nbranches:\n  - name: a\n    ref: x\n    build: maybe\n' > bad2.yaml
+run_kb 2 apply --config bad2.yaml && assert_contains "wrong type at file:line:column" "error: bad2.yaml:5:12:" "$ERR"
+
+cat > branches.yaml <<'YAML'
+repo: repos/linux
+branches:
+  - name: no-such-ref
+    ref: linux-9.9.y
+  - name: no-such-repo
+    repo: nowhere
+    ref: master
+  - name: 2.6.32.y
+    ref: linux-2.6.32.y
+YAML
+run_kb 2 apply --branch nope && assert_eq "unknown --branch" "error: no branch 'nope' in 'branches.yaml'" "$ERR"
+run_kb 1 apply --json
+r() { printf '%s' "$OUT" | jq -r --arg b "$1" ".results[] | select(.branch == \$b) | $2"; }
+assert_eq "missing ref is an error" "error" "$(r no-such-ref .status)"
+assert_contains "missing ref named" "branch 'no-such-ref': ref 'linux-9.9.y' not found in '$TMP/repos/linux'" "$(r no-such-ref .detail)"
+assert_eq "missing repository is an error" "error" "$(r no-such-repo .status)"
+assert_contains "missing repository named" "branch 'no-such-repo': cannot open repository '$TMP/nowhere'" "$(r no-such-repo .detail)"
+assert_eq "the other branches are still done" "applied" "$(r 2.6.32.y .status)"
+
+run_kb 2 apply --fix "$TMP/nowhere" && assert_contains "missing fix directory" "nowhere" "$ERR"
+finish

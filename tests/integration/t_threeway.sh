@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# When no hunk placement works but the patch's preimage blob is in the
+# repository, the change is merged 3-way (git_merge_file) into the branch.
+source "$(dirname "$0")/../lib.sh"
+T_SUITE=three-way
+hermetic
+cd "$TMP"
+git init -q repo
+cd repo
+# upstream file: two change sites a few lines apart in one hunk
+printf '%s\n' 'int f(void)' '{' '	int a = 1;' '	int b = 2;' '	/* between */' '	int c = 3;' '	int d = 4;' '	return a + b + c + d;' '}' > f.c
+git add f.c && git commit -q -m base
+git branch stable
+sed -i 's/int a = 1;/int a = 10;/; s/int d = 4;/int d = 40;/' f.c
+git commit -q -am "upstream: bump a and d"
+upstream=$(git rev-parse HEAD)
+mkdir -p ../backports/FIX-1
+git format-patch -1 --stdout --full-index > ../backports/FIX-1/fix.patch
+# the stable branch changed the line between the two sites: no placement
+# with offset, fuzz or whitespace tolerance can match the hunk there
+git checkout -q stable
+sed -i 's|/\* between \*/|/* between, stable */|' f.c
+git commit -q -am "stable: reword comment"
+git checkout -q master
+cd ..
+cat > backports/FIX-1/fix.yaml <<YAML
+id: FIX-1
+subject: "upstream: bump a and d"
+upstream: $upstream
+patch: fix.patch
+variants:
+  - name: upstream
+    patch: fix.patch
+    why: "the upstream patch itself"
+YAML
+cat > branches.yaml <<'YAML'
+repo: repo
+branches:
+  - name: stable
+    ref: stable
+YAML
+run_kb 0 apply --json
+assert_eq "applied through the 3-way merge" "applied upstream" "$(printf '%s' "$OUT" | jq -r '.results[0] | "\(.status) \(.variant)"')"
+assert_eq "merge reported" "'f.c' merged 3-way from the patch's preimage blob $(git -C repo rev-parse stable~1:f.c)" \
+	"$(printf '%s' "$OUT" | jq -r '.results[0].notes | join("\n")')"
+assert_eq "merged contents" "int f(void)
+{
+	int a = 10;
+	int b = 2;
+	/* between, stable */
+	int c = 3;
+	int d = 40;
+	return a + b + c + d;
+}" "$(git -C repo show refs/heads/backport/FIX-1/stable:f.c)"
+
+# Without the preimage blob there is nothing to merge from: a conflict.
+sed -i "s/^index [0-9a-f]*\.\./index 1234567890123456789012345678901234567890../" backports/FIX-1/fix.patch
+git -C repo update-ref -d refs/heads/backport/FIX-1/stable
+run_kb 1 apply --json
+assert_eq "no preimage blob: conflict" "conflict hunk 1 of 'f.c' does not apply" \
+	"$(printf '%s' "$OUT" | jq -r '.results[0] | "\(.status) \(.notes[0])"')"
+finish

@@ -1,0 +1,93 @@
+# Shared by the shell tests: a hermetic environment and small assertions.
+# Like git's test-lib.sh: pinned HOME, locale, zone, identities and dates.
+
+TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP_DIR=$(cd "$TESTS_DIR/.." && pwd)
+FIXTURES=$TESTS_DIR/fixtures
+: "${KBACKPORT:=$TOP_DIR/build/kbackport}"
+
+hermetic() {
+	TMP=$(mktemp -d "${TMPDIR:-/tmp}/kbackport-test.XXXXXX")
+	trap 'rm -rf "$TMP"' EXIT
+	export HOME=$TMP/home LANG=C LC_ALL=C TZ=UTC
+	export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=$HOME/.gitconfig
+	export GIT_AUTHOR_NAME="Fixture Author" GIT_AUTHOR_EMAIL=author@example.org
+	export GIT_AUTHOR_DATE="1262304000 +0000"
+	export GIT_COMMITTER_DATE="1700000000 +0000"
+	unset GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
+	mkdir -p "$HOME"
+	git config --global user.name "Stable Maintainer"
+	git config --global user.email stable@example.org
+	git config --global init.defaultBranch master
+	git config --global advice.detachedHead false
+}
+
+T_PASS=0 T_FAIL=0 T_NAME=
+pass() { T_PASS=$((T_PASS + 1)); echo "ok - ${T_NAME:+$T_NAME: }$1"; }
+fail() { T_FAIL=$((T_FAIL + 1)); echo "not ok - ${T_NAME:+$T_NAME: }$1"; }
+
+# assert_eq DESCRIPTION EXPECTED ACTUAL
+assert_eq() {
+	if [ "$2" == "$3" ]; then
+		pass "$1"
+	else
+		fail "$1"
+		diff -u <(printf '%s\n' "$2") <(printf '%s\n' "$3") | sed 's/^/#   /' | head -40
+	fi
+}
+
+# assert_contains DESCRIPTION NEEDLE HAYSTACK
+assert_contains() {
+	case "$3" in
+	*"$2"*) pass "$1" ;;
+	*) fail "$1"; printf '#   %s not in:\n' "$2"; printf '%s\n' "$3" | sed 's/^/#   /' | head -20 ;;
+	esac
+}
+
+# assert_file_eq DESCRIPTION EXPECTED_FILE ACTUAL_TEXT_FILE
+assert_file_eq() {
+	if cmp -s "$2" "$3"; then
+		pass "$1"
+	else
+		fail "$1"
+		diff -u "$2" "$3" | sed 's/^/#   /' | head -40
+	fi
+}
+
+# run_kb EXPECTED_EXIT ARGS...: runs kbackport, output in $OUT/$ERR, checks exit
+run_kb() {
+	local want=$1 rc
+	shift
+	"$KBACKPORT" "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	OUT=$(cat "$TMP/out")
+	ERR=$(cat "$TMP/err")
+	if [ "$rc" -ne "$want" ]; then
+		fail "kbackport $* exits $want (got $rc)"
+		sed 's/^/#   err: /' "$TMP/err" | head -20
+		return 1
+	fi
+	return 0
+}
+
+# Everything about a repository a user could care about, except our refs.
+user_state() {
+	local repo=$1
+	(
+		cd "$repo" || exit 1
+		git for-each-ref --format='%(refname) %(objectname)' | grep -v '^refs/heads/backport/'
+		echo "HEAD: $(git symbolic-ref -q HEAD || git rev-parse HEAD)"
+		if [ "$(git rev-parse --is-bare-repository)" = false ]; then
+			echo "index: $(sha1sum < "$(git rev-parse --git-dir)/index")"
+			echo "status: $(git status --porcelain --untracked-files=all | tr '\n' ' ')"
+			find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 sha1sum
+		fi
+	)
+}
+
+finish() {
+	echo "${T_SUITE:-tests}: $T_PASS passed, $T_FAIL failed"
+	mkdir -p "$TOP_DIR/build"
+	echo "${T_SUITE:-tests} $T_PASS $T_FAIL" >> "$TOP_DIR/build/test-totals"
+	[ "$T_FAIL" -eq 0 ]
+}

@@ -1,0 +1,192 @@
+/* Stable-style messages, backport ref names and the committer (commit.c). */
+#include "unit.h"
+#include "repo_fixture.h"
+
+#include "commit.h"
+#include "error.h"
+
+static const char patch_text[] =
+	"From 8909c9ad8ff03611c9c96c9a92656213e4bb495b Mon Sep 17 00:00:00 2001\n"
+	"From: Vasiliy Kulikov <segoon@openwall.com>\n"
+	"Date: Wed, 2 Mar 2011 00:33:13 +0300\n"
+	"Subject: [PATCH] net: don't allow CAP_NET_ADMIN to load non-netdev kernel\n"
+	" modules\n"
+	"\n"
+	"This patch restricts an ability of autoloading modules to netdev modules\n"
+	"with explicit aliases.  This fixes CVE-2011-1019.\n"
+	"\n"
+	"Signed-off-by: Vasiliy Kulikov <segoon@openwall.com>\n"
+	"Signed-off-by: David S. Miller <davem@davemloft.net>\n"
+	"---\n"
+	"diff --git a/net/ipv6/sit.c b/net/ipv6/sit.c\n"
+	"--- a/net/ipv6/sit.c\n"
+	"+++ b/net/ipv6/sit.c\n"
+	"@@ -1,2 +1,2 @@\n"
+	" MODULE_LICENSE(\"GPL\");\n"
+	"-MODULE_ALIAS(\"sit0\");\n"
+	"+MODULE_ALIAS_NETDEV(\"sit0\");\n";
+
+static const char body[] =
+	"This patch restricts an ability of autoloading modules to netdev modules\n"
+	"with explicit aliases.  This fixes CVE-2011-1019.\n"
+	"\n"
+	"Signed-off-by: Vasiliy Kulikov <segoon@openwall.com>\n"
+	"Signed-off-by: David S. Miller <davem@davemloft.net>\n";
+
+struct state {
+	struct kb_patch *patch;
+	struct kb_fix fix;
+	struct kb_variant variant;
+};
+
+static int setup(void **st)
+{
+	struct state *s = calloc(1, sizeof(*s));
+
+	git_libgit2_init();
+	assert_int_equal(kb_patch_parse(&s->patch, patch_text, sizeof(patch_text) - 1, "test"), 0);
+	s->fix.id = "CVE-2011-1019";
+	s->fix.subject = "net: don't allow CAP_NET_ADMIN to load non-netdev kernel modules";
+	s->fix.upstream = "8909c9ad8ff03611c9c96c9a92656213e4bb495b";
+	s->fix.patch = s->patch;
+	s->variant.name = "2.6.32";
+	*st = s;
+	return 0;
+}
+
+static int teardown(void **st)
+{
+	struct state *s = *st;
+
+	kb_patch_free(s->patch);
+	free(s);
+	git_libgit2_shutdown();
+	return 0;
+}
+
+static void test_message_without_note(void **st)
+{
+	struct state *s = *st;
+	char *msg;
+
+	assert_int_equal(kb_commit_message(&msg, &s->fix, &s->variant), 0);
+	assert_string_equal(msg,
+		"net: don't allow CAP_NET_ADMIN to load non-netdev kernel modules\n"
+		"\n"
+		"commit 8909c9ad8ff03611c9c96c9a92656213e4bb495b upstream.\n"
+		"\n"
+		"This patch restricts an ability of autoloading modules to netdev modules\n"
+		"with explicit aliases.  This fixes CVE-2011-1019.\n"
+		"\n"
+		"Signed-off-by: Vasiliy Kulikov <segoon@openwall.com>\n"
+		"Signed-off-by: David S. Miller <davem@davemloft.net>\n");
+	free(msg);
+}
+
+static void test_message_note_wrapped_at_72(void **st)
+{
+	struct state *s = *st;
+	char *msg, *note;
+	const char *p;
+	size_t len;
+
+	s->variant.note = "2.6.32: dev_load() looks the device up under dev_base_lock; add the\n"
+			  "tunl0/gre0 aliases that ipip and ip_gre lack instead of renaming them";
+	assert_int_equal(kb_commit_message(&msg, &s->fix, &s->variant), 0);
+	assert_non_null(note = strstr(msg, "davem@davemloft.net>\n"));
+	note += strlen("davem@davemloft.net>\n");
+	assert_string_equal(note,
+		"[ 2.6.32: dev_load() looks the device up under dev_base_lock; add the\n"
+		"  tunl0/gre0 aliases that ipip and ip_gre lack instead of renaming\n"
+		"  them ]\n");
+	for (p = msg; *p; p += len + 1) {
+		len = strcspn(p, "\n");
+		assert_true(len <= 72);
+		if (!p[len])
+			break;
+	}
+	free(msg);
+}
+
+static void test_message_no_body(void **st)
+{
+	struct state *s = *st;
+	char *msg, *saved = s->patch->body;
+
+	s->patch->body = "";
+	assert_int_equal(kb_commit_message(&msg, &s->fix, NULL), 0);
+	assert_string_equal(msg,
+		"net: don't allow CAP_NET_ADMIN to load non-netdev kernel modules\n"
+		"\n"
+		"commit 8909c9ad8ff03611c9c96c9a92656213e4bb495b upstream.\n");
+	s->patch->body = saved;
+	free(msg);
+	assert_string_equal(s->patch->body, body);
+}
+
+static void test_ref_names(void **st)
+{
+	char *ref;
+
+	(void)st;
+	assert_int_equal(kb_backport_ref(&ref, "CVE-2011-1019", "stable/6.1.y"), 0);
+	assert_string_equal(ref, "refs/heads/backport/CVE-2011-1019/stable/6.1.y");
+	free(ref);
+	assert_int_equal(kb_backport_ref(&ref, "CVE-2011-1019", "a..b"), KB_EINVALID);
+	assert_null(ref);
+	assert_string_equal(kb_error_last(),
+		"'refs/heads/backport/CVE-2011-1019/a..b' is not a valid ref name");
+}
+
+static void test_author_is_upstreams(void **st)
+{
+	struct state *s = *st;
+	git_signature *sig;
+
+	assert_int_equal(kb_commit_author(&sig, &s->fix), 0);
+	assert_string_equal(sig->name, "Vasiliy Kulikov");
+	assert_string_equal(sig->email, "segoon@openwall.com");
+	assert_int_equal(sig->when.time, 1299015193);
+	assert_int_equal(sig->when.offset, 180);
+	git_signature_free(sig);
+}
+
+static void test_committer_from_environment(void **st)
+{
+	struct repo_fixture f;
+	git_signature *sig;
+
+	(void)st;
+	git_libgit2_init();
+	repo_fixture_init(&f);
+	setenv("GIT_COMMITTER_NAME", "Greg Stable", 1);
+	setenv("GIT_COMMITTER_EMAIL", "greg@example.org", 1);
+	setenv("GIT_COMMITTER_DATE", "1700000000 -0130", 1);
+	assert_int_equal(kb_committer(&sig, f.repo), 0);
+	assert_string_equal(sig->name, "Greg Stable");
+	assert_string_equal(sig->email, "greg@example.org");
+	assert_int_equal(sig->when.time, 1700000000);
+	assert_int_equal(sig->when.offset, -90);
+	git_signature_free(sig);
+	setenv("GIT_COMMITTER_DATE", "yesterday", 1);
+	assert_int_equal(kb_committer(&sig, f.repo), KB_EINVALID);
+	assert_string_equal(kb_error_last(), "GIT_COMMITTER_DATE 'yesterday' is not '<epoch> <+hhmm>'");
+	unsetenv("GIT_COMMITTER_NAME");
+	unsetenv("GIT_COMMITTER_EMAIL");
+	unsetenv("GIT_COMMITTER_DATE");
+	repo_fixture_release(&f);
+	git_libgit2_shutdown();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_message_without_note, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_message_note_wrapped_at_72, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_message_no_body, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ref_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_author_is_upstreams, setup, teardown),
+		cmocka_unit_test(test_committer_from_environment),
+	};
+	return cmocka_run_group_tests_name("commit", tests, NULL, NULL);
+}

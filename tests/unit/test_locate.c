@@ -1,0 +1,535 @@
+/* kb_lines, kb_locate_hunk(), kb_hunk_apply(), kb_file_apply() and the
+ * whitespace-insensitive helpers. Hunks come from kb_patch_parse(). */
+#include "unit.h"
+
+#include "error.h"
+#include "locate.h"
+#include "patch.h"
+
+static struct kb_patch *patch_of(const char *diff)
+{
+	struct kb_patch *patch = NULL;
+	int err = kb_patch_parse(&patch, diff, strlen(diff), "t.patch");
+
+	if (err)
+		fail_msg("unexpected error %d: %s", err, kb_error_last());
+	return patch;
+}
+
+static void split(struct kb_lines *lines, const char *text)
+{
+	assert_int_equal(kb_lines_split(lines, text, strlen(text)), 0);
+}
+
+/* "a1\n" ... "a<n>\n" */
+static const char lines20[] =
+	"a1\na2\na3\na4\na5\na6\na7\na8\na9\na10\n"
+	"a11\na12\na13\na14\na15\na16\na17\na18\na19\na20\n";
+
+static const struct kb_locate_opts exact = { 0, false };
+
+/* ---- kb_lines ---- */
+
+static void assert_roundtrip(const char *text, size_t n, bool no_final_newline)
+{
+	struct kb_lines lines = KB_LINES_INIT;
+	char *out = NULL;
+	size_t len = 99;
+
+	split(&lines, text);
+	assert_int_equal(lines.n, n);
+	assert_int_equal(lines.no_final_newline, no_final_newline);
+	assert_int_equal(kb_lines_join(&out, &len, &lines), 0);
+	assert_string_equal(out, text);
+	assert_int_equal(len, strlen(text));
+	free(out);
+	kb_lines_release(&lines);
+	assert_null(lines.v);
+	assert_int_equal(lines.n, 0);
+}
+
+static void test_lines_split_join(void **state)
+{
+	struct kb_lines lines = KB_LINES_INIT;
+
+	(void)state;
+	assert_roundtrip("", 0, false);
+	assert_roundtrip("a\n", 1, false);
+	assert_roundtrip("a\nb", 2, true);
+	assert_roundtrip("\n\n", 2, false);
+	assert_roundtrip("a\n\nb\n", 3, false);
+	assert_roundtrip(lines20, 20, false);
+	split(&lines, "one\n\nthree");
+	assert_int_equal(lines.v[0].len, 3);
+	assert_memory_equal(lines.v[0].ptr, "one", 3);
+	assert_int_equal(lines.v[1].len, 0);
+	assert_memory_equal(lines.v[2].ptr, "three", 5);
+	/* reuse keeps the allocation and resets the flag */
+	split(&lines, "x\n");
+	assert_int_equal(lines.n, 1);
+	assert_false(lines.no_final_newline);
+	kb_lines_release(&lines);
+}
+
+/* ---- kb_locate_hunk ---- */
+
+static const char *const h7 =
+	"--- a/f\n+++ b/f\n"
+	"@@ -4,7 +4,7 @@\n"
+	" a4\n a5\n a6\n-a7\n+X\n a8\n a9\n a10\n";
+
+static void locate(struct kb_match *m, int want, const char *file_text,
+		   const char *diff, size_t expected, size_t min_line,
+		   const struct kb_locate_opts *opts)
+{
+	struct kb_lines file = KB_LINES_INIT;
+	struct kb_patch *p = patch_of(diff);
+
+	split(&file, file_text);
+	assert_int_equal(kb_locate_hunk(m, &file, &p->files[0].hunks[0], expected,
+					min_line, opts), want);
+	kb_lines_release(&file);
+	kb_patch_free(p);
+}
+
+static void assert_match(const struct kb_match *m, size_t line, long offset,
+			 unsigned th, unsigned tt, bool ws)
+{
+	assert_int_equal(m->line, line);
+	assert_int_equal(m->offset, offset);
+	assert_int_equal(m->trim_head, th);
+	assert_int_equal(m->trim_tail, tt);
+	assert_int_equal(m->fuzz, th > tt ? th : tt);
+	assert_int_equal(m->whitespace, ws);
+}
+
+static void test_locate_exact_and_offsets(void **state)
+{
+	struct kb_match m;
+
+	(void)state;
+	locate(&m, 0, lines20, h7, 3, 0, &exact);
+	assert_match(&m, 3, 0, 0, 0, false);
+	locate(&m, 0, lines20, h7, 8, 0, &exact);
+	assert_match(&m, 3, -5, 0, 0, false);
+	locate(&m, 0, lines20, h7, 0, 0, &exact);
+	assert_match(&m, 3, 3, 0, 0, false);
+	/* beyond the end of the file */
+	locate(&m, 0, lines20, h7, 500, 0, &exact);
+	assert_match(&m, 3, -497, 0, 0, false);
+	locate(&m, KB_ENOTFOUND, lines20, h7, 3, 4, &exact);
+	assert_match(&m, 0, 0, 0, 0, false);
+}
+
+/* The same lines at 1 and 11: the one nearer to the expected line wins,
+ * the earlier one on a tie, and never one before min_line. */
+static void test_locate_nearest(void **state)
+{
+	static const char file[] =
+		"x\nb\nc\nd\ne\nx\nx\nx\nx\nx\nx\nb\nc\nd\ne\nx\n";
+	static const char diff[] =
+		"--- a/f\n+++ b/f\n@@ -2,4 +2,4 @@\n b\n c\n-d\n+D\n e\n";
+	struct kb_match m;
+
+	(void)state;
+	locate(&m, 0, file, diff, 7, 0, &exact);
+	assert_match(&m, 11, 4, 0, 0, false);
+	locate(&m, 0, file, diff, 5, 0, &exact);
+	assert_match(&m, 1, -4, 0, 0, false);
+	locate(&m, 0, file, diff, 6, 0, &exact);	/* tie: 5 either way */
+	assert_match(&m, 1, -5, 0, 0, false);
+	locate(&m, 0, file, diff, 1, 2, &exact);
+	assert_match(&m, 11, 10, 0, 0, false);
+	locate(&m, KB_ENOTFOUND, file, diff, 1, 12, &exact);
+}
+
+static void test_locate_fuzz(void **state)
+{
+	struct kb_locate_opts fuzz1 = { 1, false }, fuzz2 = { 2, false };
+	struct kb_match m;
+	static const char changed_a4[] =
+		"a1\na2\na3\nA4\na5\na6\na7\na8\na9\na10\n";
+	static const char changed_a4_a5[] =
+		"a1\na2\na3\nA4\nA5\na6\na7\na8\na9\nA10\n";
+	static const char changed_a9_a10[] =
+		"a1\na2\na3\na4\na5\na6\na7\na8\nA9\nA10\n";
+	static const char short_context[] =
+		"--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n a5\n a6\n-a7\n+X\n a8\n";
+	struct kb_locate_opts fuzz5 = { 5, false };
+	/* no leading context: only the tail can be trimmed */
+	static const char tail_only[] =
+		"--- a/f\n+++ b/f\n@@ -7,4 +7,4 @@\n-a7\n+X\n a8\n a9\n a10\n";
+
+	(void)state;
+	locate(&m, KB_ENOTFOUND, changed_a4, h7, 3, 0, &exact);
+	locate(&m, 0, changed_a4, h7, 3, 0, &fuzz1);
+	assert_match(&m, 4, 0, 1, 1, false);
+	locate(&m, KB_ENOTFOUND, changed_a4_a5, h7, 3, 0, &fuzz1);
+	locate(&m, 0, changed_a4_a5, h7, 3, 0, &fuzz2);
+	assert_match(&m, 5, 0, 2, 2, false);
+	locate(&m, 0, changed_a4_a5, tail_only, 6, 0, &fuzz1);
+	assert_match(&m, 6, 0, 0, 1, false);
+	locate(&m, KB_ENOTFOUND, changed_a9_a10, tail_only, 6, 0, &fuzz1);
+	locate(&m, 0, changed_a9_a10, tail_only, 6, 0, &fuzz2);
+	assert_match(&m, 6, 0, 0, 2, false);
+	/* trimming stops at the context: 2 lines at the head, 1 at the tail */
+	locate(&m, 0, "b5\nb6\na7\nb8\n", short_context, 0, 0, &fuzz5);
+	assert_match(&m, 2, 0, 2, 1, false);
+	locate(&m, KB_ENOTFOUND, "b5\nb6\nb7\nb8\n", short_context, 0, 0, &fuzz5);
+}
+
+/* A hunk whose leading context is cut short by the start of the file may
+ * only match there. */
+static void test_locate_anchored_at_start(void **state)
+{
+	static const char diff[] =
+		"--- a/f\n+++ b/f\n@@ -1,3 +1,4 @@\n+#include <x.h>\n a\n b\n c\n";
+	struct kb_match m;
+
+	(void)state;
+	locate(&m, 0, "a\nb\nc\nd\n", diff, 0, 0, NULL);
+	assert_match(&m, 0, 0, 0, 0, false);
+	locate(&m, KB_ENOTFOUND, "z\na\nb\nc\n", diff, 0, 0, NULL);
+}
+
+static void test_locate_whitespace(void **state)
+{
+	static const char file[] = "{\n\tint  x = 1;  \n  return x;\n}\n";
+	static const char diff[] =
+		"--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n"
+		" {\n-    int x = 1;\n+    int x = 2;\n \treturn x;\n }\n";
+	struct kb_locate_opts no_ws = { 2, false };
+	struct kb_match m;
+
+	(void)state;
+	locate(&m, 0, file, diff, 0, 0, NULL);
+	assert_match(&m, 0, 0, 0, 0, true);
+	locate(&m, KB_ENOTFOUND, file, diff, 0, 0, &no_ws);
+	/* "int x" and "intx" are different lines */
+	locate(&m, KB_ENOTFOUND, "{\nintx = 1;\nreturn x;\n}\n", diff, 0, 0, NULL);
+}
+
+/* Fuzz 0 whitespace-insensitive beats fuzz 1 exact; exact beats
+ * whitespace-insensitive at the same fuzz even when farther away. */
+static void test_locate_preference(void **state)
+{
+	static const char diff[] =
+		"--- a/f\n+++ b/f\n@@ -2,3 +2,3 @@\n p\n-q\n+Q\n r\n";
+	struct kb_match m;
+
+	(void)state;
+	locate(&m, 0, "x\np \nq\nr\nx\nx\nx\nx\nP\nq\nr\n", diff, 1, 0, NULL);
+	assert_match(&m, 1, 0, 0, 0, true);
+	locate(&m, 0, "x\np \nq\nr\nx\nx\nx\nx\np\nq\nr\n", diff, 1, 0, NULL);
+	assert_match(&m, 8, 7, 0, 0, false);
+}
+
+/* Nothing but '+' lines left after trimming: never a match. */
+static void test_locate_needs_preimage(void **state)
+{
+	struct kb_match m;
+
+	(void)state;
+	locate(&m, KB_ENOTFOUND, "x\ny\n",
+	       "--- a/f\n+++ b/f\n@@ -3,2 +3,3 @@\n a\n+b\n c\n", 2, 0,
+	       &(struct kb_locate_opts){ 1, true });
+	/* a new file fits only an empty one */
+	locate(&m, 0, "", "--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+a\n", 0, 0, NULL);
+	assert_match(&m, 0, 0, 0, 0, false);
+	locate(&m, KB_ENOTFOUND, "a\n", "--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+a\n",
+	       0, 0, NULL);
+}
+
+/* ---- kb_hunk_apply ---- */
+
+static void test_hunk_apply_keeps_file_context(void **state)
+{
+	static const char text[] = "{\n\tint  x = 1;  \n  return x;\n}\n";
+	struct kb_patch *p = patch_of(
+		"--- a/f\n+++ b/f\n@@ -1,4 +1,5 @@\n"
+		" {\n-    int x = 1;\n+    int x = 2;\n+    x++;\n \treturn x;\n }\n");
+	struct kb_lines file = KB_LINES_INIT;
+	struct kb_match m;
+	size_t end = 0, len;
+	char *out = NULL;
+
+	(void)state;
+	split(&file, text);
+	assert_int_equal(kb_locate_hunk(&m, &file, &p->files[0].hunks[0], 0, 0, NULL), 0);
+	assert_true(m.whitespace);
+	assert_int_equal(kb_hunk_apply(&file, &p->files[0].hunks[0], &m, &end), 0);
+	assert_int_equal(end, 5);
+	assert_int_equal(kb_lines_join(&out, &len, &file), 0);
+	assert_string_equal(out, "{\n    int x = 2;\n    x++;\n  return x;\n}\n");
+	free(out);
+	kb_lines_release(&file);
+	kb_patch_free(p);
+}
+
+/* Lines dropped by fuzz stay as they are in the file. */
+static void test_hunk_apply_fuzzed(void **state)
+{
+	static const char text[] = "a1\na2\na3\nA4\na5\na6\na7\na8\na9\na10\n";
+	struct kb_patch *p = patch_of(h7);
+	struct kb_lines file = KB_LINES_INIT;
+	struct kb_match m;
+	size_t end = 0, len;
+	char *out = NULL;
+
+	(void)state;
+	split(&file, text);
+	assert_int_equal(kb_locate_hunk(&m, &file, &p->files[0].hunks[0], 3, 0, NULL), 0);
+	assert_match(&m, 4, 0, 1, 1, false);
+	assert_int_equal(kb_hunk_apply(&file, &p->files[0].hunks[0], &m, &end), 0);
+	assert_int_equal(end, 9);
+	assert_int_equal(kb_lines_join(&out, &len, &file), 0);
+	assert_string_equal(out, "a1\na2\na3\nA4\na5\na6\nX\na8\na9\na10\n");
+	free(out);
+	kb_lines_release(&file);
+	kb_patch_free(p);
+}
+
+/* ---- kb_file_apply ---- */
+
+static int file_apply(char **out, struct kb_hunk_result *r, const char *text,
+		      const struct kb_patch *p, const struct kb_locate_opts *opts)
+{
+	size_t len = 12345;
+	int err;
+
+	*out = (char *)1;
+	err = kb_file_apply(out, &len, r, text, strlen(text), &p->files[0], opts);
+	if (!err)
+		assert_int_equal(len, strlen(*out));
+	else
+		assert_int_equal(len, 0);
+	return err;
+}
+
+/* Three hunks made against a1..a20; the tree has two lines more at the
+ * top, lacks a8 and has an extra y before a17. */
+static void test_file_apply_offsets(void **state)
+{
+	struct kb_patch *p = patch_of(
+		"--- a/f\n+++ b/f\n"
+		"@@ -2,6 +2,7 @@\n a2\n a3\n a4\n+n1\n a5\n a6\n a7\n"
+		"@@ -10,7 +11,6 @@\n a10\n a11\n a12\n-a13\n a14\n a15\n a16\n"
+		"@@ -17,4 +17,5 @@\n a17\n a18\n a19\n-a20\n+b20\n+b21\n");
+	static const char text[] =
+		"x1\nx2\na1\na2\na3\na4\na5\na6\na7\na9\na10\n"
+		"a11\na12\na13\na14\na15\na16\ny\na17\na18\na19\na20\n";
+	struct kb_hunk_result r[3];
+	char *out;
+
+	(void)state;
+	assert_int_equal(file_apply(&out, r, text, p, NULL), 0);
+	assert_string_equal(out,
+		"x1\nx2\na1\na2\na3\na4\nn1\na5\na6\na7\na9\na10\n"
+		"a11\na12\na14\na15\na16\ny\na17\na18\na19\nb20\nb21\n");
+	assert_int_equal(r[0].status, KB_HUNK_APPLIED);
+	assert_match(&r[0].match, 3, 2, 0, 0, false);
+	assert_int_equal(r[1].status, KB_HUNK_APPLIED);
+	assert_match(&r[1].match, 11, -1, 0, 0, false);
+	assert_int_equal(r[2].status, KB_HUNK_APPLIED);
+	assert_match(&r[2].match, 18, 1, 0, 0, false);
+	free(out);
+	kb_patch_free(p);
+}
+
+static const char *const fgh_patch =
+	"--- a/f.c\n+++ b/f.c\n"
+	"@@ -2,3 +2,4 @@\n {\n \tint x = 1;\n+\tx++;\n \treturn x;\n"
+	"@@ -7,4 +8,5 @@\n int g(void)\n {\n+\tg_called = 1;\n \treturn 0;\n }\n"
+	"@@ -12,4 +14,6 @@\n int h(void)\n {\n+\th_called = 1;\n+\n \treturn 2;\n }\n";
+
+/* Hunk 1 is in already with other whitespace, hunk 3 without its blank
+ * line; hunk 2 applies. */
+static void test_file_apply_present(void **state)
+{
+	struct kb_patch *p = patch_of(fgh_patch);
+	static const char text[] =
+		"int f(void)\n{\n    int  x = 1;\n    x++;\n    return x;\n}\n\n"
+		"int g(void)\n{\n\treturn 0;\n}\n\n"
+		"int h(void)\n{\n\th_called = 1;\n\treturn 2;\n}\n";
+	struct kb_hunk_result r[3];
+	char *out;
+
+	(void)state;
+	assert_int_equal(file_apply(&out, r, text, p, NULL), 0);
+	assert_string_equal(out,
+		"int f(void)\n{\n    int  x = 1;\n    x++;\n    return x;\n}\n\n"
+		"int g(void)\n{\n\tg_called = 1;\n\treturn 0;\n}\n\n"
+		"int h(void)\n{\n\th_called = 1;\n\treturn 2;\n}\n");
+	assert_int_equal(r[0].status, KB_HUNK_PRESENT);
+	assert_int_equal(r[1].status, KB_HUNK_APPLIED);
+	assert_match(&r[1].match, 7, 0, 0, 0, false);
+	assert_int_equal(r[2].status, KB_HUNK_PRESENT);
+	free(out);
+	kb_patch_free(p);
+}
+
+static void test_file_apply_conflict(void **state)
+{
+	struct kb_patch *p = patch_of(fgh_patch);
+	static const char text[] =
+		"int f(void)\n{\n\tint x = 1;\n\treturn x;\n}\n\n"
+		"int g(void)\n{\n\treturn 1;\n}\n\n"
+		"int h(void)\n{\n\th_called = 1;\n\n\treturn 2;\n}\n";
+	struct kb_hunk_result r[3];
+	char *out;
+
+	(void)state;
+	kb_error_clear();
+	assert_int_equal(file_apply(&out, r, text, p, NULL), KB_ECONFLICT);
+	assert_null(out);
+	assert_string_equal(kb_error_last(), "hunk 2 of 'f.c' does not apply");
+	assert_int_equal(r[0].status, KB_HUNK_APPLIED);
+	assert_match(&r[0].match, 1, 0, 0, 0, false);
+	assert_int_equal(r[1].status, KB_HUNK_FAILED);
+	assert_int_equal(r[2].status, KB_HUNK_PRESENT);
+
+	assert_int_equal(file_apply(&out, r, "nothing\n", p, NULL), KB_ECONFLICT);
+	assert_string_equal(kb_error_last(),
+			    "hunk 1 of 'f.c' does not apply (3 of 3 hunks failed)");
+	assert_int_equal(r[0].status, KB_HUNK_FAILED);
+	assert_int_equal(r[2].status, KB_HUNK_FAILED);
+	kb_patch_free(p);
+}
+
+/* Context trimmed by fuzz must not let an applied hunk apply twice. */
+static void test_file_apply_not_twice(void **state)
+{
+	struct kb_patch *p = patch_of(
+		"--- a/f\n+++ b/f\n@@ -2,2 +2,3 @@\n a\n+b\n c\n");
+	struct kb_hunk_result r[1];
+	char *out;
+
+	(void)state;
+	assert_int_equal(file_apply(&out, r, "x\na\nb\nc\n", p, NULL), 0);
+	assert_string_equal(out, "x\na\nb\nc\n");
+	assert_int_equal(r[0].status, KB_HUNK_PRESENT);
+	free(out);
+	kb_patch_free(p);
+}
+
+static void test_file_apply_newlines(void **state)
+{
+	struct kb_patch *newfile = patch_of(
+		"--- /dev/null\n+++ b/n\n@@ -0,0 +1,2 @@\n+a\n+b\n"
+		"\\ No newline at end of file\n");
+	struct kb_patch *add_nl = patch_of(
+		"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n"
+		"\\ No newline at end of file\n+b\n");
+	struct kb_patch *mid = patch_of(
+		"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n+A\n b\n");
+	struct kb_patch *drop_last = patch_of(
+		"--- a/f\n+++ b/f\n@@ -1,2 +1 @@\n a\n-b\n"
+		"\\ No newline at end of file\n");
+	struct kb_hunk_result r[1];
+	char *out;
+
+	(void)state;
+	assert_int_equal(file_apply(&out, r, "", newfile, NULL), 0);
+	assert_string_equal(out, "a\nb");
+	free(out);
+	assert_int_equal(file_apply(&out, r, "a\nb", add_nl, NULL), 0);
+	assert_string_equal(out, "a\nb\n");
+	free(out);
+	assert_int_equal(file_apply(&out, r, "a\nb", mid, NULL), 0);
+	assert_string_equal(out, "A\nb");
+	free(out);
+	assert_int_equal(file_apply(&out, r, "a\nb", drop_last, NULL), 0);
+	assert_string_equal(out, "a\n");
+	free(out);
+	assert_int_equal(file_apply(&out, r, "old\n", newfile, NULL), KB_ECONFLICT);
+	kb_patch_free(newfile);
+	kb_patch_free(add_nl);
+	kb_patch_free(mid);
+	kb_patch_free(drop_last);
+}
+
+/* ---- kb_text_contains, kb_hunk_added_blocks ---- */
+
+#define CONTAINS(h, n) kb_text_contains(h, strlen(h), n, strlen(n))
+
+static void test_text_contains(void **state)
+{
+	static const char dev_c[] =
+		"\tdev = dev_get_by_name_rcu(net, name);\n"
+		"\trcu_read_unlock();\n"
+		"\n"
+		"\tif (!dev && capable(CAP_NET_ADMIN))\n"
+		"\t\trequest_module(\"%s\", name);\n";
+
+	(void)state;
+	assert_true(CONTAINS(dev_c, ""));
+	assert_true(CONTAINS("", ""));
+	assert_true(CONTAINS(dev_c, " \n\t\n"));
+	assert_false(CONTAINS("", "x"));
+	assert_false(CONTAINS(" \n", "x"));
+	assert_true(CONTAINS(dev_c, "if (!dev && capable(CAP_NET_ADMIN))\n"
+			     "        request_module(\"%s\", name);"));
+	/* blank lines are dropped on both sides */
+	assert_true(CONTAINS(dev_c, "rcu_read_unlock();\nif (!dev"));
+	assert_true(CONTAINS(dev_c, "rcu_read_unlock();\n\n\n  if  (!dev"));
+	/* a substring, not whole lines */
+	assert_true(CONTAINS(dev_c, "request_module"));
+	assert_true(CONTAINS(dev_c, "unlock();\n\tif"));
+	assert_false(CONTAINS(dev_c, "if(!dev"));
+	assert_false(CONTAINS(dev_c, "request_module(\"netdev-%s\", name);"));
+	assert_false(CONTAINS("a\nb\n", "a b"));
+	assert_true(CONTAINS("a\t \tb", "a b"));
+	assert_false(CONTAINS("ab", "abc"));
+	/* lengths are honoured: no NUL needed */
+	assert_true(kb_text_contains("abcXYZ", 3, "bcX", 2));
+	assert_false(kb_text_contains("abcXYZ", 3, "cX", 2));
+}
+
+static void test_added_blocks(void **state)
+{
+	struct kb_patch *p = patch_of(
+		"--- a/f\n+++ b/f\n@@ -1,4 +1,8 @@\n"
+		"+first\n a\n-b\n+c1\n+\n+  c2\n c\n d\n+last\n");
+	char **blocks = NULL;
+	size_t n = 0, i;
+
+	(void)state;
+	assert_int_equal(kb_hunk_added_blocks(&blocks, &n, &p->files[0].hunks[0]), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(blocks[0], "first");
+	assert_string_equal(blocks[1], "c1\n\n  c2");
+	assert_string_equal(blocks[2], "last");
+	/* appends */
+	assert_int_equal(kb_hunk_added_blocks(&blocks, &n, &p->files[0].hunks[0]), 0);
+	assert_int_equal(n, 6);
+	assert_string_equal(blocks[4], "c1\n\n  c2");
+	for (i = 0; i < n; i++)
+		free(blocks[i]);
+	free(blocks);
+	kb_patch_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lines_split_join),
+		cmocka_unit_test(test_locate_exact_and_offsets),
+		cmocka_unit_test(test_locate_nearest),
+		cmocka_unit_test(test_locate_fuzz),
+		cmocka_unit_test(test_locate_anchored_at_start),
+		cmocka_unit_test(test_locate_whitespace),
+		cmocka_unit_test(test_locate_preference),
+		cmocka_unit_test(test_locate_needs_preimage),
+		cmocka_unit_test(test_hunk_apply_keeps_file_context),
+		cmocka_unit_test(test_hunk_apply_fuzzed),
+		cmocka_unit_test(test_file_apply_offsets),
+		cmocka_unit_test(test_file_apply_present),
+		cmocka_unit_test(test_file_apply_conflict),
+		cmocka_unit_test(test_file_apply_not_twice),
+		cmocka_unit_test(test_file_apply_newlines),
+		cmocka_unit_test(test_text_contains),
+		cmocka_unit_test(test_added_blocks),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

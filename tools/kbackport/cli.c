@@ -1,0 +1,151 @@
+#include "cli.h"
+#include "buf.h"
+#include "error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cli_error_last(void)
+{
+	cli_error("%s", kb_error_last());
+}
+
+int cli_branches_add(struct cli_branches *b, const char *name)
+{
+	const char **v = realloc(b->names, (b->n + 2) * sizeof(*v));
+
+	if (!v)
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	b->names = v;
+	v[b->n++] = name;
+	v[b->n] = NULL;
+	return 0;
+}
+
+void cli_branches_release(struct cli_branches *b)
+{
+	free(b->names);
+	b->names = NULL;
+	b->n = 0;
+}
+
+static bool named(const struct cli_branches *names, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < names->n; i++)
+		if (!strcmp(names->names[i], name))
+			return true;
+	return false;
+}
+
+int cli_select(const struct kb_branch ***out, size_t *n,
+	       const struct kb_config *config, const struct cli_branches *names)
+{
+	const struct kb_branch **list;
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < names->n; i++)
+		if (!kb_config_branch(config, names->names[i]))
+			return kb_error_set(KB_ENOTFOUND, "no branch '%s' in '%s'",
+					    names->names[i], config->path);
+	if (!(*out = list = calloc(config->nbranches + 1, sizeof(*list))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	for (i = 0; i < config->nbranches; i++)
+		if (!names->n || named(names, config->branches[i].name))
+			list[(*n)++] = &config->branches[i];
+	return 0;
+}
+
+static bool is_fix_dir(const char *dir)
+{
+	struct kb_buf path = KB_BUF_INIT;
+	struct stat st;
+	bool is;
+
+	kb_buf_printf(&path, "%s/fix.yaml", dir);
+	is = path.ptr && stat(path.ptr, &st) == 0;
+	kb_buf_release(&path);
+	return is;
+}
+
+static int append_fixes(struct kb_fix ***all, size_t *n, struct kb_fix **more,
+			size_t nmore)
+{
+	struct kb_fix **v = realloc(*all, (*n + nmore + 1) * sizeof(*v));
+
+	if (!v) {
+		kb_fix_free_all(more, nmore);
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	}
+	memcpy(v + *n, more, nmore * sizeof(*v));
+	*n += nmore;
+	*all = v;
+	free(more);
+	return 0;
+}
+
+static int load_dir(struct kb_fix ***all, size_t *n, const char *dir)
+{
+	struct kb_fix **more = NULL, *one = NULL;
+	size_t nmore = 0;
+	int err;
+
+	if (is_fix_dir(dir)) {
+		if ((err = kb_fix_load(&one, dir)) < 0)
+			return err;
+		if (!(more = malloc(sizeof(*more)))) {
+			kb_fix_free(one);
+			return kb_error_set(KB_ENOMEM, "out of memory");
+		}
+		more[0] = one;
+		nmore = 1;
+	} else if ((err = kb_fix_load_all(&more, &nmore, dir)) < 0) {
+		return err;
+	}
+	return append_fixes(all, n, more, nmore);
+}
+
+int cli_load_fixes(struct kb_fix ***out, size_t *n, const char *const *dirs,
+		   size_t ndirs, const struct kb_config *config)
+{
+	struct kb_buf def = KB_BUF_INIT;
+	size_t i;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (i = 0; i < ndirs && !err; i++)
+		err = load_dir(out, n, dirs[i]);
+	if (!ndirs) {
+		if ((err = kb_buf_printf(&def, "%s/backports", config->dir)) == 0)
+			err = load_dir(out, n, def.ptr);
+		kb_buf_release(&def);
+	}
+	if (err < 0) {
+		kb_fix_free_all(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return err;
+}
+
+void cli_help(const char *usage)
+{
+	fputs(usage, stdout);
+}

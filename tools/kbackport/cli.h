@@ -1,0 +1,51 @@
+/* Shared by the subcommands: exit codes, loading, printing errors. */
+#ifndef KB_CLI_H
+#define KB_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+#include "fix.h"
+
+enum {
+	EXIT_OK = 0,		/* nothing needs attention */
+	EXIT_ATTENTION = 1,	/* a conflict, an error, a finding */
+	EXIT_USAGE = 2,		/* bad options or input files */
+};
+
+int cmd_apply(int argc, char **argv);
+int cmd_audit(int argc, char **argv);
+
+/* "error: <message>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* cli_error() with kb_error_last() as the message. */
+void cli_error_last(void);
+
+/* --branch values; NULL-terminated list of names given on the command line. */
+struct cli_branches {
+	const char **names;
+	size_t n;
+};
+
+int cli_branches_add(struct cli_branches *b, const char *name);
+void cli_branches_release(struct cli_branches *b);
+
+/*
+ * The branches to work on: every branch of `config`, or those named,
+ * in the config's order. Unknown names are an error.
+ */
+int cli_select(const struct kb_branch ***out, size_t *n,
+	       const struct kb_config *config, const struct cli_branches *names);
+
+/*
+ * The fixes: those under each --fix DIR given (a fix directory, or a
+ * directory of fixes), else every fix under "<config dir>/backports".
+ */
+int cli_load_fixes(struct kb_fix ***out, size_t *n, const char *const *dirs,
+		   size_t ndirs, const struct kb_config *config);
+
+/* Print `usage` to stdout for --help. */
+void cli_help(const char *usage);
+
+#endif

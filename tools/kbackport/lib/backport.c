@@ -1,0 +1,351 @@
+#include "backport.h"
+#include "buf.h"
+#include "commit.h"
+#include "detect.h"
+#include "error.h"
+#include "repo.h"
+#include "source.h"
+
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
+#include <git2/sys/repository.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const status_names[] = {
+	[KB_STATUS_APPLIED] = "applied",
+	[KB_STATUS_ALREADY_APPLIED] = "already-applied",
+	[KB_STATUS_NOT_AFFECTED] = "not-affected",
+	[KB_STATUS_CONFLICT] = "conflict",
+	[KB_STATUS_ERROR] = "error",
+};
+
+const char *kb_status_name(enum kb_status status)
+{
+	return status_names[status];
+}
+
+void kb_backport_opts_init(struct kb_backport_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	kb_locate_opts_init(&opts->locate);
+}
+
+/* Everything one backport needs from the branch's repository. */
+struct lane {
+	git_repository *repo;
+	git_commit *base;
+	git_tree *tree;
+	struct kb_source *src;
+	git_odb_backend *mempack;	/* dry run: new objects stay in memory */
+};
+
+static void lane_release(struct lane *lane)
+{
+	kb_source_free(lane->src);
+	git_tree_free(lane->tree);
+	git_commit_free(lane->base);
+	if (lane->mempack)
+		git_mempack_reset(lane->mempack);
+	git_repository_free(lane->repo);
+}
+
+static int use_mempack(struct lane *lane)
+{
+	git_odb *odb = NULL;
+	int err;
+
+	if ((err = git_repository_odb(&odb, lane->repo)) < 0 ||
+	    (err = git_mempack_new(&lane->mempack)) < 0 ||
+	    (err = git_odb_add_backend(odb, lane->mempack, 999)) < 0)
+		err = kb_error_git(err, "cannot set up an in-memory object store");
+	git_odb_free(odb);
+	return err;
+}
+
+static int lane_open(struct lane *lane, struct kb_result *res,
+		     const struct kb_branch *branch, bool dry_run)
+{
+	int err;
+
+	if ((err = kb_branch_open(&lane->repo, &lane->base, branch)) < 0)
+		return err;
+	git_oid_tostr(res->base, sizeof(res->base), git_commit_id(lane->base));
+	if ((err = git_commit_tree(&lane->tree, lane->base)) < 0)
+		return kb_error_git(err, "branch '%s': cannot read the tree of '%s'",
+				    branch->name, branch->ref);
+	if ((err = kb_source_new(&lane->src, lane->repo, lane->tree)) < 0)
+		return err;
+	return dry_run ? use_mempack(lane) : 0;
+}
+
+static int set_str(char **field, const char *value)
+{
+	free(*field);
+	*field = NULL;
+	if (value && !(*field = kb_strdup(value)))
+		return KB_ENOMEM;
+	return 0;
+}
+
+static int set_detail(struct kb_result *res, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int set_detail(struct kb_result *res, const char *fmt, ...)
+{
+	struct kb_buf buf = KB_BUF_INIT;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || kb_buf_grow(&buf, (size_t)n) < 0)
+		return KB_ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(buf.ptr, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	free(res->detail);
+	res->detail = buf.ptr;
+	return 0;
+}
+
+/* Variants to try: the forced one, or those whose conditions hold. */
+static int candidates(const struct kb_variant ***out, size_t *n, struct kb_result *res,
+		      struct kb_source *src, const struct kb_branch *branch,
+		      const struct kb_fix *fix)
+{
+	const char *forced = kb_branch_variant(branch, fix->id);
+	const struct kb_variant **list;
+	size_t i;
+	bool fits;
+	int err;
+
+	*n = 0;
+	if (!(*out = list = calloc(fix->nvariants + 1, sizeof(*list))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	if (forced) {
+		if (!(list[0] = kb_fix_variant(fix, forced)))
+			return kb_error_set(KB_ENOTFOUND, "fix '%s' has no variant '%s'",
+					    fix->id, forced);
+		res->forced = true;
+		*n = 1;
+		return 0;
+	}
+	for (i = 0; i < fix->nvariants; i++) {
+		if ((err = kb_variant_fits(&fits, NULL, src, &fix->variants[i])) < 0)
+			return err;
+		if (fits)
+			list[(*n)++] = &fix->variants[i];
+	}
+	return 0;
+}
+
+static char *reproduce_commands(const struct kb_branch *branch, const struct kb_fix *fix)
+{
+	struct kb_buf out = KB_BUF_INIT;
+
+	kb_buf_printf(&out,
+		"cd %s\n"
+		"git fetch https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git %s\n"
+		"git checkout -b backport/%s/%s %s\n"
+		"git cherry-pick -x %s\n"
+		"# resolve the conflicts (see the failed hunks), then: git add <files>\n"
+		"# build and test the kernel\n"
+		"git commit -s\n",
+		branch->repo, fix->upstream, fix->id, branch->name, branch->ref,
+		fix->upstream);
+	return kb_buf_detach(&out);
+}
+
+static int try_variants(struct kb_apply *apply, const struct kb_variant **chosen,
+			struct kb_source *src, const struct kb_variant **list, size_t n,
+			const struct kb_fix *fix, const struct kb_locate_opts *opts)
+{
+	struct kb_apply first = { 0 };
+	size_t i;
+	int err;
+
+	*chosen = NULL;
+	/* with no candidate, the upstream patch shows what a cherry-pick meets */
+	if (n == 0)
+		return kb_apply_patch(apply, src, fix->patch, opts);
+	for (i = 0; i < n; i++) {
+		if ((err = kb_apply_patch(apply, src, list[i]->patch, opts)) < 0)
+			break;
+		if (apply->ok) {
+			*chosen = list[i];
+			break;
+		}
+		if (i == 0) {
+			first = *apply;
+			memset(apply, 0, sizeof(*apply));
+		} else {
+			kb_apply_release(apply);
+		}
+	}
+	if (!*chosen && first.patch) {
+		kb_apply_release(apply);
+		*apply = first;
+		*chosen = NULL;
+		return err < 0 ? err : 0;
+	}
+	kb_apply_release(&first);
+	return err < 0 ? err : 0;
+}
+
+static int conflict(struct kb_result *res, const struct kb_apply *apply,
+		    size_t ncandidates, const struct kb_branch *branch,
+		    const struct kb_fix *fix, const struct kb_variant *tried)
+{
+	char *first_line;
+	size_t len;
+
+	res->status = KB_STATUS_CONFLICT;
+	free(res->notes);
+	res->notes = kb_apply_describe(apply, true);
+	len = strcspn(res->notes, "\n");
+	if (!(first_line = kb_strndup(res->notes, len)) ||
+	    set_str(&res->variant, tried ? tried->name : NULL) < 0)
+		return KB_ENOMEM;
+	if (ncandidates == 0)
+		set_detail(res, "no variant fits this tree; the upstream patch fails: %s",
+			   first_line);
+	else
+		set_detail(res, "variant '%s' does not apply: %s", tried->name, first_line);
+	free(first_line);
+	res->reproduce = reproduce_commands(branch, fix);
+	return res->detail && res->reproduce ? 0 : KB_ENOMEM;
+}
+
+static int commit_result(struct kb_result *res, struct lane *lane,
+			 const struct kb_apply *apply, const struct kb_variant *variant,
+			 const struct kb_fix *fix, bool dry_run)
+{
+	git_signature *author = NULL, *committer = NULL;
+	char *message = NULL, *refname = NULL;
+	git_oid tree, commit;
+	int err;
+
+	if ((err = kb_backport_ref(&refname, fix->id, res->branch)) < 0 ||
+	    (err = kb_apply_write_tree(&tree, lane->repo, lane->tree, apply)) < 0 ||
+	    (err = kb_commit_message(&message, fix, variant)) < 0 ||
+	    (err = kb_commit_author(&author, fix)) < 0 ||
+	    (err = kb_committer(&committer, lane->repo)) < 0)
+		goto done;
+	/* a dry run stops before the commit: no ref may name an object that
+	 * only ever lived in memory */
+	if (!dry_run && (err = kb_commit_backport(&commit, &res->created, lane->repo, refname,
+				      lane->base, &tree, message, author, committer)) < 0)
+		goto done;
+	if (!dry_run)
+		git_oid_tostr(res->commit, sizeof(res->commit), &commit);
+	res->ref = refname;
+	refname = NULL;
+	res->status = KB_STATUS_APPLIED;
+done:
+	git_signature_free(author);
+	git_signature_free(committer);
+	free(message);
+	free(refname);
+	return err;
+}
+
+static int applied(struct kb_result *res, struct lane *lane, const struct kb_apply *apply,
+		   const struct kb_variant *variant, const struct kb_fix *fix, bool dry_run)
+{
+	int err;
+
+	if ((err = set_str(&res->variant, variant->name)) < 0 ||
+	    (err = commit_result(res, lane, apply, variant, fix, dry_run)) < 0)
+		return err;
+	free(res->notes);
+	res->notes = kb_apply_describe(apply, false);
+	return set_detail(res, "%s variant '%s'%s", dry_run ? "would apply" :
+			  res->created ? "applied" : "unchanged, already backported with",
+			  variant->name, res->forced ? " (forced)" : "");
+}
+
+static int run(struct kb_result *res, struct lane *lane, const struct kb_branch *branch,
+	       const struct kb_fix *fix, const struct kb_backport_opts *opts)
+{
+	const struct kb_variant **list = NULL, *variant = NULL;
+	struct kb_apply apply = { 0 };
+	const char *where;
+	size_t n = 0;
+	int err;
+
+	if ((err = lane_open(lane, res, branch, opts->dry_run)) < 0 ||
+	    (err = kb_detect_applied(&variant, lane->src, fix)) < 0)
+		goto done;
+	if (variant) {
+		res->status = KB_STATUS_ALREADY_APPLIED;
+		err = set_str(&res->variant, variant->name);
+		set_detail(res, "the changes of variant '%s' are already in '%s'",
+			   variant->name, branch->ref);
+		goto done;
+	}
+	if ((err = kb_detect_vulnerable(&where, lane->src, fix)) < 0)
+		goto done;
+	if (!where) {
+		res->status = KB_STATUS_NOT_AFFECTED;
+		set_detail(res, "the vulnerable code is not in '%s'", branch->ref);
+		goto done;
+	}
+	if ((err = candidates(&list, &n, res, lane->src, branch, fix)) < 0 ||
+	    (err = try_variants(&apply, &variant, lane->src, list, n, fix, &opts->locate)) < 0)
+		goto done;
+	if (!variant)
+		err = conflict(res, &apply, n, branch, fix, n ? list[0] : NULL);
+	else
+		err = applied(res, lane, &apply, variant, fix, opts->dry_run);
+done:
+	kb_apply_release(&apply);
+	free(list);
+	return err;
+}
+
+int kb_backport(struct kb_result *out, const struct kb_branch *branch,
+		const struct kb_fix *fix, const struct kb_backport_opts *opts)
+{
+	struct lane lane = { 0 };
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (set_str(&out->fix, fix->id) < 0 || set_str(&out->branch, branch->name) < 0 ||
+	    set_str(&out->repo, branch->repo) < 0)
+		return KB_ENOMEM;
+	kb_error_clear();
+	err = run(out, &lane, branch, fix, opts);
+	lane_release(&lane);
+	if (err == KB_ENOMEM)
+		return err;
+	if (err < 0) {
+		out->status = KB_STATUS_ERROR;
+		out->commit[0] = '\0';
+		free(out->ref);
+		out->ref = NULL;
+		if (set_detail(out, "%s", kb_error_last()) < 0)
+			return KB_ENOMEM;
+	}
+	if (!out->notes && !(out->notes = kb_strdup("")))
+		return KB_ENOMEM;
+	return 0;
+}
+
+void kb_result_release(struct kb_result *r)
+{
+	if (!r)
+		return;
+	free(r->fix);
+	free(r->branch);
+	free(r->repo);
+	free(r->variant);
+	free(r->ref);
+	free(r->detail);
+	free(r->notes);
+	free(r->reproduce);
+	memset(r, 0, sizeof(*r));
+}

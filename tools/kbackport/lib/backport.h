@@ -1,0 +1,61 @@
+/*
+ * One fix on one branch: detect, choose a variant, apply, commit. The
+ * result is exactly one status; a failure on one branch is a result, not
+ * an error, so callers can go on with the next branch.
+ */
+#ifndef KB_BACKPORT_H
+#define KB_BACKPORT_H
+
+#include <stdbool.h>
+
+#include "apply.h"
+#include "config.h"
+#include "fix.h"
+
+enum kb_status {
+	KB_STATUS_APPLIED,		/* a backport commit is on the ref */
+	KB_STATUS_ALREADY_APPLIED,	/* the fix is in the branch */
+	KB_STATUS_NOT_AFFECTED,		/* the vulnerable code is absent */
+	KB_STATUS_CONFLICT,		/* no variant applies */
+	KB_STATUS_ERROR,		/* bad input, missing repo or ref, ... */
+};
+
+/* "applied", "already-applied", "not-affected", "conflict", "error". */
+const char *kb_status_name(enum kb_status status);
+
+struct kb_result {
+	enum kb_status status;
+	char *fix;		/* fix id */
+	char *branch;		/* branch name from the config */
+	char *repo;		/* repository path */
+	char *variant;		/* applied / already-applied / conflict, or NULL */
+	char *ref;		/* the backport ref when applied, or NULL */
+	char base[GIT_OID_HEXSZ + 1];	/* branch tip, "" if unresolved */
+	char commit[GIT_OID_HEXSZ + 1];	/* backport commit, "" if none */
+	bool created;		/* applied: a commit was written by this run */
+	bool forced;		/* the variant was forced in branches.yaml */
+	char *detail;		/* one line for people: why this status */
+	char *notes;		/* per-hunk notes (offsets, fuzz, failures),
+				 * '\n'-terminated lines, or "" */
+	char *reproduce;	/* conflict: commands to do it by hand, or NULL */
+};
+
+struct kb_backport_opts {
+	bool dry_run;		/* compute everything, write nothing */
+	struct kb_locate_opts locate;
+};
+
+void kb_backport_opts_init(struct kb_backport_opts *opts);
+
+/*
+ * Backport `fix` to `branch`. Fills `out` in every case; returns a negative
+ * code only when out of memory. Writes nothing but objects and the ref
+ * refs/heads/backport/<fix>/<branch> in the branch's repository (nothing
+ * at all with dry_run).
+ */
+int kb_backport(struct kb_result *out, const struct kb_branch *branch,
+		const struct kb_fix *fix, const struct kb_backport_opts *opts);
+
+void kb_result_release(struct kb_result *result);
+
+#endif

@@ -1,0 +1,33 @@
+/* A growable byte buffer, always NUL-terminated. */
+#ifndef KB_BUF_H
+#define KB_BUF_H
+
+#include <stddef.h>
+
+struct kb_buf {
+	char *ptr;	/* NULL until something is added */
+	size_t size;	/* bytes used, without the NUL */
+	size_t asize;	/* bytes allocated */
+};
+
+#define KB_BUF_INIT { NULL, 0, 0 }
+
+int kb_buf_grow(struct kb_buf *buf, size_t extra);
+int kb_buf_put(struct kb_buf *buf, const char *data, size_t len);
+int kb_buf_puts(struct kb_buf *buf, const char *str);
+int kb_buf_putc(struct kb_buf *buf, char c);
+int kb_buf_printf(struct kb_buf *buf, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Hand the string to the caller (never NULL: "" when empty); buf is reset. */
+char *kb_buf_detach(struct kb_buf *buf);
+void kb_buf_clear(struct kb_buf *buf);
+void kb_buf_release(struct kb_buf *buf);
+
+/* Read a whole file; NUL-terminated, size in *len (may be NULL). */
+int kb_read_file(char **out, size_t *len, const char *path);
+
+/* strdup that records KB_ENOMEM; NULL in gives NULL out with no error. */
+char *kb_strdup(const char *s);
+char *kb_strndup(const char *s, size_t n);
+
+#endif

@@ -1,0 +1,47 @@
+/*
+ * Stable-style backport commits and their refs.
+ *
+ *   <subject>
+ *
+ *   commit <upstream sha> upstream.
+ *
+ *   <the upstream body, sign-offs included>
+ *   [ <variant note, wrapped at 72 columns> ]
+ *
+ * Author and author date are the upstream commit's; the committer comes
+ * from git config (user.name/user.email) or GIT_COMMITTER_NAME/_EMAIL,
+ * with GIT_COMMITTER_DATE ("<epoch> <+hhmm>") honoured for reproducibility.
+ */
+#ifndef KB_COMMIT_H
+#define KB_COMMIT_H
+
+#include <stdbool.h>
+#include <git2.h>
+
+#include "fix.h"
+
+/* The commit message for `fix` backported with `variant` (malloc'ed). */
+int kb_commit_message(char **out, const struct kb_fix *fix,
+		      const struct kb_variant *variant);
+
+/* "refs/heads/backport/<fix>/<branch>", checked to be a valid ref name. */
+int kb_backport_ref(char **out, const char *fix_id, const char *branch);
+
+int kb_commit_author(git_signature **out, const struct kb_fix *fix);
+int kb_committer(git_signature **out, git_repository *repo);
+
+/*
+ * Make `refname` point at a commit with parent `base`, `tree` and `message`.
+ * When the ref already points at such a commit (same parent, tree and
+ * message) nothing is written and *created is false: re-running is
+ * idempotent. Otherwise the commit is written and the ref moved with a
+ * compare-and-swap on its old value, so a concurrent writer is detected,
+ * never overwritten. Refuses when HEAD is a symbolic ref to `refname`
+ * (the user has it checked out).
+ */
+int kb_commit_backport(git_oid *commit_id, bool *created, git_repository *repo,
+		       const char *refname, git_commit *base, const git_oid *tree,
+		       const char *message, const git_signature *author,
+		       const git_signature *committer);
+
+#endif

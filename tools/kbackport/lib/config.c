@@ -1,0 +1,498 @@
+/*
+ * branches.yaml -> struct kb_config.
+ *
+ * As in kmod's config parser, one loop walks each mapping and dispatches
+ * every key to a small add_* helper through a table; the table also gives
+ * the list of expected keys for "unknown key" messages. Nothing is
+ * defaulted until a mapping is complete, because keys come in any order.
+ */
+#include "config.h"
+#include "buf.h"
+#include "error.h"
+#include "kbyaml.h"
+
+#include <errno.h>
+#include <git2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct parser {
+	struct kb_yaml y;
+	struct kb_config *config;
+	yaml_node_t *branches;	/* parsed after the loop: needs the default repo */
+};
+
+typedef int (*add_fn)(struct parser *p, void *obj, yaml_node_t *value);
+
+struct key_handler {
+	const char *key;
+	add_fn add;
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *kind(const yaml_node_t *node)
+{
+	if (node->type == YAML_MAPPING_NODE)
+		return "a mapping";
+	if (node->type == YAML_SEQUENCE_NODE)
+		return "a sequence";
+	return kb_yaml_is_null(node) ? "null" : "a string";
+}
+
+static int nomem(void)
+{
+	return kb_error_set(KB_ENOMEM, "out of memory");
+}
+
+/* A non-empty string, copied. */
+static int dup_string(char **out, struct parser *p, yaml_node_t *value,
+		      const char *what)
+{
+	const char *s;
+	int err;
+
+	if ((err = kb_yaml_string(&s, &p->y, value, what)) < 0)
+		return err;
+	if (!*s)
+		return kb_yaml_error(&p->y, value, KB_EINVALID,
+				     "'%s' must not be empty", what);
+	if (!(*out = kb_strdup(s)))
+		return nomem();
+	return 0;
+}
+
+/* Relative paths are relative to the config file, not to the cwd. */
+static int dup_path(char **out, struct parser *p, yaml_node_t *value,
+		    const char *what)
+{
+	struct kb_buf buf = KB_BUF_INIT;
+	const char *dir = p->config->dir;
+	char *s = NULL;
+	int err;
+
+	if ((err = dup_string(&s, p, value, what)) < 0)
+		return err;
+	if (s[0] == '/') {
+		*out = s;
+		return 0;
+	}
+	err = kb_buf_printf(&buf, dir[strlen(dir) - 1] == '/' ? "%s%s" : "%s/%s",
+			    dir, s);
+	free(s);
+	if (err < 0)
+		return err;
+	*out = kb_buf_detach(&buf);
+	return *out ? 0 : nomem();
+}
+
+static int unknown_key(struct parser *p, yaml_node_t *key, const char *where,
+		       const struct key_handler *keys, size_t nkeys)
+{
+	struct kb_buf expected = KB_BUF_INIT;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < nkeys && !err; i++)
+		err = kb_buf_printf(&expected, "%s%s", i ? ", " : "", keys[i].key);
+	if (!err)
+		err = kb_yaml_error(&p->y, key, KB_EINVALID,
+				    "unknown key '%s' in %s (expected %s)",
+				    (const char *)key->data.scalar.value, where,
+				    expected.ptr);
+	kb_buf_release(&expected);
+	return err;
+}
+
+static const struct key_handler *find_handler(const struct key_handler *keys,
+					      size_t nkeys, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < nkeys; i++)
+		if (!strcmp(keys[i].key, key))
+			return &keys[i];
+	return NULL;
+}
+
+/* The one loop: every key of `map` to its handler; null means "not given". */
+static int dispatch(struct parser *p, yaml_node_t *map, const char *where,
+		    const struct key_handler *keys, size_t nkeys, void *obj)
+{
+	const struct key_handler *h;
+	yaml_node_pair_t *pair;
+	yaml_node_t *k, *v;
+	int err = 0;
+
+	for (pair = map->data.mapping.pairs.start;
+	     pair < map->data.mapping.pairs.top && !err; pair++) {
+		k = kb_yaml_node(&p->y, pair->key);
+		v = kb_yaml_node(&p->y, pair->value);
+		if (k->type != YAML_SCALAR_NODE)
+			return kb_yaml_error(&p->y, k, KB_EINVALID,
+					     "keys in %s must be strings", where);
+		if (!(h = find_handler(keys, nkeys, (const char *)k->data.scalar.value)))
+			return unknown_key(p, k, where, keys, nkeys);
+		if (!kb_yaml_is_null(v))
+			err = h->add(p, obj, v);
+	}
+	return err;
+}
+
+/* ---- one branch ---- */
+
+static size_t branch_index(struct parser *p, const struct kb_branch *b)
+{
+	return (size_t)(b - p->config->branches);
+}
+
+/* The name ends up in refs/heads/backport/<fix>/<name> and in file names. */
+static int check_name(struct parser *p, struct kb_branch *b, yaml_node_t *value)
+{
+	struct kb_buf ref = KB_BUF_INIT;
+	int valid = 0, err;
+
+	if ((err = kb_buf_printf(&ref, "refs/heads/backport/x/%s", b->name)) < 0)
+		return err;
+	if ((err = git_reference_name_is_valid(&valid, ref.ptr)) < 0)
+		err = kb_error_git(err, "cannot check branch name '%s'", b->name);
+	else if (!valid || strchr(b->name, '/'))
+		err = kb_yaml_error(&p->y, value, KB_EINVALID,
+				    "invalid branch name '%s' (must be usable as one component of a git ref name)",
+				    b->name);
+	kb_buf_release(&ref);
+	return err;
+}
+
+static int check_unique(struct parser *p, struct kb_branch *b, yaml_node_t *value)
+{
+	const struct kb_branch *other;
+	size_t i;
+
+	for (i = 0; i < branch_index(p, b); i++) {
+		other = &p->config->branches[i];
+		if (!strcmp(other->name, b->name))
+			return kb_yaml_error(&p->y, value, KB_EINVALID,
+					     "duplicate branch name '%s' (first at line %zu)",
+					     b->name, other->line);
+	}
+	return 0;
+}
+
+static int add_name(struct parser *p, void *obj, yaml_node_t *value)
+{
+	struct kb_branch *b = obj;
+	int err;
+
+	if ((err = dup_string(&b->name, p, value, "name")) < 0 ||
+	    (err = check_name(p, b, value)) < 0)
+		return err;
+	return check_unique(p, b, value);
+}
+
+static int add_ref(struct parser *p, void *obj, yaml_node_t *value)
+{
+	return dup_string(&((struct kb_branch *)obj)->ref, p, value, "ref");
+}
+
+static int add_repo(struct parser *p, void *obj, yaml_node_t *value)
+{
+	return dup_path(&((struct kb_branch *)obj)->repo, p, value, "repo");
+}
+
+static int add_arch(struct parser *p, void *obj, yaml_node_t *value)
+{
+	return dup_string(&((struct kb_branch *)obj)->arch, p, value, "arch");
+}
+
+static int add_config(struct parser *p, void *obj, yaml_node_t *value)
+{
+	return dup_path(&((struct kb_branch *)obj)->config, p, value, "config");
+}
+
+static int add_build(struct parser *p, void *obj, yaml_node_t *value)
+{
+	return kb_yaml_bool(&((struct kb_branch *)obj)->build, &p->y, value, "build");
+}
+
+static int add_skip_reason(struct parser *p, void *obj, yaml_node_t *value)
+{
+	return dup_string(&((struct kb_branch *)obj)->build_skip_reason, p, value,
+			  "build-skip-reason");
+}
+
+static int add_variant_choice(struct parser *p, struct kb_branch *b,
+			      yaml_node_t *fix, yaml_node_t *variant)
+{
+	struct kb_variant_choice *c = &b->variants[b->nvariants++];
+	int err;
+
+	if (fix && (err = dup_string(&c->fix, p, fix, "variant")) < 0)
+		return err;
+	if (variant->type != YAML_SCALAR_NODE || kb_yaml_is_null(variant))
+		return kb_yaml_error(&p->y, variant, KB_EINVALID,
+				     "variant for '%s' must be a variant name, not %s",
+				     c->fix, kind(variant));
+	return dup_string(&c->variant, p, variant, "variant");
+}
+
+/* `variant: NAME` forces NAME for every fix; `variant: {FIX: NAME}` per fix. */
+static int add_variant(struct parser *p, void *obj, yaml_node_t *value)
+{
+	struct kb_branch *b = obj;
+	yaml_node_pair_t *pair;
+	size_t n = 1;
+	int err = 0;
+
+	if (value->type == YAML_SEQUENCE_NODE)
+		return kb_yaml_error(&p->y, value, KB_EINVALID,
+				     "'variant' must be a variant name or a mapping of fix id to variant name, not a sequence");
+	if (value->type == YAML_MAPPING_NODE)
+		n = (size_t)(value->data.mapping.pairs.top - value->data.mapping.pairs.start);
+	if (n && !(b->variants = calloc(n, sizeof(*b->variants))))
+		return nomem();
+	if (value->type == YAML_SCALAR_NODE)
+		return add_variant_choice(p, b, NULL, value);
+	for (pair = value->data.mapping.pairs.start;
+	     pair < value->data.mapping.pairs.top && !err; pair++)
+		err = add_variant_choice(p, b, kb_yaml_node(&p->y, pair->key),
+					 kb_yaml_node(&p->y, pair->value));
+	return err;
+}
+
+static const struct key_handler branch_keys[] = {
+	{ "name", add_name },
+	{ "ref", add_ref },
+	{ "repo", add_repo },
+	{ "variant", add_variant },
+	{ "arch", add_arch },
+	{ "config", add_config },
+	{ "build", add_build },
+	{ "build-skip-reason", add_skip_reason },
+};
+
+/* Required keys and defaults, once the whole mapping is known. */
+static int finish_branch(struct parser *p, struct kb_branch *b, yaml_node_t *map)
+{
+	if (!b->name)
+		return kb_yaml_error(&p->y, map, KB_EINVALID, "branch has no 'name'");
+	if (!b->ref)
+		return kb_yaml_error(&p->y, map, KB_EINVALID, "branch has no 'ref'");
+	if (!b->repo && !p->config->repo)
+		return kb_yaml_error(&p->y, map, KB_EINVALID,
+				     "branch '%s' has no 'repo' and there is no top-level 'repo'",
+				     b->name);
+	if (!b->repo && !(b->repo = kb_strdup(p->config->repo)))
+		return nomem();
+	if (!b->arch && !(b->arch = kb_strdup("x86_64")))
+		return nomem();
+	return 0;
+}
+
+static int add_branch(struct parser *p, yaml_node_t *map)
+{
+	struct kb_config *config = p->config;
+	struct kb_branch *b = &config->branches[config->nbranches++];
+	int err;
+
+	b->build = true;
+	b->line = map->start_mark.line + 1;
+	b->column = map->start_mark.column + 1;
+	if (map->type != YAML_MAPPING_NODE)
+		return kb_yaml_error(&p->y, map, KB_EINVALID,
+				     "each branch must be a mapping, not %s", kind(map));
+	if ((err = dispatch(p, map, "branch", branch_keys, ARRAY_SIZE(branch_keys), b)) < 0)
+		return err;
+	return finish_branch(p, b, map);
+}
+
+/* ---- top level ---- */
+
+static int add_branches(struct parser *p, yaml_node_t *seq)
+{
+	yaml_node_item_t *item;
+	size_t n;
+	int err = 0;
+
+	if (seq->type != YAML_SEQUENCE_NODE)
+		return kb_yaml_error(&p->y, seq, KB_EINVALID,
+				     "'branches' must be a sequence of branches, not %s",
+				     kind(seq));
+	if (!(n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start)))
+		return kb_yaml_error(&p->y, seq, KB_EINVALID, "'branches' is empty");
+	if (!(p->config->branches = calloc(n, sizeof(*p->config->branches))))
+		return nomem();
+	for (item = seq->data.sequence.items.start;
+	     item < seq->data.sequence.items.top && !err; item++)
+		err = add_branch(p, kb_yaml_node(&p->y, *item));
+	return err;
+}
+
+static int add_default_repo(struct parser *p, void *obj, yaml_node_t *value)
+{
+	return dup_path(&((struct kb_config *)obj)->repo, p, value, "repo");
+}
+
+static int remember_branches(struct parser *p, void *obj, yaml_node_t *value)
+{
+	(void)obj;
+	p->branches = value;
+	return 0;
+}
+
+static const struct key_handler top_keys[] = {
+	{ "repo", add_default_repo },
+	{ "branches", remember_branches },
+};
+
+static int parse_root(struct parser *p)
+{
+	yaml_node_t *root = kb_yaml_root(&p->y);
+	int err;
+
+	if (!root)
+		return kb_error_set(KB_EINVALID,
+				    "%s:1:1: file is empty (expected a mapping with 'repo' and 'branches')",
+				    p->y.origin);
+	if (root->type != YAML_MAPPING_NODE)
+		return kb_yaml_error(&p->y, root, KB_EINVALID,
+				     "top level must be a mapping with 'repo' and 'branches', not %s",
+				     kind(root));
+	if ((err = dispatch(p, root, "top level", top_keys, ARRAY_SIZE(top_keys),
+			    p->config)) < 0)
+		return err;
+	if (!p->branches)
+		return kb_yaml_error(&p->y, root, KB_EINVALID, "no 'branches'");
+	return add_branches(p, p->branches);
+}
+
+/*
+ * config->dir is absolute, so that the repository paths derived from it
+ * mean the same in messages, in the commands printed for people and to
+ * later stages that run elsewhere.
+ */
+static int set_paths(struct kb_config *config, const char *path)
+{
+	struct kb_buf dir = KB_BUF_INIT;
+	const char *slash;
+	char *cwd = NULL;
+	int err = 0;
+
+	if (!(config->path = kb_strdup(path)))
+		return nomem();
+	while (!strncmp(path, "./", 2))
+		path += 2;
+	slash = strrchr(path, '/');
+	if (path[0] != '/' && !(cwd = getcwd(NULL, 0)))
+		return kb_error_set(KB_ERROR, "cannot get the current directory: %s",
+				    strerror(errno));
+	if (cwd)
+		err = kb_buf_puts(&dir, cwd);
+	if (!err && slash)
+		err = kb_buf_printf(&dir, "%s%.*s", cwd ? "/" : "",
+				    (int)(slash == path ? 1 : slash - path), path);
+	free(cwd);
+	if (err < 0)
+		return err;
+	config->dir = kb_buf_detach(&dir);
+	return 0;
+}
+
+int kb_config_parse(struct kb_config **out, const char *buf, size_t len,
+		    const char *path)
+{
+	struct parser p = { .config = NULL };
+	int err, git_init;
+
+	*out = NULL;
+	/* git_reference_name_is_valid() allocates through libgit2. */
+	if ((git_init = git_libgit2_init()) < 0)
+		return kb_error_git(git_init, "cannot initialise libgit2");
+	if (!(p.config = calloc(1, sizeof(*p.config)))) {
+		err = nomem();
+		goto done;
+	}
+	if ((err = set_paths(p.config, path)) < 0 ||
+	    (err = kb_yaml_load(&p.y, buf, len, p.config->path)) < 0 ||
+	    (err = parse_root(&p)) < 0)
+		goto done;
+	*out = p.config;
+	p.config = NULL;
+done:
+	kb_yaml_release(&p.y);
+	kb_config_free(p.config);
+	git_libgit2_shutdown();
+	return err;
+}
+
+int kb_config_load(struct kb_config **out, const char *path)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	*out = NULL;
+	if ((err = kb_read_file(&buf, &len, path)) == 0)
+		err = kb_config_parse(out, buf, len, path);
+	free(buf);
+	return err;
+}
+
+static void branch_release(struct kb_branch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nvariants; i++) {
+		free(b->variants[i].fix);
+		free(b->variants[i].variant);
+	}
+	free(b->variants);
+	free(b->name);
+	free(b->ref);
+	free(b->repo);
+	free(b->arch);
+	free(b->config);
+	free(b->build_skip_reason);
+}
+
+void kb_config_free(struct kb_config *config)
+{
+	size_t i;
+
+	if (!config)
+		return;
+	for (i = 0; i < config->nbranches; i++)
+		branch_release(&config->branches[i]);
+	free(config->branches);
+	free(config->path);
+	free(config->dir);
+	free(config->repo);
+	free(config);
+}
+
+const struct kb_branch *kb_config_branch(const struct kb_config *config,
+					 const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < config->nbranches; i++)
+		if (!strcmp(config->branches[i].name, name))
+			return &config->branches[i];
+	return NULL;
+}
+
+const char *kb_branch_variant(const struct kb_branch *branch,
+			      const char *fix_id)
+{
+	const char *all = NULL;
+	size_t i;
+
+	for (i = 0; i < branch->nvariants; i++) {
+		if (!branch->variants[i].fix)
+			all = branch->variants[i].variant;
+		else if (fix_id && !strcmp(branch->variants[i].fix, fix_id))
+			return branch->variants[i].variant;
+	}
+	return all;
+}

@@ -1,0 +1,72 @@
+/*
+ * branches.yaml -> struct kb_config.
+ *
+ *   repo: PATH                  # default repository for every branch
+ *   branches:
+ *     - name: 2.6.32.y          # required, unique, a valid ref component
+ *       ref: linux-2.6.32.y     # required: branch name, refs/... or a commit
+ *       repo: PATH              # optional, this branch's own repository
+ *       variant: 2.6.32         # optional: force a variant for every fix,
+ *       variant: {CVE-2011-1019: 2.6.32}   # ... or per fix id
+ *       arch: x86_64            # later stages: target arch (default x86_64)
+ *       config: tests/kernel.config   # later stages: config fragment
+ *       build: false            # later stages: do not build this lane
+ *       build-skip-reason: "gcc 12 cannot build 2.6.x"
+ *
+ * Relative paths are relative to the directory holding the config file.
+ * Unknown keys and wrong types are errors reported as file:line:column.
+ */
+#ifndef KB_CONFIG_H
+#define KB_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct kb_variant_choice {
+	char *fix;	/* fix id, or NULL: applies to every fix */
+	char *variant;
+};
+
+struct kb_branch {
+	char *name;
+	char *ref;
+	char *repo;		/* resolved path: own repo or the default one */
+	struct kb_variant_choice *variants;
+	size_t nvariants;
+	char *arch;		/* "x86_64" when not given */
+	char *config;		/* resolved path, or NULL */
+	bool build;		/* true when not given */
+	char *build_skip_reason;	/* or NULL */
+	size_t line, column;	/* where the entry starts, 1-based */
+};
+
+struct kb_config {
+	char *path;		/* as given */
+	char *dir;		/* directory of path, "." when none */
+	char *repo;		/* resolved default repository, or NULL */
+	struct kb_branch *branches;
+	size_t nbranches;
+};
+
+/*
+ * Read and validate `path`. Errors: KB_ENOTFOUND when the file is missing,
+ * KB_EINVALID with "path:line:col: message" for YAML syntax, unknown keys,
+ * wrong types, missing name/ref, duplicate names, a branch with no repo
+ * (neither its own nor the default one).
+ */
+int kb_config_load(struct kb_config **out, const char *path);
+
+/* Same from a buffer; `path` names it and gives the base directory. */
+int kb_config_parse(struct kb_config **out, const char *buf, size_t len,
+		    const char *path);
+
+void kb_config_free(struct kb_config *config);
+
+const struct kb_branch *kb_config_branch(const struct kb_config *config,
+					 const char *name);
+
+/* The variant forced for `fix_id` on `branch`, or NULL for automatic. */
+const char *kb_branch_variant(const struct kb_branch *branch,
+			      const char *fix_id);
+
+#endif

@@ -1,0 +1,762 @@
+/*
+ * backports/<id>/ -> struct kb_fix.
+ *
+ * Same shape as config.c: one loop per mapping dispatching each key to an
+ * add_* helper, required keys and cross-checks once the mapping is read.
+ * Every patch is loaded here, so a fix that loads is a fix whose patches
+ * all parse: later stages never meet a broken patch file.
+ */
+#include "fix.h"
+#include "buf.h"
+#include "error.h"
+#include "kbyaml.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct loader {
+	struct kb_yaml y;
+	struct kb_fix *fix;
+	yaml_node_t *subject;	/* nodes kept for messages after the loop */
+	yaml_node_t *patch;
+	yaml_node_t *variants;
+};
+
+/* The `when` entry being read: which test set its kind, for "both" errors. */
+struct when_entry {
+	struct kb_cond *cond;
+	const char *test;
+};
+
+typedef int (*add_fn)(struct loader *l, void *obj, yaml_node_t *value);
+
+struct key_handler {
+	const char *key;
+	add_fn add;
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static int nomem(void)
+{
+	return kb_error_set(KB_ENOMEM, "out of memory");
+}
+
+static const char *kind(const yaml_node_t *node)
+{
+	if (node->type == YAML_MAPPING_NODE)
+		return "a mapping";
+	if (node->type == YAML_SEQUENCE_NODE)
+		return "a sequence";
+	return kb_yaml_is_null(node) ? "null" : "a string";
+}
+
+static size_t count_items(const yaml_node_t *seq)
+{
+	return (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+}
+
+static int dup_string(char **out, struct loader *l, yaml_node_t *value,
+		      const char *what)
+{
+	const char *s;
+	int err;
+
+	if ((err = kb_yaml_string(&s, &l->y, value, what)) < 0)
+		return err;
+	if (!*s)
+		return kb_yaml_error(&l->y, value, KB_EINVALID,
+				     "'%s' must not be empty", what);
+	if (!(*out = kb_strdup(s)))
+		return nomem();
+	return 0;
+}
+
+static bool has_dotdot(const char *path)
+{
+	const char *p = path;
+	size_t len;
+
+	while (*p) {
+		len = strcspn(p, "/");
+		if (len == 2 && p[0] == '.' && p[1] == '.')
+			return true;
+		p += len;
+		p += strspn(p, "/");
+	}
+	return false;
+}
+
+/* Paths inside a fix or a tree: never outside it. */
+static int dup_relative(char **out, struct loader *l, yaml_node_t *value,
+			const char *what, const char *base)
+{
+	int err;
+
+	if ((err = dup_string(out, l, value, what)) < 0)
+		return err;
+	if ((*out)[0] == '/' || has_dotdot(*out))
+		return kb_yaml_error(&l->y, value, KB_EINVALID,
+				     "path '%s' must be relative to %s, without '..'",
+				     *out, base);
+	return 0;
+}
+
+static int dup_sha(char **out, struct loader *l, yaml_node_t *value,
+		   const char *what)
+{
+	int err;
+
+	if ((err = dup_string(out, l, value, what)) < 0)
+		return err;
+	if (strlen(*out) != 40 || strspn(*out, "0123456789abcdef") != 40)
+		return kb_yaml_error(&l->y, value, KB_EINVALID,
+				     "'%s' must be a full commit id (40 lowercase hex digits), not '%s'",
+				     what, *out);
+	return 0;
+}
+
+static int unknown_key(struct loader *l, yaml_node_t *key, const char *where,
+		       const struct key_handler *keys, size_t nkeys)
+{
+	struct kb_buf expected = KB_BUF_INIT;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < nkeys && !err; i++)
+		err = kb_buf_printf(&expected, "%s%s", i ? ", " : "", keys[i].key);
+	if (!err)
+		err = kb_yaml_error(&l->y, key, KB_EINVALID,
+				    "unknown key '%s' in %s (expected %s)",
+				    (const char *)key->data.scalar.value, where,
+				    expected.ptr);
+	kb_buf_release(&expected);
+	return err;
+}
+
+static const struct key_handler *find_handler(const struct key_handler *keys,
+					      size_t nkeys, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < nkeys; i++)
+		if (!strcmp(keys[i].key, key))
+			return &keys[i];
+	return NULL;
+}
+
+/* The one loop: every key of `map` to its handler; null means "not given". */
+static int dispatch(struct loader *l, yaml_node_t *map, const char *where,
+		    const struct key_handler *keys, size_t nkeys, void *obj)
+{
+	const struct key_handler *h;
+	yaml_node_pair_t *pair;
+	yaml_node_t *k, *v;
+	int err = 0;
+
+	if (map->type != YAML_MAPPING_NODE)
+		return kb_yaml_error(&l->y, map, KB_EINVALID,
+				     "%s must be a mapping, not %s", where, kind(map));
+	for (pair = map->data.mapping.pairs.start;
+	     pair < map->data.mapping.pairs.top && !err; pair++) {
+		k = kb_yaml_node(&l->y, pair->key);
+		v = kb_yaml_node(&l->y, pair->value);
+		if (k->type != YAML_SCALAR_NODE)
+			return kb_yaml_error(&l->y, k, KB_EINVALID,
+					     "keys in %s must be strings", where);
+		if (!(h = find_handler(keys, nkeys, (const char *)k->data.scalar.value)))
+			return unknown_key(l, k, where, keys, nkeys);
+		if (!kb_yaml_is_null(v))
+			err = h->add(l, obj, v);
+	}
+	return err;
+}
+
+/* `seq` must be a non-empty sequence; *n gets its length. */
+static int check_items(size_t *n, struct loader *l, yaml_node_t *seq,
+		       const char *what)
+{
+	if (seq->type != YAML_SEQUENCE_NODE)
+		return kb_yaml_error(&l->y, seq, KB_EINVALID,
+				     "'%s' must be a sequence, not %s", what, kind(seq));
+	if (!(*n = count_items(seq)))
+		return kb_yaml_error(&l->y, seq, KB_EINVALID, "'%s' is empty", what);
+	return 0;
+}
+
+/* A missing patch is a mistake in fix.yaml: say where it is named. */
+static int load_patch(struct kb_patch **out, char **resolved, struct loader *l,
+		      yaml_node_t *value)
+{
+	struct kb_buf path = KB_BUF_INIT;
+	char *rel = NULL;
+	int err;
+
+	if ((err = dup_relative(&rel, l, value, "patch", "the fix directory")) < 0 ||
+	    (err = kb_buf_printf(&path, "%s/%s", l->fix->dir, rel)) < 0)
+		goto done;
+	if ((err = kb_patch_load(out, path.ptr)) == KB_ENOTFOUND)
+		kb_error_prefix(err, "%s:%zu:%zu", l->y.origin,
+				value->start_mark.line + 1, value->start_mark.column + 1);
+	if (!err && resolved && !(*resolved = kb_buf_detach(&path)))
+		err = nomem();
+done:
+	free(rel);
+	kb_buf_release(&path);
+	return err;
+}
+
+/* ---- when: conditions of a variant ---- */
+
+static int add_when_file(struct loader *l, void *obj, yaml_node_t *value)
+{
+	struct when_entry *e = obj;
+
+	return dup_relative(&e->cond->path, l, value, "file", "the tree");
+}
+
+static int set_test(struct loader *l, struct when_entry *e, yaml_node_t *value,
+		    const char *test, enum kb_cond_kind cond_kind)
+{
+	if (e->test)
+		return kb_yaml_error(&l->y, value, KB_EINVALID,
+				     "when entry has both '%s' and '%s' (expected exactly one of contains, lacks, exists)",
+				     e->test, test);
+	e->test = test;
+	e->cond->kind = cond_kind;
+	return 0;
+}
+
+static int add_when_contains(struct loader *l, void *obj, yaml_node_t *value)
+{
+	struct when_entry *e = obj;
+	int err;
+
+	if ((err = set_test(l, e, value, "contains", KB_COND_CONTAINS)) < 0)
+		return err;
+	return dup_string(&e->cond->text, l, value, "contains");
+}
+
+static int add_when_lacks(struct loader *l, void *obj, yaml_node_t *value)
+{
+	struct when_entry *e = obj;
+	int err;
+
+	if ((err = set_test(l, e, value, "lacks", KB_COND_LACKS)) < 0)
+		return err;
+	return dup_string(&e->cond->text, l, value, "lacks");
+}
+
+static int add_when_exists(struct loader *l, void *obj, yaml_node_t *value)
+{
+	struct when_entry *e = obj;
+	bool exists;
+	int err;
+
+	if ((err = kb_yaml_bool(&exists, &l->y, value, "exists")) < 0)
+		return err;
+	return set_test(l, e, value, "exists",
+			exists ? KB_COND_EXISTS : KB_COND_MISSING);
+}
+
+static const struct key_handler when_keys[] = {
+	{ "file", add_when_file },
+	{ "contains", add_when_contains },
+	{ "lacks", add_when_lacks },
+	{ "exists", add_when_exists },
+};
+
+static int add_cond(struct loader *l, struct kb_variant *v, yaml_node_t *map)
+{
+	struct when_entry e = { &v->when[v->nwhen++], NULL };
+	int err;
+
+	if ((err = dispatch(l, map, "when entry", when_keys, ARRAY_SIZE(when_keys), &e)) < 0)
+		return err;
+	if (!e.cond->path)
+		return kb_yaml_error(&l->y, map, KB_EINVALID, "when entry has no 'file'");
+	if (!e.test)
+		return kb_yaml_error(&l->y, map, KB_EINVALID,
+				     "when entry has none of 'contains', 'lacks', 'exists'");
+	return 0;
+}
+
+/* ---- variants ---- */
+
+static int add_variant_name(struct loader *l, void *obj, yaml_node_t *value)
+{
+	struct kb_variant *v = obj, *first = l->fix->variants;
+	yaml_node_t *first_node;
+	size_t i;
+	int err;
+
+	if ((err = dup_string(&v->name, l, value, "name")) < 0)
+		return err;
+	for (i = 0; &first[i] < v; i++) {
+		if (strcmp(first[i].name, v->name))
+			continue;
+		first_node = kb_yaml_node(&l->y, l->variants->data.sequence.items.start[i]);
+		return kb_yaml_error(&l->y, value, KB_EINVALID,
+				     "duplicate variant name '%s' (first at line %zu)",
+				     v->name, first_node->start_mark.line + 1);
+	}
+	return 0;
+}
+
+static int add_variant_patch(struct loader *l, void *obj, yaml_node_t *value)
+{
+	struct kb_variant *v = obj;
+
+	return load_patch(&v->patch, &v->patch_path, l, value);
+}
+
+static int add_variant_why(struct loader *l, void *obj, yaml_node_t *value)
+{
+	return dup_string(&((struct kb_variant *)obj)->why, l, value, "why");
+}
+
+static int add_variant_note(struct loader *l, void *obj, yaml_node_t *value)
+{
+	return dup_string(&((struct kb_variant *)obj)->note, l, value, "note");
+}
+
+static int add_variant_when(struct loader *l, void *obj, yaml_node_t *value)
+{
+	struct kb_variant *v = obj;
+	yaml_node_item_t *item;
+	size_t n;
+	int err = 0;
+
+	/* An empty list is allowed: no conditions, like leaving `when` out. */
+	if (value->type == YAML_SEQUENCE_NODE && !count_items(value))
+		return 0;
+	if ((err = check_items(&n, l, value, "when")) < 0)
+		return err;
+	if (!(v->when = calloc(n, sizeof(*v->when))))
+		return nomem();
+	for (item = value->data.sequence.items.start;
+	     item < value->data.sequence.items.top && !err; item++)
+		err = add_cond(l, v, kb_yaml_node(&l->y, *item));
+	return err;
+}
+
+static const struct key_handler variant_keys[] = {
+	{ "name", add_variant_name },
+	{ "patch", add_variant_patch },
+	{ "why", add_variant_why },
+	{ "note", add_variant_note },
+	{ "when", add_variant_when },
+};
+
+static int add_variant(struct loader *l, yaml_node_t *map)
+{
+	struct kb_variant *v = &l->fix->variants[l->fix->nvariants++];
+	const char *missing = NULL;
+	int err;
+
+	if ((err = dispatch(l, map, "variant", variant_keys, ARRAY_SIZE(variant_keys), v)) < 0)
+		return err;
+	if (!v->name)
+		missing = "name";
+	else if (!v->patch)
+		missing = "patch";
+	else if (!v->why)
+		missing = "why";
+	if (missing)
+		return kb_yaml_error(&l->y, map, KB_EINVALID, "variant has no '%s'", missing);
+	return 0;
+}
+
+static int add_variants(struct loader *l, void *obj, yaml_node_t *value)
+{
+	struct kb_fix *fix = obj;
+	yaml_node_item_t *item;
+	size_t n;
+	int err;
+
+	l->variants = value;
+	if ((err = check_items(&n, l, value, "variants")) < 0)
+		return err;
+	if (!(fix->variants = calloc(n, sizeof(*fix->variants))))
+		return nomem();
+	for (item = value->data.sequence.items.start;
+	     item < value->data.sequence.items.top && !err; item++)
+		err = add_variant(l, kb_yaml_node(&l->y, *item));
+	return err;
+}
+
+/* ---- vulnerable: code shapes that make a tree affected ---- */
+
+static int add_marker_paths(struct loader *l, void *obj, yaml_node_t *value)
+{
+	struct kb_marker *m = obj;
+	yaml_node_item_t *item;
+	size_t n;
+	int err;
+
+	if ((err = check_items(&n, l, value, "paths")) < 0)
+		return err;
+	if (!(m->paths = calloc(n, sizeof(*m->paths))))
+		return nomem();
+	for (item = value->data.sequence.items.start;
+	     item < value->data.sequence.items.top && !err; item++)
+		err = dup_relative(&m->paths[m->npaths++], l,
+				   kb_yaml_node(&l->y, *item), "paths", "the tree");
+	return err;
+}
+
+static int add_marker_code(struct loader *l, void *obj, yaml_node_t *value)
+{
+	return dup_string(&((struct kb_marker *)obj)->code, l, value, "code");
+}
+
+static const struct key_handler marker_keys[] = {
+	{ "paths", add_marker_paths },
+	{ "code", add_marker_code },
+};
+
+static int add_marker(struct loader *l, yaml_node_t *map)
+{
+	struct kb_marker *m = &l->fix->vulnerable[l->fix->nvulnerable++];
+	int err;
+
+	if ((err = dispatch(l, map, "vulnerable entry", marker_keys,
+			    ARRAY_SIZE(marker_keys), m)) < 0)
+		return err;
+	if (!m->paths)
+		return kb_yaml_error(&l->y, map, KB_EINVALID, "vulnerable entry has no 'paths'");
+	if (!m->code)
+		return kb_yaml_error(&l->y, map, KB_EINVALID, "vulnerable entry has no 'code'");
+	return 0;
+}
+
+static int add_vulnerable(struct loader *l, void *obj, yaml_node_t *value)
+{
+	struct kb_fix *fix = obj;
+	yaml_node_item_t *item;
+	size_t n;
+	int err;
+
+	if ((err = check_items(&n, l, value, "vulnerable")) < 0)
+		return err;
+	if (!(fix->vulnerable = calloc(n, sizeof(*fix->vulnerable))))
+		return nomem();
+	for (item = value->data.sequence.items.start;
+	     item < value->data.sequence.items.top && !err; item++)
+		err = add_marker(l, kb_yaml_node(&l->y, *item));
+	return err;
+}
+
+/* ---- the fix itself ---- */
+
+static int add_id(struct loader *l, void *obj, yaml_node_t *value)
+{
+	struct kb_fix *fix = obj;
+	const char *slash = strrchr(fix->dir, '/');
+	const char *base = slash ? slash + 1 : fix->dir;
+	int err;
+
+	if ((err = dup_string(&fix->id, l, value, "id")) < 0)
+		return err;
+	if (strcmp(fix->id, base))
+		return kb_yaml_error(&l->y, value, KB_EINVALID,
+				     "id '%s' does not match the directory name '%s'",
+				     fix->id, base);
+	return 0;
+}
+
+static int add_subject(struct loader *l, void *obj, yaml_node_t *value)
+{
+	l->subject = value;
+	return dup_string(&((struct kb_fix *)obj)->subject, l, value, "subject");
+}
+
+static int add_upstream(struct loader *l, void *obj, yaml_node_t *value)
+{
+	return dup_sha(&((struct kb_fix *)obj)->upstream, l, value, "upstream");
+}
+
+static int add_cve(struct loader *l, void *obj, yaml_node_t *value)
+{
+	return dup_string(&((struct kb_fix *)obj)->cve, l, value, "cve");
+}
+
+static int add_introduced_by(struct loader *l, void *obj, yaml_node_t *value)
+{
+	return dup_sha(&((struct kb_fix *)obj)->introduced_by, l, value, "introduced-by");
+}
+
+static int add_patch(struct loader *l, void *obj, yaml_node_t *value)
+{
+	l->patch = value;
+	return load_patch(&((struct kb_fix *)obj)->patch, NULL, l, value);
+}
+
+static const struct key_handler fix_keys[] = {
+	{ "id", add_id },
+	{ "subject", add_subject },
+	{ "upstream", add_upstream },
+	{ "cve", add_cve },
+	{ "introduced-by", add_introduced_by },
+	{ "patch", add_patch },
+	{ "vulnerable", add_vulnerable },
+	{ "variants", add_variants },
+};
+
+static const char *first_missing(const struct kb_fix *fix)
+{
+	if (!fix->id)
+		return "id";
+	if (!fix->subject)
+		return "subject";
+	if (!fix->upstream)
+		return "upstream";
+	if (!fix->patch)
+		return "patch";
+	if (!fix->variants)
+		return "variants";
+	return NULL;
+}
+
+/* The commit message is built from the patch: fix.yaml must not disagree. */
+static int check_subject(struct loader *l)
+{
+	const char *patch_subject = l->fix->patch->subject;
+
+	if (patch_subject && !strcmp(patch_subject, l->fix->subject))
+		return 0;
+	return kb_yaml_error(&l->y, l->subject, KB_EINVALID,
+			     "subject does not match the Subject of '%s'",
+			     (const char *)l->patch->data.scalar.value);
+}
+
+static int parse_root(struct loader *l)
+{
+	yaml_node_t *root = kb_yaml_root(&l->y);
+	const char *missing;
+	int err;
+
+	if (!root)
+		return kb_error_set(KB_EINVALID, "%s:1:1: file is empty", l->y.origin);
+	if ((err = dispatch(l, root, "fix", fix_keys, ARRAY_SIZE(fix_keys), l->fix)) < 0)
+		return err;
+	if ((missing = first_missing(l->fix)))
+		return kb_yaml_error(&l->y, root, KB_EINVALID, "fix has no '%s'", missing);
+	return check_subject(l);
+}
+
+/* "backports/X/" and "backports/X" are the same fix. */
+static char *dir_without_slashes(const char *dir)
+{
+	size_t len = strlen(dir);
+
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	return kb_strndup(dir, len);
+}
+
+int kb_fix_load(struct kb_fix **out, const char *dir)
+{
+	struct loader l = { .fix = NULL };
+	struct kb_buf path = KB_BUF_INIT;
+	char *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	*out = NULL;
+	if (!(l.fix = calloc(1, sizeof(*l.fix))) ||
+	    !(l.fix->dir = dir_without_slashes(dir))) {
+		err = nomem();
+		goto done;
+	}
+	if ((err = kb_buf_printf(&path, "%s/fix.yaml", l.fix->dir)) < 0 ||
+	    (err = kb_read_file(&buf, &len, path.ptr)) < 0 ||
+	    (err = kb_yaml_load(&l.y, buf, len, path.ptr)) < 0 ||
+	    (err = parse_root(&l)) < 0)
+		goto done;
+	*out = l.fix;
+	l.fix = NULL;
+done:
+	kb_yaml_release(&l.y);
+	kb_fix_free(l.fix);
+	kb_buf_release(&path);
+	free(buf);
+	return err;
+}
+
+/* ---- every fix of a directory ---- */
+
+static bool is_fix_dir(const char *backports_dir, const char *name)
+{
+	struct kb_buf path = KB_BUF_INIT;
+	struct stat st;
+	bool is;
+
+	is = name[0] != '.' &&
+	     kb_buf_printf(&path, "%s/%s/fix.yaml", backports_dir, name) == 0 &&
+	     stat(path.ptr, &st) == 0 && S_ISREG(st.st_mode);
+	kb_buf_release(&path);
+	return is;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void free_names(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static int push_name(char ***names, size_t *n, size_t *alloc, const char *name)
+{
+	char **p;
+
+	if (*n == *alloc) {
+		*alloc = *alloc ? *alloc * 2 : 16;
+		if (!(p = reallocarray(*names, *alloc, sizeof(*p))))
+			return nomem();
+		*names = p;
+	}
+	if (!((*names)[*n] = kb_strdup(name)))
+		return nomem();
+	(*n)++;
+	return 0;
+}
+
+/* Directory names, sorted: an id equals its directory name. */
+static int list_fix_dirs(char ***out, size_t *n, const char *backports_dir)
+{
+	struct dirent *de;
+	size_t alloc = 0;
+	DIR *d;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!(d = opendir(backports_dir)))
+		return 0;
+	while (!err && (de = readdir(d)))
+		if (is_fix_dir(backports_dir, de->d_name))
+			err = push_name(out, n, &alloc, de->d_name);
+	closedir(d);
+	if (!err && *n)
+		qsort(*out, *n, sizeof(**out), compare_names);
+	return err;
+}
+
+int kb_fix_load_all(struct kb_fix ***out, size_t *n, const char *backports_dir)
+{
+	struct kb_buf dir = KB_BUF_INIT;
+	struct kb_fix **fixes = NULL;
+	char **names = NULL;
+	size_t nnames = 0, i;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if ((err = list_fix_dirs(&names, &nnames, backports_dir)) < 0)
+		goto done;
+	if (!nnames) {
+		err = kb_error_set(KB_ENOTFOUND, "no fixes under '%s'", backports_dir);
+		goto done;
+	}
+	if (!(fixes = calloc(nnames, sizeof(*fixes)))) {
+		err = nomem();
+		goto done;
+	}
+	for (i = 0; i < nnames && !err; i++) {
+		kb_buf_clear(&dir);
+		if ((err = kb_buf_printf(&dir, "%s/%s", backports_dir, names[i])) == 0)
+			err = kb_fix_load(&fixes[i], dir.ptr);
+	}
+	if (err < 0)
+		goto done;
+	*out = fixes;
+	*n = nnames;
+	fixes = NULL;
+done:
+	kb_fix_free_all(fixes, nnames);
+	free_names(names, nnames);
+	kb_buf_release(&dir);
+	return err;
+}
+
+/* ---- freeing and lookup ---- */
+
+static void variant_release(struct kb_variant *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nwhen; i++) {
+		free(v->when[i].path);
+		free(v->when[i].text);
+	}
+	free(v->when);
+	free(v->name);
+	free(v->why);
+	free(v->note);
+	free(v->patch_path);
+	kb_patch_free(v->patch);
+}
+
+static void marker_release(struct kb_marker *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->npaths; i++)
+		free(m->paths[i]);
+	free(m->paths);
+	free(m->code);
+}
+
+void kb_fix_free(struct kb_fix *fix)
+{
+	size_t i;
+
+	if (!fix)
+		return;
+	for (i = 0; i < fix->nvariants; i++)
+		variant_release(&fix->variants[i]);
+	for (i = 0; i < fix->nvulnerable; i++)
+		marker_release(&fix->vulnerable[i]);
+	free(fix->variants);
+	free(fix->vulnerable);
+	free(fix->id);
+	free(fix->dir);
+	free(fix->subject);
+	free(fix->upstream);
+	free(fix->cve);
+	free(fix->introduced_by);
+	kb_patch_free(fix->patch);
+	free(fix);
+}
+
+void kb_fix_free_all(struct kb_fix **fixes, size_t n)
+{
+	size_t i;
+
+	if (!fixes)
+		return;
+	for (i = 0; i < n; i++)
+		kb_fix_free(fixes[i]);
+	free(fixes);
+}
+
+const struct kb_variant *kb_fix_variant(const struct kb_fix *fix,
+					const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < fix->nvariants; i++)
+		if (!strcmp(fix->variants[i].name, name))
+			return &fix->variants[i];
+	return NULL;
+}

@@ -1,0 +1,104 @@
+/*
+ * backports/<id>/ -> struct kb_fix. A fix is data: fix.yaml plus patches.
+ *
+ *   id: CVE-2011-1019                  # must equal the directory name
+ *   subject: "net: don't allow ..."    # must equal the upstream patch's Subject
+ *   upstream: 8909c9ad8ff0...          # 40-hex upstream commit
+ *   cve: CVE-2011-1019                 # optional
+ *   introduced-by: a8f80e8ff94e...     # optional, 40-hex
+ *   patch: upstream.patch              # the upstream commit, format-patch form:
+ *                                      # author, date, subject and body come from it
+ *   vulnerable:                        # the code shapes that make a tree affected;
+ *     - paths: [net/core/dev.c, net/core/dev_ioctl.c]   # none found: not-affected
+ *       code: |
+ *         if (!dev && capable(CAP_NET_ADMIN))
+ *                 request_module("%s", name);
+ *   variants:                          # tried in this order
+ *     - name: upstream
+ *       patch: upstream.patch
+ *       why: "one line: which trees this variant is for"
+ *       note: "2.6.32: what the backport changed"   # optional, goes in [ ] in
+ *                                                    # the commit message
+ *       when:                          # all must hold for automatic choice
+ *         - file: net/core/dev.c
+ *           contains: "dev = dev_get_by_name_rcu(net, name);"
+ *         - file: net/ipv4/ipip.c
+ *           lacks: 'MODULE_ALIAS("tunl0");'
+ *         - file: net/core/dev_ioctl.c
+ *           exists: true               # or false
+ *
+ * `contains`/`lacks`/`code` texts are matched with kb_text_contains()
+ * (whitespace-insensitive, may span lines).
+ */
+#ifndef KB_FIX_H
+#define KB_FIX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "patch.h"
+
+enum kb_cond_kind {
+	KB_COND_CONTAINS,	/* file exists and contains text */
+	KB_COND_LACKS,		/* file missing, or does not contain text */
+	KB_COND_EXISTS,		/* file exists */
+	KB_COND_MISSING,	/* file does not exist */
+};
+
+struct kb_cond {
+	enum kb_cond_kind kind;
+	char *path;
+	char *text;		/* NULL for EXISTS/MISSING */
+};
+
+struct kb_variant {
+	char *name;
+	char *why;
+	char *note;		/* or NULL */
+	char *patch_path;	/* resolved path of the patch file */
+	struct kb_patch *patch;
+	struct kb_cond *when;
+	size_t nwhen;
+};
+
+struct kb_marker {
+	char **paths;
+	size_t npaths;
+	char *code;
+};
+
+struct kb_fix {
+	char *id;
+	char *dir;
+	char *subject;
+	char *upstream;		/* 40 hex */
+	char *cve;		/* or NULL */
+	char *introduced_by;	/* or NULL */
+	struct kb_patch *patch;	/* the upstream commit: author, date, body */
+	struct kb_marker *vulnerable;
+	size_t nvulnerable;
+	struct kb_variant *variants;
+	size_t nvariants;
+};
+
+/*
+ * Load backports/<id>/ from `dir`. Errors (KB_EINVALID, "file:line:col:" for
+ * YAML problems): missing fix.yaml or patch, id not matching the directory
+ * name, bad sha, subject mismatch, no variants, duplicate variant names,
+ * a variant patch that does not parse (the patch's own error is kept).
+ */
+int kb_fix_load(struct kb_fix **out, const char *dir);
+
+/*
+ * Load every fix under `backports_dir` (each subdirectory holding a
+ * fix.yaml), sorted by id. Fails on the first fix that does not load.
+ */
+int kb_fix_load_all(struct kb_fix ***out, size_t *n, const char *backports_dir);
+
+void kb_fix_free(struct kb_fix *fix);
+void kb_fix_free_all(struct kb_fix **fixes, size_t n);
+
+const struct kb_variant *kb_fix_variant(const struct kb_fix *fix,
+					const char *name);
+
+#endif

@@ -1,0 +1,32 @@
+/*
+ * Files of one git tree, read from the object store on demand (no
+ * checkout) and cached by path for the life of the source.
+ */
+#ifndef KB_SOURCE_H
+#define KB_SOURCE_H
+
+#include <stddef.h>
+#include <git2.h>
+
+struct kb_source;
+
+/* `tree` is borrowed and must outlive the source. */
+int kb_source_new(struct kb_source **out, git_repository *repo, git_tree *tree);
+void kb_source_free(struct kb_source *src);
+
+/*
+ * The contents of `path` (NUL-terminated, owned by the source). Returns
+ * KB_ENOTFOUND (with a message) when the tree has no such file, KB_EINVALID
+ * when the path is not a regular file (directory, symlink, submodule).
+ */
+int kb_source_read(const char **buf, size_t *len, struct kb_source *src,
+		   const char *path);
+
+/* The blob id of `path` and its file mode, or KB_ENOTFOUND. */
+int kb_source_entry(git_oid *id, git_filemode_t *mode, struct kb_source *src,
+		    const char *path);
+
+git_repository *kb_source_repo(const struct kb_source *src);
+git_tree *kb_source_tree(const struct kb_source *src);
+
+#endif

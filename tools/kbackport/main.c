@@ -1,0 +1,57 @@
+/*
+ * kbackport: carry an upstream kernel fix into stable branches.
+ * One table of subcommands; each lives in cmd_<name>.c.
+ */
+#include "cli.h"
+
+#include <git2.h>
+#include <stdio.h>
+#include <string.h>
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "apply", cmd_apply, "Apply a fix's right variant to each branch, as backport commits" },
+	{ "audit", cmd_audit, "List request_module() calls guarded by CAP_NET_ADMIN per branch" },
+};
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fputs("usage: kbackport <command> [<options>]\n\ncommands:\n", out);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fputs("\n'kbackport <command> --help' describes a command.\n", out);
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+	int rc;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		git_libgit2_init();
+		rc = commands[i].fn(argc - 1, argv + 1);
+		git_libgit2_shutdown();
+		return rc;
+	}
+	cli_error("'%s' is not a kbackport command", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}
