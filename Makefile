@@ -1,7 +1,8 @@
 # kbackport: apply, build, test and report stable backports of kernel fixes.
 #
 #   make          build build/kbackport
-#   make check    every test (installs missing Debian packages first)
+#   make check    every test: unit, integration, ASan/UBSan, valgrind
+#                 (installs missing Debian packages first)
 #   make demo     run apply and audit on the built-in default branches.yaml
 #   make bench    apply stage vs `git worktree add` + `git cherry-pick -x`
 #
@@ -35,7 +36,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps check unit integration check-asan demo bench clean
+.PHONY: all deps check unit integration check-asan check-valgrind demo bench clean
 all: $(BUILD)/kbackport
 
 # Debian 12 packages needed to build and test; installed when missing.
@@ -69,10 +70,18 @@ integration: $(BUILD)/kbackport
 check-asan:
 	@$(MAKE) --no-print-directory SAN=1 unit integration
 
+check-valgrind: $(UNIT_BIN) $(BUILD)/kbackport
+	@KBACKPORT=$(abspath $(BUILD)/kbackport) ./tests/valgrind.sh $(UNIT_BIN)
+
+# Every part runs even when an earlier one failed; the summary decides.
 check: deps
-	@$(MAKE) --no-print-directory all unit integration
-	@$(MAKE) --no-print-directory check-asan
-	@./tests/summary.sh
+	@rm -f build/test-totals
+	@$(MAKE) --no-print-directory all
+	@st=0; \
+	$(MAKE) --no-print-directory unit integration || st=1; \
+	$(MAKE) --no-print-directory check-asan || st=1; \
+	$(MAKE) --no-print-directory check-valgrind || st=1; \
+	./tests/summary.sh && exit $$st
 
 demo: deps all
 	@./tests/demo.sh $(BUILD)/kbackport

@@ -58,7 +58,7 @@ assert_file_eq() {
 run_kb() {
 	local want=$1 rc
 	shift
-	"$KBACKPORT" "$@" >"$TMP/out" 2>"$TMP/err"
+	${KB_VALGRIND:-} "$KBACKPORT" "$@" >"$TMP/out" 2>"$TMP/err"
 	rc=$?
 	OUT=$(cat "$TMP/out")
 	ERR=$(cat "$TMP/err")
@@ -86,8 +86,9 @@ user_state() {
 }
 
 finish() {
-	echo "${T_SUITE:-tests}: $T_PASS passed, $T_FAIL failed"
+	local suite=${T_SUITE_PREFIX:-}${T_SUITE:-tests}
+	echo "$suite: $T_PASS passed, $T_FAIL failed"
 	mkdir -p "$TOP_DIR/build"
-	echo "${T_SUITE:-tests} $T_PASS $T_FAIL" >> "$TOP_DIR/build/test-totals"
+	echo "$suite $T_PASS $T_FAIL" >> "$TOP_DIR/build/test-totals"
 	[ "$T_FAIL" -eq 0 ]
 }

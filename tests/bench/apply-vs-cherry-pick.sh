@@ -23,7 +23,7 @@ git init -q -b master "$repo"
 	echo "commit refs/heads/master"
 	echo "mark :1"
 	echo "committer Bench <bench@example.org> 1262304000 +0000"
-	echo "data 9"; echo "v2.6.37"
+	echo "data 8"; echo "v2.6.37"
 	for f in $(cd "$era/tree" && find . -type f | sed 's|^\./||'); do
 		echo "M 100644 inline $f"
 		echo "data $(stat -c %s "$era/tree/$f")"
@@ -32,7 +32,7 @@ git init -q -b master "$repo"
 	awk -v n="$NFILES" 'BEGIN {
 		for (i = 0; i < n; i++) {
 			body = sprintf("/* filler source %d */\nint filler_%d(void)\n{\n\treturn %d;\n}\n", i, i, i);
-			printf "M 100644 inline drivers/d%03d/s%04d/f%d.c\ndata %d\n%s", i % 400, int(i / 400) % 1000, i, length(body), body
+			printf "M 100644 inline drivers/d%02d/s%02d/f%d.c\ndata %d\n%s", i % 100, int(i / 100) % 45, i, length(body), body
 		}
 	}'
 	# ten stable branches, each one point release on top

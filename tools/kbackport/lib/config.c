@@ -23,44 +23,11 @@ struct parser {
 	yaml_node_t *branches;	/* parsed after the loop: needs the default repo */
 };
 
-typedef int (*add_fn)(struct parser *p, void *obj, yaml_node_t *value);
-
-struct key_handler {
-	const char *key;
-	add_fn add;
-};
-
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-static const char *kind(const yaml_node_t *node)
-{
-	if (node->type == YAML_MAPPING_NODE)
-		return "a mapping";
-	if (node->type == YAML_SEQUENCE_NODE)
-		return "a sequence";
-	return kb_yaml_is_null(node) ? "null" : "a string";
-}
 
 static int nomem(void)
 {
 	return kb_error_set(KB_ENOMEM, "out of memory");
-}
-
-/* A non-empty string, copied. */
-static int dup_string(char **out, struct parser *p, yaml_node_t *value,
-		      const char *what)
-{
-	const char *s;
-	int err;
-
-	if ((err = kb_yaml_string(&s, &p->y, value, what)) < 0)
-		return err;
-	if (!*s)
-		return kb_yaml_error(&p->y, value, KB_EINVALID,
-				     "'%s' must not be empty", what);
-	if (!(*out = kb_strdup(s)))
-		return nomem();
-	return 0;
 }
 
 /* Relative paths are relative to the config file, not to the cwd. */
@@ -72,7 +39,7 @@ static int dup_path(char **out, struct parser *p, yaml_node_t *value,
 	char *s = NULL;
 	int err;
 
-	if ((err = dup_string(&s, p, value, what)) < 0)
+	if ((err = kb_yaml_dup_string(&s, &p->y, value, what)) < 0)
 		return err;
 	if (s[0] == '/') {
 		*out = s;
@@ -85,59 +52,6 @@ static int dup_path(char **out, struct parser *p, yaml_node_t *value,
 		return err;
 	*out = kb_buf_detach(&buf);
 	return *out ? 0 : nomem();
-}
-
-static int unknown_key(struct parser *p, yaml_node_t *key, const char *where,
-		       const struct key_handler *keys, size_t nkeys)
-{
-	struct kb_buf expected = KB_BUF_INIT;
-	size_t i;
-	int err = 0;
-
-	for (i = 0; i < nkeys && !err; i++)
-		err = kb_buf_printf(&expected, "%s%s", i ? ", " : "", keys[i].key);
-	if (!err)
-		err = kb_yaml_error(&p->y, key, KB_EINVALID,
-				    "unknown key '%s' in %s (expected %s)",
-				    (const char *)key->data.scalar.value, where,
-				    expected.ptr);
-	kb_buf_release(&expected);
-	return err;
-}
-
-static const struct key_handler *find_handler(const struct key_handler *keys,
-					      size_t nkeys, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < nkeys; i++)
-		if (!strcmp(keys[i].key, key))
-			return &keys[i];
-	return NULL;
-}
-
-/* The one loop: every key of `map` to its handler; null means "not given". */
-static int dispatch(struct parser *p, yaml_node_t *map, const char *where,
-		    const struct key_handler *keys, size_t nkeys, void *obj)
-{
-	const struct key_handler *h;
-	yaml_node_pair_t *pair;
-	yaml_node_t *k, *v;
-	int err = 0;
-
-	for (pair = map->data.mapping.pairs.start;
-	     pair < map->data.mapping.pairs.top && !err; pair++) {
-		k = kb_yaml_node(&p->y, pair->key);
-		v = kb_yaml_node(&p->y, pair->value);
-		if (k->type != YAML_SCALAR_NODE)
-			return kb_yaml_error(&p->y, k, KB_EINVALID,
-					     "keys in %s must be strings", where);
-		if (!(h = find_handler(keys, nkeys, (const char *)k->data.scalar.value)))
-			return unknown_key(p, k, where, keys, nkeys);
-		if (!kb_yaml_is_null(v))
-			err = h->add(p, obj, v);
-	}
-	return err;
 }
 
 /* ---- one branch ---- */
@@ -180,45 +94,52 @@ static int check_unique(struct parser *p, struct kb_branch *b, yaml_node_t *valu
 	return 0;
 }
 
-static int add_name(struct parser *p, void *obj, yaml_node_t *value)
+static int add_name(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct parser *p = ctx;
 	struct kb_branch *b = obj;
 	int err;
 
-	if ((err = dup_string(&b->name, p, value, "name")) < 0 ||
+	if ((err = kb_yaml_dup_string(&b->name, &p->y, value, "name")) < 0 ||
 	    (err = check_name(p, b, value)) < 0)
 		return err;
 	return check_unique(p, b, value);
 }
 
-static int add_ref(struct parser *p, void *obj, yaml_node_t *value)
+static int add_ref(void *ctx, void *obj, yaml_node_t *value)
 {
-	return dup_string(&((struct kb_branch *)obj)->ref, p, value, "ref");
+	struct parser *p = ctx;
+	return kb_yaml_dup_string(&((struct kb_branch *)obj)->ref, &p->y, value, "ref");
 }
 
-static int add_repo(struct parser *p, void *obj, yaml_node_t *value)
+static int add_repo(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct parser *p = ctx;
 	return dup_path(&((struct kb_branch *)obj)->repo, p, value, "repo");
 }
 
-static int add_arch(struct parser *p, void *obj, yaml_node_t *value)
+static int add_arch(void *ctx, void *obj, yaml_node_t *value)
 {
-	return dup_string(&((struct kb_branch *)obj)->arch, p, value, "arch");
+	struct parser *p = ctx;
+	return kb_yaml_dup_string(&((struct kb_branch *)obj)->arch, &p->y, value, "arch");
 }
 
-static int add_config(struct parser *p, void *obj, yaml_node_t *value)
+static int add_config(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct parser *p = ctx;
 	return dup_path(&((struct kb_branch *)obj)->config, p, value, "config");
 }
 
-static int add_build(struct parser *p, void *obj, yaml_node_t *value)
+static int add_build(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct parser *p = ctx;
 	return kb_yaml_bool(&((struct kb_branch *)obj)->build, &p->y, value, "build");
 }
 
-static int add_skip_reason(struct parser *p, void *obj, yaml_node_t *value)
+static int add_skip_reason(void *ctx, void *obj, yaml_node_t *value)
 {
-	return dup_string(&((struct kb_branch *)obj)->build_skip_reason, p, value,
+	struct parser *p = ctx;
+	return kb_yaml_dup_string(&((struct kb_branch *)obj)->build_skip_reason, &p->y, value,
 			  "build-skip-reason");
 }
 
@@ -228,18 +149,19 @@ static int add_variant_choice(struct parser *p, struct kb_branch *b,
 	struct kb_variant_choice *c = &b->variants[b->nvariants++];
 	int err;
 
-	if (fix && (err = dup_string(&c->fix, p, fix, "variant")) < 0)
+	if (fix && (err = kb_yaml_dup_string(&c->fix, &p->y, fix, "variant")) < 0)
 		return err;
 	if (variant->type != YAML_SCALAR_NODE || kb_yaml_is_null(variant))
 		return kb_yaml_error(&p->y, variant, KB_EINVALID,
 				     "variant for '%s' must be a variant name, not %s",
-				     c->fix, kind(variant));
-	return dup_string(&c->variant, p, variant, "variant");
+				     c->fix, kb_yaml_kind(variant));
+	return kb_yaml_dup_string(&c->variant, &p->y, variant, "variant");
 }
 
 /* `variant: NAME` forces NAME for every fix; `variant: {FIX: NAME}` per fix. */
-static int add_variant(struct parser *p, void *obj, yaml_node_t *value)
+static int add_variant(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct parser *p = ctx;
 	struct kb_branch *b = obj;
 	yaml_node_pair_t *pair;
 	size_t n = 1;
@@ -261,7 +183,7 @@ static int add_variant(struct parser *p, void *obj, yaml_node_t *value)
 	return err;
 }
 
-static const struct key_handler branch_keys[] = {
+static const struct kb_yaml_key branch_keys[] = {
 	{ "name", add_name },
 	{ "ref", add_ref },
 	{ "repo", add_repo },
@@ -301,8 +223,8 @@ static int add_branch(struct parser *p, yaml_node_t *map)
 	b->column = map->start_mark.column + 1;
 	if (map->type != YAML_MAPPING_NODE)
 		return kb_yaml_error(&p->y, map, KB_EINVALID,
-				     "each branch must be a mapping, not %s", kind(map));
-	if ((err = dispatch(p, map, "branch", branch_keys, ARRAY_SIZE(branch_keys), b)) < 0)
+				     "each branch must be a mapping, not %s", kb_yaml_kind(map));
+	if ((err = kb_yaml_dispatch(&p->y, map, "branch", branch_keys, ARRAY_SIZE(branch_keys), p, b)) < 0)
 		return err;
 	return finish_branch(p, b, map);
 }
@@ -318,7 +240,7 @@ static int add_branches(struct parser *p, yaml_node_t *seq)
 	if (seq->type != YAML_SEQUENCE_NODE)
 		return kb_yaml_error(&p->y, seq, KB_EINVALID,
 				     "'branches' must be a sequence of branches, not %s",
-				     kind(seq));
+				     kb_yaml_kind(seq));
 	if (!(n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start)))
 		return kb_yaml_error(&p->y, seq, KB_EINVALID, "'branches' is empty");
 	if (!(p->config->branches = calloc(n, sizeof(*p->config->branches))))
@@ -329,19 +251,21 @@ static int add_branches(struct parser *p, yaml_node_t *seq)
 	return err;
 }
 
-static int add_default_repo(struct parser *p, void *obj, yaml_node_t *value)
+static int add_default_repo(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct parser *p = ctx;
 	return dup_path(&((struct kb_config *)obj)->repo, p, value, "repo");
 }
 
-static int remember_branches(struct parser *p, void *obj, yaml_node_t *value)
+static int remember_branches(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct parser *p = ctx;
 	(void)obj;
 	p->branches = value;
 	return 0;
 }
 
-static const struct key_handler top_keys[] = {
+static const struct kb_yaml_key top_keys[] = {
 	{ "repo", add_default_repo },
 	{ "branches", remember_branches },
 };
@@ -358,9 +282,8 @@ static int parse_root(struct parser *p)
 	if (root->type != YAML_MAPPING_NODE)
 		return kb_yaml_error(&p->y, root, KB_EINVALID,
 				     "top level must be a mapping with 'repo' and 'branches', not %s",
-				     kind(root));
-	if ((err = dispatch(p, root, "top level", top_keys, ARRAY_SIZE(top_keys),
-			    p->config)) < 0)
+				     kb_yaml_kind(root));
+	if ((err = kb_yaml_dispatch(&p->y, root, "top level", top_keys, ARRAY_SIZE(top_keys), p, p->config)) < 0)
 		return err;
 	if (!p->branches)
 		return kb_yaml_error(&p->y, root, KB_EINVALID, "no 'branches'");

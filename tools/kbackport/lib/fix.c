@@ -30,13 +30,6 @@ struct when_entry {
 	const char *test;
 };
 
-typedef int (*add_fn)(struct loader *l, void *obj, yaml_node_t *value);
-
-struct key_handler {
-	const char *key;
-	add_fn add;
-};
-
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static int nomem(void)
@@ -44,34 +37,9 @@ static int nomem(void)
 	return kb_error_set(KB_ENOMEM, "out of memory");
 }
 
-static const char *kind(const yaml_node_t *node)
-{
-	if (node->type == YAML_MAPPING_NODE)
-		return "a mapping";
-	if (node->type == YAML_SEQUENCE_NODE)
-		return "a sequence";
-	return kb_yaml_is_null(node) ? "null" : "a string";
-}
-
 static size_t count_items(const yaml_node_t *seq)
 {
 	return (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
-}
-
-static int dup_string(char **out, struct loader *l, yaml_node_t *value,
-		      const char *what)
-{
-	const char *s;
-	int err;
-
-	if ((err = kb_yaml_string(&s, &l->y, value, what)) < 0)
-		return err;
-	if (!*s)
-		return kb_yaml_error(&l->y, value, KB_EINVALID,
-				     "'%s' must not be empty", what);
-	if (!(*out = kb_strdup(s)))
-		return nomem();
-	return 0;
 }
 
 static bool has_dotdot(const char *path)
@@ -95,7 +63,7 @@ static int dup_relative(char **out, struct loader *l, yaml_node_t *value,
 {
 	int err;
 
-	if ((err = dup_string(out, l, value, what)) < 0)
+	if ((err = kb_yaml_dup_string(out, &l->y, value, what)) < 0)
 		return err;
 	if ((*out)[0] == '/' || has_dotdot(*out))
 		return kb_yaml_error(&l->y, value, KB_EINVALID,
@@ -109,7 +77,7 @@ static int dup_sha(char **out, struct loader *l, yaml_node_t *value,
 {
 	int err;
 
-	if ((err = dup_string(out, l, value, what)) < 0)
+	if ((err = kb_yaml_dup_string(out, &l->y, value, what)) < 0)
 		return err;
 	if (strlen(*out) != 40 || strspn(*out, "0123456789abcdef") != 40)
 		return kb_yaml_error(&l->y, value, KB_EINVALID,
@@ -118,69 +86,13 @@ static int dup_sha(char **out, struct loader *l, yaml_node_t *value,
 	return 0;
 }
 
-static int unknown_key(struct loader *l, yaml_node_t *key, const char *where,
-		       const struct key_handler *keys, size_t nkeys)
-{
-	struct kb_buf expected = KB_BUF_INIT;
-	size_t i;
-	int err = 0;
-
-	for (i = 0; i < nkeys && !err; i++)
-		err = kb_buf_printf(&expected, "%s%s", i ? ", " : "", keys[i].key);
-	if (!err)
-		err = kb_yaml_error(&l->y, key, KB_EINVALID,
-				    "unknown key '%s' in %s (expected %s)",
-				    (const char *)key->data.scalar.value, where,
-				    expected.ptr);
-	kb_buf_release(&expected);
-	return err;
-}
-
-static const struct key_handler *find_handler(const struct key_handler *keys,
-					      size_t nkeys, const char *key)
-{
-	size_t i;
-
-	for (i = 0; i < nkeys; i++)
-		if (!strcmp(keys[i].key, key))
-			return &keys[i];
-	return NULL;
-}
-
-/* The one loop: every key of `map` to its handler; null means "not given". */
-static int dispatch(struct loader *l, yaml_node_t *map, const char *where,
-		    const struct key_handler *keys, size_t nkeys, void *obj)
-{
-	const struct key_handler *h;
-	yaml_node_pair_t *pair;
-	yaml_node_t *k, *v;
-	int err = 0;
-
-	if (map->type != YAML_MAPPING_NODE)
-		return kb_yaml_error(&l->y, map, KB_EINVALID,
-				     "%s must be a mapping, not %s", where, kind(map));
-	for (pair = map->data.mapping.pairs.start;
-	     pair < map->data.mapping.pairs.top && !err; pair++) {
-		k = kb_yaml_node(&l->y, pair->key);
-		v = kb_yaml_node(&l->y, pair->value);
-		if (k->type != YAML_SCALAR_NODE)
-			return kb_yaml_error(&l->y, k, KB_EINVALID,
-					     "keys in %s must be strings", where);
-		if (!(h = find_handler(keys, nkeys, (const char *)k->data.scalar.value)))
-			return unknown_key(l, k, where, keys, nkeys);
-		if (!kb_yaml_is_null(v))
-			err = h->add(l, obj, v);
-	}
-	return err;
-}
-
 /* `seq` must be a non-empty sequence; *n gets its length. */
 static int check_items(size_t *n, struct loader *l, yaml_node_t *seq,
 		       const char *what)
 {
 	if (seq->type != YAML_SEQUENCE_NODE)
 		return kb_yaml_error(&l->y, seq, KB_EINVALID,
-				     "'%s' must be a sequence, not %s", what, kind(seq));
+				     "'%s' must be a sequence, not %s", what, kb_yaml_kind(seq));
 	if (!(*n = count_items(seq)))
 		return kb_yaml_error(&l->y, seq, KB_EINVALID, "'%s' is empty", what);
 	return 0;
@@ -210,8 +122,9 @@ done:
 
 /* ---- when: conditions of a variant ---- */
 
-static int add_when_file(struct loader *l, void *obj, yaml_node_t *value)
+static int add_when_file(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct loader *l = ctx;
 	struct when_entry *e = obj;
 
 	return dup_relative(&e->cond->path, l, value, "file", "the tree");
@@ -229,28 +142,31 @@ static int set_test(struct loader *l, struct when_entry *e, yaml_node_t *value,
 	return 0;
 }
 
-static int add_when_contains(struct loader *l, void *obj, yaml_node_t *value)
+static int add_when_contains(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct loader *l = ctx;
 	struct when_entry *e = obj;
 	int err;
 
 	if ((err = set_test(l, e, value, "contains", KB_COND_CONTAINS)) < 0)
 		return err;
-	return dup_string(&e->cond->text, l, value, "contains");
+	return kb_yaml_dup_string(&e->cond->text, &l->y, value, "contains");
 }
 
-static int add_when_lacks(struct loader *l, void *obj, yaml_node_t *value)
+static int add_when_lacks(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct loader *l = ctx;
 	struct when_entry *e = obj;
 	int err;
 
 	if ((err = set_test(l, e, value, "lacks", KB_COND_LACKS)) < 0)
 		return err;
-	return dup_string(&e->cond->text, l, value, "lacks");
+	return kb_yaml_dup_string(&e->cond->text, &l->y, value, "lacks");
 }
 
-static int add_when_exists(struct loader *l, void *obj, yaml_node_t *value)
+static int add_when_exists(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct loader *l = ctx;
 	struct when_entry *e = obj;
 	bool exists;
 	int err;
@@ -261,7 +177,7 @@ static int add_when_exists(struct loader *l, void *obj, yaml_node_t *value)
 			exists ? KB_COND_EXISTS : KB_COND_MISSING);
 }
 
-static const struct key_handler when_keys[] = {
+static const struct kb_yaml_key when_keys[] = {
 	{ "file", add_when_file },
 	{ "contains", add_when_contains },
 	{ "lacks", add_when_lacks },
@@ -273,7 +189,7 @@ static int add_cond(struct loader *l, struct kb_variant *v, yaml_node_t *map)
 	struct when_entry e = { &v->when[v->nwhen++], NULL };
 	int err;
 
-	if ((err = dispatch(l, map, "when entry", when_keys, ARRAY_SIZE(when_keys), &e)) < 0)
+	if ((err = kb_yaml_dispatch(&l->y, map, "when entry", when_keys, ARRAY_SIZE(when_keys), l, &e)) < 0)
 		return err;
 	if (!e.cond->path)
 		return kb_yaml_error(&l->y, map, KB_EINVALID, "when entry has no 'file'");
@@ -285,14 +201,15 @@ static int add_cond(struct loader *l, struct kb_variant *v, yaml_node_t *map)
 
 /* ---- variants ---- */
 
-static int add_variant_name(struct loader *l, void *obj, yaml_node_t *value)
+static int add_variant_name(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct loader *l = ctx;
 	struct kb_variant *v = obj, *first = l->fix->variants;
 	yaml_node_t *first_node;
 	size_t i;
 	int err;
 
-	if ((err = dup_string(&v->name, l, value, "name")) < 0)
+	if ((err = kb_yaml_dup_string(&v->name, &l->y, value, "name")) < 0)
 		return err;
 	for (i = 0; &first[i] < v; i++) {
 		if (strcmp(first[i].name, v->name))
@@ -305,25 +222,29 @@ static int add_variant_name(struct loader *l, void *obj, yaml_node_t *value)
 	return 0;
 }
 
-static int add_variant_patch(struct loader *l, void *obj, yaml_node_t *value)
+static int add_variant_patch(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct loader *l = ctx;
 	struct kb_variant *v = obj;
 
 	return load_patch(&v->patch, &v->patch_path, l, value);
 }
 
-static int add_variant_why(struct loader *l, void *obj, yaml_node_t *value)
+static int add_variant_why(void *ctx, void *obj, yaml_node_t *value)
 {
-	return dup_string(&((struct kb_variant *)obj)->why, l, value, "why");
+	struct loader *l = ctx;
+	return kb_yaml_dup_string(&((struct kb_variant *)obj)->why, &l->y, value, "why");
 }
 
-static int add_variant_note(struct loader *l, void *obj, yaml_node_t *value)
+static int add_variant_note(void *ctx, void *obj, yaml_node_t *value)
 {
-	return dup_string(&((struct kb_variant *)obj)->note, l, value, "note");
+	struct loader *l = ctx;
+	return kb_yaml_dup_string(&((struct kb_variant *)obj)->note, &l->y, value, "note");
 }
 
-static int add_variant_when(struct loader *l, void *obj, yaml_node_t *value)
+static int add_variant_when(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct loader *l = ctx;
 	struct kb_variant *v = obj;
 	yaml_node_item_t *item;
 	size_t n;
@@ -342,7 +263,7 @@ static int add_variant_when(struct loader *l, void *obj, yaml_node_t *value)
 	return err;
 }
 
-static const struct key_handler variant_keys[] = {
+static const struct kb_yaml_key variant_keys[] = {
 	{ "name", add_variant_name },
 	{ "patch", add_variant_patch },
 	{ "why", add_variant_why },
@@ -356,7 +277,7 @@ static int add_variant(struct loader *l, yaml_node_t *map)
 	const char *missing = NULL;
 	int err;
 
-	if ((err = dispatch(l, map, "variant", variant_keys, ARRAY_SIZE(variant_keys), v)) < 0)
+	if ((err = kb_yaml_dispatch(&l->y, map, "variant", variant_keys, ARRAY_SIZE(variant_keys), l, v)) < 0)
 		return err;
 	if (!v->name)
 		missing = "name";
@@ -369,8 +290,9 @@ static int add_variant(struct loader *l, yaml_node_t *map)
 	return 0;
 }
 
-static int add_variants(struct loader *l, void *obj, yaml_node_t *value)
+static int add_variants(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct loader *l = ctx;
 	struct kb_fix *fix = obj;
 	yaml_node_item_t *item;
 	size_t n;
@@ -389,8 +311,9 @@ static int add_variants(struct loader *l, void *obj, yaml_node_t *value)
 
 /* ---- vulnerable: code shapes that make a tree affected ---- */
 
-static int add_marker_paths(struct loader *l, void *obj, yaml_node_t *value)
+static int add_marker_paths(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct loader *l = ctx;
 	struct kb_marker *m = obj;
 	yaml_node_item_t *item;
 	size_t n;
@@ -407,12 +330,13 @@ static int add_marker_paths(struct loader *l, void *obj, yaml_node_t *value)
 	return err;
 }
 
-static int add_marker_code(struct loader *l, void *obj, yaml_node_t *value)
+static int add_marker_code(void *ctx, void *obj, yaml_node_t *value)
 {
-	return dup_string(&((struct kb_marker *)obj)->code, l, value, "code");
+	struct loader *l = ctx;
+	return kb_yaml_dup_string(&((struct kb_marker *)obj)->code, &l->y, value, "code");
 }
 
-static const struct key_handler marker_keys[] = {
+static const struct kb_yaml_key marker_keys[] = {
 	{ "paths", add_marker_paths },
 	{ "code", add_marker_code },
 };
@@ -422,8 +346,8 @@ static int add_marker(struct loader *l, yaml_node_t *map)
 	struct kb_marker *m = &l->fix->vulnerable[l->fix->nvulnerable++];
 	int err;
 
-	if ((err = dispatch(l, map, "vulnerable entry", marker_keys,
-			    ARRAY_SIZE(marker_keys), m)) < 0)
+	if ((err = kb_yaml_dispatch(&l->y, map, "vulnerable entry", marker_keys,
+			    ARRAY_SIZE(marker_keys), l, m)) < 0)
 		return err;
 	if (!m->paths)
 		return kb_yaml_error(&l->y, map, KB_EINVALID, "vulnerable entry has no 'paths'");
@@ -432,8 +356,9 @@ static int add_marker(struct loader *l, yaml_node_t *map)
 	return 0;
 }
 
-static int add_vulnerable(struct loader *l, void *obj, yaml_node_t *value)
+static int add_vulnerable(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct loader *l = ctx;
 	struct kb_fix *fix = obj;
 	yaml_node_item_t *item;
 	size_t n;
@@ -451,14 +376,15 @@ static int add_vulnerable(struct loader *l, void *obj, yaml_node_t *value)
 
 /* ---- the fix itself ---- */
 
-static int add_id(struct loader *l, void *obj, yaml_node_t *value)
+static int add_id(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct loader *l = ctx;
 	struct kb_fix *fix = obj;
 	const char *slash = strrchr(fix->dir, '/');
 	const char *base = slash ? slash + 1 : fix->dir;
 	int err;
 
-	if ((err = dup_string(&fix->id, l, value, "id")) < 0)
+	if ((err = kb_yaml_dup_string(&fix->id, &l->y, value, "id")) < 0)
 		return err;
 	if (strcmp(fix->id, base))
 		return kb_yaml_error(&l->y, value, KB_EINVALID,
@@ -467,34 +393,39 @@ static int add_id(struct loader *l, void *obj, yaml_node_t *value)
 	return 0;
 }
 
-static int add_subject(struct loader *l, void *obj, yaml_node_t *value)
+static int add_subject(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct loader *l = ctx;
 	l->subject = value;
-	return dup_string(&((struct kb_fix *)obj)->subject, l, value, "subject");
+	return kb_yaml_dup_string(&((struct kb_fix *)obj)->subject, &l->y, value, "subject");
 }
 
-static int add_upstream(struct loader *l, void *obj, yaml_node_t *value)
+static int add_upstream(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct loader *l = ctx;
 	return dup_sha(&((struct kb_fix *)obj)->upstream, l, value, "upstream");
 }
 
-static int add_cve(struct loader *l, void *obj, yaml_node_t *value)
+static int add_cve(void *ctx, void *obj, yaml_node_t *value)
 {
-	return dup_string(&((struct kb_fix *)obj)->cve, l, value, "cve");
+	struct loader *l = ctx;
+	return kb_yaml_dup_string(&((struct kb_fix *)obj)->cve, &l->y, value, "cve");
 }
 
-static int add_introduced_by(struct loader *l, void *obj, yaml_node_t *value)
+static int add_introduced_by(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct loader *l = ctx;
 	return dup_sha(&((struct kb_fix *)obj)->introduced_by, l, value, "introduced-by");
 }
 
-static int add_patch(struct loader *l, void *obj, yaml_node_t *value)
+static int add_patch(void *ctx, void *obj, yaml_node_t *value)
 {
+	struct loader *l = ctx;
 	l->patch = value;
 	return load_patch(&((struct kb_fix *)obj)->patch, NULL, l, value);
 }
 
-static const struct key_handler fix_keys[] = {
+static const struct kb_yaml_key fix_keys[] = {
 	{ "id", add_id },
 	{ "subject", add_subject },
 	{ "upstream", add_upstream },
@@ -540,7 +471,7 @@ static int parse_root(struct loader *l)
 
 	if (!root)
 		return kb_error_set(KB_EINVALID, "%s:1:1: file is empty", l->y.origin);
-	if ((err = dispatch(l, root, "fix", fix_keys, ARRAY_SIZE(fix_keys), l->fix)) < 0)
+	if ((err = kb_yaml_dispatch(&l->y, root, "fix", fix_keys, ARRAY_SIZE(fix_keys), l, l->fix)) < 0)
 		return err;
 	if ((missing = first_missing(l->fix)))
 		return kb_yaml_error(&l->y, root, KB_EINVALID, "fix has no '%s'", missing);

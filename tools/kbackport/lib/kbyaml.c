@@ -3,6 +3,7 @@
  * every message here is 1-based, as editors count.
  */
 #include "kbyaml.h"
+#include "buf.h"
 #include "error.h"
 
 #include <stdarg.h>
@@ -233,4 +234,84 @@ bool kb_yaml_is_null(const yaml_node_t *node)
 	v = (const char *)node->data.scalar.value;
 	return !*v || !strcmp(v, "~") || !strcmp(v, "null") ||
 	       !strcmp(v, "Null") || !strcmp(v, "NULL");
+}
+
+const char *kb_yaml_kind(const yaml_node_t *node)
+{
+	if (node->type == YAML_MAPPING_NODE)
+		return "a mapping";
+	if (node->type == YAML_SEQUENCE_NODE)
+		return "a sequence";
+	return kb_yaml_is_null(node) ? "null" : "a string";
+}
+
+int kb_yaml_dup_string(char **out, struct kb_yaml *y, yaml_node_t *value,
+		       const char *what)
+{
+	const char *s;
+	int err;
+
+	if ((err = kb_yaml_string(&s, y, value, what)) < 0)
+		return err;
+	if (!*s)
+		return kb_yaml_error(y, value, KB_EINVALID, "'%s' must not be empty", what);
+	if (!(*out = kb_strdup(s)))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int unknown_key(struct kb_yaml *y, yaml_node_t *key, const char *where,
+		       const struct kb_yaml_key *keys, size_t nkeys)
+{
+	struct kb_buf expected = KB_BUF_INIT;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < nkeys && !err; i++)
+		err = kb_buf_printf(&expected, "%s%s", i ? ", " : "", keys[i].key);
+	if (!err)
+		err = kb_yaml_error(y, key, KB_EINVALID,
+				    "unknown key '%s' in %s (expected %s)",
+				    (const char *)key->data.scalar.value, where,
+				    expected.ptr);
+	kb_buf_release(&expected);
+	return err;
+}
+
+static const struct kb_yaml_key *find_key(const struct kb_yaml_key *keys,
+					  size_t nkeys, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < nkeys; i++)
+		if (!strcmp(keys[i].key, key))
+			return &keys[i];
+	return NULL;
+}
+
+int kb_yaml_dispatch(struct kb_yaml *y, yaml_node_t *map, const char *where,
+		     const struct kb_yaml_key *keys, size_t nkeys, void *ctx,
+		     void *obj)
+{
+	const struct kb_yaml_key *h;
+	yaml_node_pair_t *pair;
+	yaml_node_t *k, *v;
+	int err = 0;
+
+	if (map->type != YAML_MAPPING_NODE)
+		return kb_yaml_error(y, map, KB_EINVALID, "%s must be a mapping, not %s",
+				     where, kb_yaml_kind(map));
+	for (pair = map->data.mapping.pairs.start;
+	     pair < map->data.mapping.pairs.top && !err; pair++) {
+		k = kb_yaml_node(y, pair->key);
+		v = kb_yaml_node(y, pair->value);
+		if (k->type != YAML_SCALAR_NODE)
+			return kb_yaml_error(y, k, KB_EINVALID, "keys in %s must be strings",
+					     where);
+		if (!(h = find_key(keys, nkeys, (const char *)k->data.scalar.value)))
+			return unknown_key(y, k, where, keys, nkeys);
+		if (!kb_yaml_is_null(v))
+			err = h->add(ctx, obj, v);
+	}
+	return err;
 }

@@ -37,4 +37,30 @@ int kb_yaml_bool(bool *out, struct kb_yaml *y, yaml_node_t *node,
 /* The scalar is the null value (~, null, or empty and plain). */
 bool kb_yaml_is_null(const yaml_node_t *node);
 
+/* "a mapping", "a sequence", "null" or "a string", for messages. */
+const char *kb_yaml_kind(const yaml_node_t *node);
+
+/* A non-empty string scalar, copied into *out. */
+int kb_yaml_dup_string(char **out, struct kb_yaml *y, yaml_node_t *value,
+		       const char *what);
+
+/*
+ * One key of a mapping and what to do with its value: `ctx` is the
+ * loader's own state, `obj` the object being filled.
+ */
+struct kb_yaml_key {
+	const char *key;
+	int (*add)(void *ctx, void *obj, yaml_node_t *value);
+};
+
+/*
+ * The one loop of the loaders (as kmod's config parser): every key of
+ * `map` goes to its handler in `keys`; unknown keys are errors that list
+ * the expected ones; a null value means "not given" and is skipped.
+ * `where` names the mapping in messages ("branch", "variant").
+ */
+int kb_yaml_dispatch(struct kb_yaml *y, yaml_node_t *map, const char *where,
+		     const struct kb_yaml_key *keys, size_t nkeys, void *ctx,
+		     void *obj);
+
 #endif
