@@ -189,7 +189,6 @@ static int try_variants(struct kb_apply *apply, const struct kb_variant **chosen
 	if (!*chosen && first.patch) {
 		kb_apply_release(apply);
 		*apply = first;
-		*chosen = NULL;
 		return err < 0 ? err : 0;
 	}
 	kb_apply_release(&first);
@@ -230,8 +229,14 @@ static int commit_result(struct kb_result *res, struct lane *lane,
 	int err;
 
 	if ((err = kb_backport_ref(&refname, fix->id, res->branch)) < 0 ||
-	    (err = kb_apply_write_tree(&tree, lane->repo, lane->tree, apply)) < 0 ||
-	    (err = kb_commit_message(&message, fix, variant)) < 0 ||
+	    (err = kb_apply_write_tree(&tree, lane->repo, lane->tree, apply)) < 0)
+		goto done;
+	/* every hunk was already there: an empty commit would say otherwise */
+	if (git_oid_equal(&tree, git_tree_id(lane->tree))) {
+		res->status = KB_STATUS_ALREADY_APPLIED;
+		goto done;
+	}
+	if ((err = kb_commit_message(&message, fix, variant)) < 0 ||
 	    (err = kb_commit_author(&author, fix)) < 0 ||
 	    (err = kb_committer(&committer, lane->repo)) < 0)
 		goto done;
@@ -263,6 +268,9 @@ static int applied(struct kb_result *res, struct lane *lane, const struct kb_app
 		return err;
 	free(res->notes);
 	res->notes = kb_apply_describe(apply, false);
+	if (res->status == KB_STATUS_ALREADY_APPLIED)
+		return set_detail(res, "every hunk of variant '%s' is already in the tree",
+				  variant->name);
 	return set_detail(res, "%s variant '%s'%s", dry_run ? "would apply" :
 			  res->created ? "applied" : "unchanged, already backported with",
 			  variant->name, res->forced ? " (forced)" : "");
