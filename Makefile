@@ -13,7 +13,7 @@ BUILD   ?= build
 SAN     ?= 0
 DEVELOPER ?= 1
 
-PKGS    := libgit2 yaml-0.1 jansson
+PKGS    := libgit2 yaml-0.1 jansson libarchive
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wformat=2 -Wno-format-nonliteral
 ifeq ($(DEVELOPER),1)
@@ -41,7 +41,7 @@ all: $(BUILD)/kbackport
 
 # Debian 12 packages needed to build and test; installed when missing.
 DEB_PKGS := build-essential pkg-config git libgit2-dev libyaml-dev \
-            libjansson-dev libcmocka-dev jq valgrind
+            libjansson-dev libcmocka-dev libarchive-dev jq valgrind
 deps:
 	@./ci/install-deps.sh $(DEB_PKGS)
 

@@ -198,7 +198,7 @@ static void test_unknown_branch_key(void **state)
 		     "  - name: 2.6.32.y\n"
 		     "    refs: linux-2.6.32.y\n",
 		     "4:5: unknown key 'refs' in branch (expected name, ref, repo, "
-		     "variant, arch, config, build, build-skip-reason)");
+		     "variant, arch, config, build, build-skip-reason, pre-fix)");
 }
 
 static void test_unknown_top_key(void **state)

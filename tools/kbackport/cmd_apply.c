@@ -112,9 +112,18 @@ static json_t *str_or_null(const char *s)
 	return s && *s ? json_string(s) : json_null();
 }
 
+static json_t *pre_fix_json(const struct kb_result *r)
+{
+	if (!r->pre_fix_ref)
+		return json_null();
+	return json_pack("{s:s, s:o, s:s}", "ref", r->pre_fix_ref,
+			 "commit", str_or_null(r->pre_fix_commit),
+			 "reversed_variant", r->pre_fix_variant);
+}
+
 static json_t *result_json(const struct kb_result *r)
 {
-	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:b, s:b, s:s, s:o, s:o}",
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:b, s:b, s:s, s:o, s:o, s:o}",
 			 "branch", r->branch,
 			 "status", kb_status_name(r->status),
 			 "variant", str_or_null(r->variant),
@@ -125,7 +134,8 @@ static json_t *result_json(const struct kb_result *r)
 			 "forced", r->forced,
 			 "detail", r->detail ? r->detail : "",
 			 "notes", lines_json(r->notes),
-			 "reproduce", lines_json(r->reproduce));
+			 "reproduce", lines_json(r->reproduce),
+			 "pre_fix", pre_fix_json(r));
 }
 
 static void print_json(struct kb_result *results, size_t nbranches,
@@ -177,6 +187,9 @@ static void print_matrix(const struct kb_result *results, size_t n)
 	for (i = 0; i < n; i++) {
 		const struct kb_result *r = &results[i];
 		printf("\n%s (%s): %s\n", r->branch, r->fix, r->detail);
+		if (r->pre_fix_ref)
+			printf("  on the reconstructed pre-fix state %s (variant '%s' reversed)\n",
+			       r->pre_fix_ref, r->pre_fix_variant);
 		if (r->ref)
 			printf("  ref: %s\n", r->ref);
 		print_indented(r->notes, "  ");

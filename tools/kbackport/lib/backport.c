@@ -3,6 +3,7 @@
 #include "commit.h"
 #include "detect.h"
 #include "error.h"
+#include "lanes.h"
 #include "repo.h"
 #include "source.h"
 
@@ -110,6 +111,126 @@ static int set_detail(struct kb_result *res, const char *fmt, ...)
 	free(res->detail);
 	res->detail = buf.ptr;
 	return 0;
+}
+
+static int pre_fix_message(char **out, const struct kb_branch *branch,
+			   const struct lane *lane, const struct kb_fix *fix,
+			   const struct kb_variant *variant)
+{
+	struct kb_buf msg = KB_BUF_INIT;
+	char base[13];
+
+	git_oid_tostr(base, sizeof(base), git_commit_id(lane->base));
+	kb_buf_printf(&msg,
+		"kbackport: reconstructed pre-fix state of %s for %s\n\n"
+		"NOT A STABLE RELEASE. This is %s (%s) with variant '%s' of\n"
+		"upstream commit %s\n(\"%s\")\n"
+		"reverse-applied by kbackport, so that the fix can be backported onto,\n"
+		"built and tested against a tree that is vulnerable again.\n",
+		branch->ref, fix->id, branch->ref, base, variant->name, fix->upstream,
+		fix->subject);
+	if (!msg.ptr)
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	*out = kb_buf_detach(&msg);
+	return 0;
+}
+
+/* Point the lane at `commit`: later steps read the reconstructed tree. */
+static int lane_move(struct lane *lane, const git_oid *commit)
+{
+	git_commit *c = NULL;
+	git_tree *t = NULL;
+	struct kb_source *src = NULL;
+	int err;
+
+	if ((err = git_commit_lookup(&c, lane->repo, commit)) < 0 ||
+	    (err = git_commit_tree(&t, c)) < 0) {
+		git_commit_free(c);
+		return kb_error_git(err, "cannot read the reconstructed commit");
+	}
+	if ((err = kb_source_new(&src, lane->repo, t)) < 0) {
+		git_tree_free(t);
+		git_commit_free(c);
+		return err;
+	}
+	kb_source_free(lane->src);
+	git_tree_free(lane->tree);
+	git_commit_free(lane->base);
+	lane->src = src;
+	lane->tree = t;
+	lane->base = c;
+	return 0;
+}
+
+/* The commit of the pre-fix state: on its ref, or only in memory (dry run). */
+static int pre_fix_commit(git_oid *commit, struct kb_result *res, struct lane *lane,
+			  const char *refname, const git_oid *tree_id,
+			  const char *message, bool dry_run)
+{
+	const git_commit *parents[1] = { lane->base };
+	git_signature *sig = NULL;
+	git_tree *tree = NULL;
+	bool created;
+	int err;
+
+	if ((err = kb_committer(&sig, lane->repo)) < 0)
+		return err;
+	if (!dry_run)
+		err = kb_commit_backport(commit, &created, lane->repo, refname, lane->base,
+					 tree_id, message, sig, sig);
+	else if ((err = git_tree_lookup(&tree, lane->repo, tree_id)) < 0 ||
+		 (err = git_commit_create(commit, lane->repo, NULL, sig, sig, NULL,
+					  message, tree, 1, parents)) < 0)
+		err = kb_error_git(err, "cannot write the pre-fix commit");
+	if (!err && !dry_run)
+		git_oid_tostr(res->pre_fix_commit, sizeof(res->pre_fix_commit), commit);
+	git_tree_free(tree);
+	git_signature_free(sig);
+	return err;
+}
+
+static int reconstruct(struct kb_result *res, struct lane *lane,
+		       const struct kb_branch *branch, const struct kb_fix *fix,
+		       const struct kb_backport_opts *opts)
+{
+	const struct kb_variant *variant;
+	struct kb_apply apply = { 0 };
+	struct kb_patch *reverse = NULL;
+	char *message = NULL, *why = NULL;
+	git_oid tree, commit;
+	int err;
+
+	if ((err = kb_detect_applied(&variant, lane->src, fix)) < 0)
+		goto done;
+	if (!variant) {
+		err = kb_error_set(KB_ENOTFOUND, "branch '%s': pre-fix: the fix is not in '%s', there is nothing to reverse",
+				   branch->name, branch->ref);
+		goto done;
+	}
+	if ((err = kb_patch_reverse(&reverse, variant->patch)) < 0 ||
+	    (err = kb_apply_patch(&apply, lane->src, reverse, &opts->locate)) < 0)
+		goto done;
+	if (!apply.ok) {
+		why = kb_apply_describe(&apply, true);
+		err = kb_error_set(KB_ECONFLICT, "branch '%s': cannot reconstruct the pre-fix state: %.*s",
+				   branch->name, (int)strcspn(why, "\n"), why);
+		goto done;
+	}
+	if ((err = kb_prefix_ref(&res->pre_fix_ref, fix->id, branch->name)) < 0 ||
+	    (err = set_str(&res->pre_fix_variant, variant->name)) < 0 ||
+	    (err = kb_apply_write_tree(&tree, lane->repo, lane->tree, &apply)) < 0 ||
+	    (err = pre_fix_message(&message, branch, lane, fix, variant)) < 0 ||
+	    (err = pre_fix_commit(&commit, res, lane, res->pre_fix_ref, &tree, message,
+				  opts->dry_run)) < 0 ||
+	    (err = lane_move(lane, &commit)) < 0)
+		goto done;
+	git_oid_tostr(res->base, sizeof(res->base), &commit);
+done:
+	kb_apply_release(&apply);
+	kb_patch_free(reverse);
+	free(message);
+	free(why);
+	return err;
 }
 
 /* Variants to try: the forced one, or those whose conditions hold. */
@@ -286,6 +407,7 @@ static int run(struct kb_result *res, struct lane *lane, const struct kb_branch 
 	int err;
 
 	if ((err = lane_open(lane, res, branch, opts->dry_run)) < 0 ||
+	    (branch->pre_fix && (err = reconstruct(res, lane, branch, fix, opts)) < 0) ||
 	    (err = kb_detect_applied(&variant, lane->src, fix)) < 0)
 		goto done;
 	if (variant) {
@@ -355,5 +477,7 @@ void kb_result_release(struct kb_result *r)
 	free(r->detail);
 	free(r->notes);
 	free(r->reproduce);
+	free(r->pre_fix_ref);
+	free(r->pre_fix_variant);
 	memset(r, 0, sizeof(*r));
 }

@@ -38,6 +38,10 @@ struct kb_result {
 	char *notes;		/* per-hunk notes (offsets, fuzz, failures),
 				 * '\n'-terminated lines, or "" */
 	char *reproduce;	/* conflict: commands to do it by hand, or NULL */
+	/* `pre-fix: true` branches: the reconstructed lane the backport sits on */
+	char *pre_fix_ref;	/* refs/heads/backport/<fix>/<branch>.pre-fix, or NULL */
+	char pre_fix_commit[GIT_OID_HEXSZ + 1];	/* "" on a dry run */
+	char *pre_fix_variant;	/* the variant reverse-applied */
 };
 
 struct kb_backport_opts {
@@ -51,7 +55,10 @@ void kb_backport_opts_init(struct kb_backport_opts *opts);
  * Backport `fix` to `branch`. Fills `out` in every case; returns a negative
  * code only when out of memory. Writes nothing but objects and the ref
  * refs/heads/backport/<fix>/<branch> in the branch's repository (nothing
- * at all with dry_run).
+ * at all with dry_run). For a `pre-fix: true` branch, the fix is first
+ * reverse-applied to `ref` (the variant found in it) and committed on
+ * refs/heads/backport/<fix>/<branch>.pre-fix, clearly labelled; the
+ * backport is then made on top of that reconstructed state.
  */
 int kb_backport(struct kb_result *out, const struct kb_branch *branch,
 		const struct kb_fix *fix, const struct kb_backport_opts *opts);

@@ -143,6 +143,12 @@ static int add_skip_reason(void *ctx, void *obj, yaml_node_t *value)
 			  "build-skip-reason");
 }
 
+static int add_pre_fix(void *ctx, void *obj, yaml_node_t *value)
+{
+	struct parser *p = ctx;
+	return kb_yaml_bool(&((struct kb_branch *)obj)->pre_fix, &p->y, value, "pre-fix");
+}
+
 static int add_variant_choice(struct parser *p, struct kb_branch *b,
 			      yaml_node_t *fix, yaml_node_t *variant)
 {
@@ -192,6 +198,7 @@ static const struct kb_yaml_key branch_keys[] = {
 	{ "config", add_config },
 	{ "build", add_build },
 	{ "build-skip-reason", add_skip_reason },
+	{ "pre-fix", add_pre_fix },
 };
 
 /* Required keys and defaults, once the whole mapping is known. */

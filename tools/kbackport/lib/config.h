@@ -12,6 +12,9 @@
  *       config: tests/kernel.config   # later stages: config fragment
  *       build: false            # later stages: do not build this lane
  *       build-skip-reason: "gcc 12 cannot build 2.6.x"
+ *       pre-fix: true           # add a lane: `ref` with the fix reverse-
+ *                               # applied (a reconstructed pre-fix state),
+ *                               # and backport onto that lane
  *
  * Relative paths are relative to the directory holding the config file.
  * Unknown keys and wrong types are errors reported as file:line:column.
@@ -37,6 +40,7 @@ struct kb_branch {
 	char *config;		/* resolved path, or NULL */
 	bool build;		/* true when not given */
 	char *build_skip_reason;	/* or NULL */
+	bool pre_fix;		/* reconstruct the pre-fix state from `ref` */
 	size_t line, column;	/* where the entry starts, 1-based */
 };
 

@@ -1101,3 +1101,99 @@ int kb_parse_date(int64_t *time, int *tz_offset, const char *date)
 bad:
 	return kb_error_set(KB_EINVALID, "malformed date '%s'", date);
 }
+
+static void swap_sizes(size_t *a, size_t *b)
+{
+	size_t t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static int reverse_hunk(struct kb_hunk *to, const struct kb_hunk *from,
+			const char *old_base, char *new_base)
+{
+	size_t i;
+
+	*to = *from;
+	swap_sizes(&to->old_start, &to->new_start);
+	swap_sizes(&to->old_lines, &to->new_lines);
+	to->lines = NULL;
+	if (!(to->section = kb_strdup(from->section)) ||
+	    !(to->lines = calloc(from->nlines ? from->nlines : 1, sizeof(*to->lines))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	for (i = 0; i < from->nlines; i++) {
+		to->lines[i] = from->lines[i];
+		to->lines[i].text = new_base + (from->lines[i].text - old_base);
+		if (from->lines[i].type == KB_LINE_ADD)
+			to->lines[i].type = KB_LINE_DEL;
+		else if (from->lines[i].type == KB_LINE_DEL)
+			to->lines[i].type = KB_LINE_ADD;
+	}
+	return 0;
+}
+
+static int reverse_file(struct kb_file_patch *to, const struct kb_file_patch *from,
+			const char *old_base, char *new_base)
+{
+	size_t i;
+	int err;
+
+	memset(to, 0, sizeof(*to));
+	to->source_line = from->source_line;
+	memcpy(to->old_id, from->new_id, sizeof(to->old_id));
+	memcpy(to->new_id, from->old_id, sizeof(to->new_id));
+	if ((from->new_path && !(to->old_path = kb_strdup(from->new_path))) ||
+	    (from->old_path && !(to->new_path = kb_strdup(from->old_path))) ||
+	    !(to->hunks = calloc(from->nhunks ? from->nhunks : 1, sizeof(*to->hunks))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	for (i = 0; i < from->nhunks; i++, to->nhunks++)
+		if ((err = reverse_hunk(&to->hunks[i], &from->hunks[i], old_base, new_base)) < 0)
+			return err;
+	return 0;
+}
+
+static int copy_mail(struct kb_patch *to, const struct kb_patch *from)
+{
+	to->time = from->time;
+	to->tz_offset = from->tz_offset;
+	to->size = from->size;
+	if ((from->from_commit && !(to->from_commit = kb_strdup(from->from_commit))) ||
+	    (from->author_name && !(to->author_name = kb_strdup(from->author_name))) ||
+	    (from->author_email && !(to->author_email = kb_strdup(from->author_email))) ||
+	    (from->date && !(to->date = kb_strdup(from->date))) ||
+	    (from->subject && !(to->subject = kb_strdup(from->subject))) ||
+	    (from->body && !(to->body = kb_strdup(from->body))) ||
+	    !(to->buffer = malloc(from->size + 1)))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	memcpy(to->buffer, from->buffer, from->size + 1);
+	return 0;
+}
+
+int kb_patch_reverse(struct kb_patch **out, const struct kb_patch *patch)
+{
+	struct kb_patch *rev;
+	size_t i;
+	int err;
+
+	*out = NULL;
+	if (!(rev = calloc(1, sizeof(*rev))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	if ((err = copy_mail(rev, patch)) < 0)
+		goto done;
+	if (!(rev->files = calloc(patch->nfiles ? patch->nfiles : 1, sizeof(*rev->files)))) {
+		err = kb_error_set(KB_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (i = 0; i < patch->nfiles; i++, rev->nfiles++)
+		if ((err = reverse_file(&rev->files[i], &patch->files[i], patch->buffer,
+					rev->buffer)) < 0) {
+			rev->nfiles++;
+			goto done;
+		}
+	*out = rev;
+	rev = NULL;
+done:
+	kb_patch_free(rev);
+	return err;
+}

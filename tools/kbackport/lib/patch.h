@@ -75,6 +75,13 @@ int kb_patch_load(struct kb_patch **out, const char *path);
 
 void kb_patch_free(struct kb_patch *patch);
 
+/*
+ * A patch that undoes `patch`: '+' and '-' lines swapped, old and new sides
+ * (paths, blob ids, line ranges) exchanged. The mail fields are copied.
+ * Used to reconstruct a branch's state before a fix it already carries.
+ */
+int kb_patch_reverse(struct kb_patch **out, const struct kb_patch *patch);
+
 /* The file patch's path in the tree: new_path, or old_path when deleted. */
 const char *kb_file_patch_path(const struct kb_file_patch *fp);
 

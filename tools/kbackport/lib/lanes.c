@@ -1,0 +1,98 @@
+#include "lanes.h"
+#include "buf.h"
+#include "commit.h"
+#include "error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *kb_lane_kind_name(enum kb_lane_kind kind)
+{
+	static const char *const names[] = {
+		[KB_LANE_AS_IS] = "as-is",
+		[KB_LANE_PRE_FIX] = "pre-fix",
+		[KB_LANE_BACKPORT] = "backport",
+	};
+	return names[kind];
+}
+
+int kb_prefix_ref(char **out, const char *fix_id, const char *branch)
+{
+	struct kb_buf name = KB_BUF_INIT;
+	int err;
+
+	*out = NULL;
+	if ((err = kb_buf_printf(&name, "%s.pre-fix", branch)) < 0)
+		return err;
+	err = kb_backport_ref(out, fix_id, name.ptr);
+	kb_buf_release(&name);
+	return err;
+}
+
+/* Append a lane for `ref`; a ref that does not exist adds nothing. */
+static int add_lane(struct kb_lane **lanes, size_t *n, git_repository *repo,
+		    enum kb_lane_kind kind, const char *ref, int missing_ok)
+{
+	git_object *obj = NULL;
+	git_commit *commit = NULL;
+	struct kb_lane *v, *lane;
+	int err;
+
+	if ((err = git_revparse_single(&obj, repo, ref)) < 0) {
+		if (missing_ok && err == GIT_ENOTFOUND)
+			return 0;
+		return kb_error_git(err, "ref '%s' not found", ref);
+	}
+	err = git_object_peel((git_object **)&commit, obj, GIT_OBJECT_COMMIT);
+	git_object_free(obj);
+	if (err < 0)
+		return kb_error_git(err, "ref '%s' is not a commit", ref);
+	if (!(v = realloc(*lanes, (*n + 1) * sizeof(*v)))) {
+		git_commit_free(commit);
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	}
+	*lanes = v;
+	lane = &v[(*n)++];
+	lane->kind = kind;
+	git_oid_cpy(&lane->commit, git_commit_id(commit));
+	git_oid_cpy(&lane->tree, git_commit_tree_id(commit));
+	git_commit_free(commit);
+	return (lane->ref = kb_strdup(ref)) ? 0 : KB_ENOMEM;
+}
+
+int kb_branch_lanes(struct kb_lane **out, size_t *n, git_repository *repo,
+		    const struct kb_branch *branch, const char *fix_id)
+{
+	char *prefix = NULL, *backport = NULL;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if ((err = kb_backport_ref(&backport, fix_id, branch->name)) < 0)
+		goto done;
+	if ((err = add_lane(out, n, repo, KB_LANE_AS_IS, branch->ref, 0)) < 0)
+		goto done;
+	if (branch->pre_fix &&
+	    ((err = kb_prefix_ref(&prefix, fix_id, branch->name)) < 0 ||
+	     (err = add_lane(out, n, repo, KB_LANE_PRE_FIX, prefix, 1)) < 0))
+		goto done;
+	err = add_lane(out, n, repo, KB_LANE_BACKPORT, backport, 1);
+done:
+	free(prefix);
+	free(backport);
+	if (err < 0) {
+		kb_lanes_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return err;
+}
+
+void kb_lanes_free(struct kb_lane *lanes, size_t n)
+{
+	size_t i;
+
+	for (i = 0; lanes && i < n; i++)
+		free(lanes[i].ref);
+	free(lanes);
+}

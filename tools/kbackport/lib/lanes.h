@@ -1,0 +1,50 @@
+/*
+ * Lanes: the trees of one branch that later stages build and test.
+ *
+ *   as-is     the branch as configured (its `ref`)
+ *   pre-fix   for `pre-fix: true` branches: `ref` with the fix reverse-
+ *             applied, a reconstructed state kbackport commits on
+ *             refs/heads/backport/<fix>/<branch>.pre-fix
+ *   backport  the backport commit on refs/heads/backport/<fix>/<branch>
+ *             (on top of the pre-fix lane for `pre-fix: true` branches)
+ *
+ * Lanes whose ref kbackport apply has not made (yet) are not listed.
+ */
+#ifndef KB_LANES_H
+#define KB_LANES_H
+
+#include <stddef.h>
+#include <git2.h>
+
+#include "config.h"
+
+enum kb_lane_kind {
+	KB_LANE_AS_IS,
+	KB_LANE_PRE_FIX,
+	KB_LANE_BACKPORT,
+};
+
+/* "as-is", "pre-fix", "backport". */
+const char *kb_lane_kind_name(enum kb_lane_kind kind);
+
+struct kb_lane {
+	enum kb_lane_kind kind;
+	char *ref;		/* the config's ref, or a refs/heads/backport/... ref */
+	git_oid commit;
+	git_oid tree;
+};
+
+/* "refs/heads/backport/<fix>/<branch>.pre-fix", checked to be valid. */
+int kb_prefix_ref(char **out, const char *fix_id, const char *branch);
+
+/*
+ * The lanes of `branch` for `fix_id`, in build order: as-is, then pre-fix
+ * and backport when their refs exist; read from `repo`, the branch's
+ * repository.
+ */
+int kb_branch_lanes(struct kb_lane **out, size_t *n, git_repository *repo,
+		    const struct kb_branch *branch, const char *fix_id);
+
+void kb_lanes_free(struct kb_lane *lanes, size_t n);
+
+#endif
