@@ -36,7 +36,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps check unit integration check-asan check-valgrind demo bench clean
+.PHONY: all deps check unit integration check-asan check-valgrind e2e demo bench clean
 all: $(BUILD)/kbackport
 
 # Debian 12 packages needed to build and test; installed when missing.
@@ -70,6 +70,10 @@ integration: $(BUILD)/kbackport
 check-asan:
 	@$(MAKE) --no-print-directory SAN=1 unit integration
 
+# Real kernels: Debian's linux-source packages, imported into build/e2e.
+e2e: $(BUILD)/kbackport
+	@KBACKPORT=$(abspath $(BUILD)/kbackport) ./tests/e2e/run.sh
+
 check-valgrind: $(UNIT_BIN) $(BUILD)/kbackport
 	@KBACKPORT=$(abspath $(BUILD)/kbackport) ./tests/valgrind.sh $(UNIT_BIN)
 
@@ -79,6 +83,7 @@ check: deps
 	@$(MAKE) --no-print-directory all
 	@st=0; \
 	$(MAKE) --no-print-directory unit integration || st=1; \
+	$(MAKE) --no-print-directory e2e || st=1; \
 	$(MAKE) --no-print-directory check-asan || st=1; \
 	$(MAKE) --no-print-directory check-valgrind || st=1; \
 	./tests/summary.sh && exit $$st

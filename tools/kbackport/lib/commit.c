@@ -2,8 +2,11 @@
 #include "buf.h"
 #include "error.h"
 
+#include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /*
  * Append "[ text ]" word-wrapped at 72 columns, continuation lines indented
@@ -109,6 +112,28 @@ static int committer_date(git_time_t *when, int *offset)
 	return 1;
 }
 
+/*
+ * No user.name/user.email: like git, fall back to the login name and
+ * user@host, so a fresh machine can run the demo.
+ */
+static int guess_identity(git_signature **out)
+{
+	struct passwd *pw = getpwuid(getuid());
+	char host[256] = "localhost", email[512], name[256];
+	const char *user = pw && pw->pw_name ? pw->pw_name : "kbackport";
+	int err;
+
+	gethostname(host, sizeof(host) - 1);
+	host[sizeof(host) - 1] = '\0';
+	snprintf(name, sizeof(name), "%.*s",
+		 pw && pw->pw_gecos && *pw->pw_gecos ? (int)strcspn(pw->pw_gecos, ",") : 255,
+		 pw && pw->pw_gecos && *pw->pw_gecos ? pw->pw_gecos : user);
+	snprintf(email, sizeof(email), "%s@%s", user, host);
+	if ((err = git_signature_now(out, name, email)) < 0)
+		return kb_error_git(err, "no committer: set user.name and user.email in git config");
+	return 0;
+}
+
 int kb_committer(git_signature **out, git_repository *repo)
 {
 	const char *name = getenv("GIT_COMMITTER_NAME");
@@ -120,8 +145,9 @@ int kb_committer(git_signature **out, git_repository *repo)
 	*out = NULL;
 	if ((dated = committer_date(&when, &offset)) < 0)
 		return dated;
-	if ((!name || !email) && (err = git_signature_default(&def, repo)) < 0)
-		return kb_error_git(err, "no committer: set user.name and user.email in git config");
+	if ((!name || !email) && git_signature_default(&def, repo) < 0 &&
+	    (err = guess_identity(&def)) < 0)
+		return err;
 	if (!name)
 		name = def->name;
 	if (!email)

@@ -1,0 +1,416 @@
+#include "import.h"
+#include "buf.h"
+#include "commit.h"
+#include "error.h"
+#include "run.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ---- the package ---- */
+
+int kb_debsrc_branch(char **out, const char *package)
+{
+	static const char prefix[] = "linux-source-";
+	struct kb_buf name = KB_BUF_INIT;
+
+	*out = NULL;
+	if (strncmp(package, prefix, sizeof(prefix) - 1) || !package[sizeof(prefix) - 1] ||
+	    strspn(package + sizeof(prefix) - 1, "0123456789.") !=
+		    strlen(package + sizeof(prefix) - 1))
+		return kb_error_set(KB_EINVALID, "'%s' is not a kernel source package (linux-source-X.Y)",
+				    package);
+	if (kb_buf_printf(&name, "stable/%s.y", package + sizeof(prefix) - 1) < 0)
+		return KB_ENOMEM;
+	*out = kb_buf_detach(&name);
+	return 0;
+}
+
+static int installed_version(char **out, const char *package)
+{
+	const char *argv[] = { "dpkg-query", "-W", "-f=${db:Status-Status} ${Version}",
+			       package, NULL };
+	char *line = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = kb_run_capture(&line, argv)) < 0)
+		return rc;
+	if (rc == 0 && !strncmp(line, "installed ", 10))
+		*out = kb_strdup(line + 10);
+	free(line);
+	return 0;
+}
+
+static int apt(const char *const argv[], const char *cwd, const char *log,
+	       const char *what)
+{
+	char *tail;
+	int rc = kb_run(argv, cwd, log);
+
+	if (rc == 0 || rc < 0)
+		return rc;
+	tail = kb_file_tail(log, 5);
+	rc = kb_error_set(KB_ERROR, "%s failed (exit %d); the end of '%s':\n%s", what, rc,
+			  log, tail ? tail : "");
+	free(tail);
+	return rc;
+}
+
+static int install(const char *package, const char *log)
+{
+	const char *argv[] = { "apt-get", "-o", "DPkg::Lock::Timeout=300", "install",
+			       "-y", "-q", "--no-install-recommends", package, NULL };
+
+	setenv("DEBIAN_FRONTEND", "noninteractive", 1);
+	return apt(argv, NULL, log, "apt-get install");
+}
+
+/* apt-get download PACKAGE=VERSION, then unpack the .deb in `dir`. */
+static int download(char **tarball, const char *package, const char *version,
+		    const char *dir, const char *log)
+{
+	struct kb_buf spec = KB_BUF_INIT, deb = KB_BUF_INIT, unpacked = KB_BUF_INIT,
+		      tar = KB_BUF_INIT;
+	const char *series = package + strlen("linux-source-");
+	int err;
+
+	kb_buf_printf(&spec, "%s=%s", package, version);
+	kb_buf_printf(&deb, "%s/%s_%s_all.deb", dir, package, version);
+	kb_buf_printf(&unpacked, "%s/%s_%s", dir, package, version);
+	kb_buf_printf(&tar, "%s/usr/src/linux-source-%s.tar.xz", unpacked.ptr, series);
+	{
+		const char *get[] = { "apt-get", "-q", "download", spec.ptr, NULL };
+		const char *unpack[] = { "dpkg-deb", "-x", deb.ptr, unpacked.ptr, NULL };
+		struct stat st;
+
+		if (stat(tar.ptr, &st) == 0)
+			err = 0;
+		else if ((err = apt(get, dir, log, "apt-get download")) == 0)
+			err = apt(unpack, NULL, log, "dpkg-deb -x");
+	}
+	if (!err)
+		*tarball = kb_buf_detach(&tar);
+	kb_buf_release(&spec);
+	kb_buf_release(&deb);
+	kb_buf_release(&unpacked);
+	kb_buf_release(&tar);
+	return err;
+}
+
+int kb_debsrc_fetch(struct kb_debsrc *out, const char *package,
+		    const char *version, const char *downloads)
+{
+	struct kb_buf log = KB_BUF_INIT, tar = KB_BUF_INIT;
+	char *installed = NULL, *branch = NULL;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if ((err = kb_debsrc_branch(&branch, package)) < 0)
+		return err;
+	free(branch);
+	if (mkdir(downloads, 0755) < 0 && errno != EEXIST)
+		return kb_error_set(KB_ERROR, "cannot create '%s': %s", downloads, strerror(errno));
+	kb_buf_printf(&log, "%s/apt.log", downloads);
+	if ((err = installed_version(&installed, package)) < 0)
+		goto done;
+	if (!installed && !version) {
+		if ((err = install(package, log.ptr)) < 0 ||
+		    (err = installed_version(&installed, package)) < 0)
+			goto done;
+		if (!installed) {
+			err = kb_error_set(KB_ERROR, "'%s' is still not installed after apt-get install", package);
+			goto done;
+		}
+	}
+	out->package = kb_strdup(package);
+	out->series = kb_strdup(package + strlen("linux-source-"));
+	if (installed && (!version || !strcmp(version, installed))) {
+		out->version = installed;
+		installed = NULL;
+		kb_buf_printf(&tar, "/usr/src/%s.tar.xz", package);
+		out->tarball = kb_buf_detach(&tar);
+	} else {
+		out->version = kb_strdup(version);
+		err = download(&out->tarball, package, version, downloads, log.ptr);
+	}
+done:
+	free(installed);
+	kb_buf_release(&log);
+	kb_buf_release(&tar);
+	if (err < 0)
+		kb_debsrc_release(out);
+	return err;
+}
+
+void kb_debsrc_release(struct kb_debsrc *src)
+{
+	free(src->package);
+	free(src->version);
+	free(src->series);
+	free(src->tarball);
+	memset(src, 0, sizeof(*src));
+}
+
+/* ---- the tarball ---- */
+
+struct entry {
+	char *path;
+	git_oid id;
+	git_filemode_t mode;
+};
+
+struct importer {
+	git_repository *repo;
+	struct archive *archive;
+	struct entry *entries;
+	size_t n, alloc;
+	struct kb_buf data;		/* one file's contents, reused */
+	const struct kb_import_opts *opts;
+};
+
+/* "linux-source-6.1/net/core/dev.c" -> "net/core/dev.c"; NULL for the top. */
+static const char *strip_top(const char *path)
+{
+	const char *slash = strchr(path, '/');
+
+	if (!slash || !slash[1])
+		return NULL;
+	return slash + 1;
+}
+
+static int add_entry(struct importer *im, const char *path, const git_oid *id,
+		     git_filemode_t mode)
+{
+	struct entry *e;
+
+	if (im->n == im->alloc) {
+		size_t n = im->alloc ? im->alloc * 2 : 4096;
+		if (!(e = realloc(im->entries, n * sizeof(*e))))
+			return kb_error_set(KB_ENOMEM, "out of memory");
+		im->entries = e;
+		im->alloc = n;
+	}
+	e = &im->entries[im->n];
+	git_oid_cpy(&e->id, id);
+	e->mode = mode;
+	if (!(e->path = kb_strdup(path)))
+		return KB_ENOMEM;
+	im->n++;
+	if (im->opts && im->opts->progress && im->n % 5000 == 0)
+		im->opts->progress(im->n, im->opts->payload);
+	return 0;
+}
+
+static int read_data(struct importer *im, const char *path)
+{
+	char chunk[65536];
+	la_ssize_t n;
+
+	kb_buf_clear(&im->data);
+	while ((n = archive_read_data(im->archive, chunk, sizeof(chunk))) > 0)
+		if (kb_buf_put(&im->data, chunk, (size_t)n) < 0)
+			return KB_ENOMEM;
+	if (n < 0)
+		return kb_error_set(KB_EINVALID, "cannot read '%s' from the tarball: %s", path,
+				    archive_error_string(im->archive));
+	return 0;
+}
+
+/* A hard link names an earlier entry: it gets the same blob. */
+static int add_hardlink(struct importer *im, const char *path, const char *target)
+{
+	const char *t = strip_top(target);
+	size_t i;
+
+	for (i = im->n; t && i-- > 0;)
+		if (!strcmp(im->entries[i].path, t))
+			return add_entry(im, path, &im->entries[i].id, im->entries[i].mode);
+	return kb_error_set(KB_EINVALID, "hard link '%s' to '%s': no such earlier entry",
+			    path, target);
+}
+
+static int import_entry(struct importer *im, struct archive_entry *ae)
+{
+	const char *path = strip_top(archive_entry_pathname(ae));
+	mode_t type = archive_entry_filetype(ae);
+	git_filemode_t mode;
+	const char *link;
+	git_oid id;
+	int err;
+
+	if (!path)
+		return 0;
+	if ((link = archive_entry_hardlink(ae)))
+		return add_hardlink(im, path, link);
+	if (type == AE_IFLNK) {
+		link = archive_entry_symlink(ae);
+		if ((err = git_blob_create_from_buffer(&id, im->repo, link, strlen(link))) < 0)
+			return kb_error_git(err, "cannot write symlink '%s'", path);
+		return add_entry(im, path, &id, GIT_FILEMODE_LINK);
+	}
+	if (type != AE_IFREG)
+		return 0;	/* directories are implied; devices and fifos are not source */
+	if ((err = read_data(im, path)) < 0)
+		return err;
+	if ((err = git_blob_create_from_buffer(&id, im->repo, im->data.ptr ? im->data.ptr : "",
+					       im->data.size)) < 0)
+		return kb_error_git(err, "cannot write '%s'", path);
+	mode = (archive_entry_perm(ae) & 0111) ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
+	return add_entry(im, path, &id, mode);
+}
+
+static int read_tarball(struct importer *im, const char *tarball)
+{
+	struct archive_entry *ae;
+	int rc, err = 0;
+
+	if (!(im->archive = archive_read_new()))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	archive_read_support_filter_all(im->archive);
+	archive_read_support_format_tar(im->archive);
+	if (archive_read_open_filename(im->archive, tarball, 1 << 20) != ARCHIVE_OK)
+		return kb_error_set(KB_ENOTFOUND, "cannot open '%s': %s", tarball,
+				    archive_error_string(im->archive));
+	while (!err && (rc = archive_read_next_header(im->archive, &ae)) != ARCHIVE_EOF) {
+		if (rc < ARCHIVE_WARN)
+			return kb_error_set(KB_EINVALID, "'%s': %s", tarball,
+					    archive_error_string(im->archive));
+		err = import_entry(im, ae);
+	}
+	if (!err && im->n == 0)
+		err = kb_error_set(KB_EINVALID, "'%s' holds no files", tarball);
+	return err;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct entry *)a)->path, ((const struct entry *)b)->path);
+}
+
+/* Entries sorted first, so each index insertion is an append. */
+static int write_tree(git_oid *tree, struct importer *im)
+{
+	git_index *index = NULL;
+	git_index_entry ie;
+	size_t i;
+	int err;
+
+	qsort(im->entries, im->n, sizeof(*im->entries), cmp_entry);
+	if ((err = git_index_new(&index)) < 0)
+		return kb_error_git(err, "cannot create an index in memory");
+	for (i = 0; i < im->n && !err; i++) {
+		memset(&ie, 0, sizeof(ie));
+		ie.path = im->entries[i].path;
+		ie.mode = im->entries[i].mode;
+		git_oid_cpy(&ie.id, &im->entries[i].id);
+		if ((err = git_index_add(index, &ie)) < 0)
+			err = kb_error_git(err, "cannot add '%s'", ie.path);
+	}
+	if (!err && (err = git_index_write_tree_to(tree, index, im->repo)) < 0)
+		err = kb_error_git(err, "cannot write the tree");
+	git_index_free(index);
+	return err;
+}
+
+/* The first-parent history of `tip` already has a commit titled `title`. */
+static int find_title(git_oid *found, git_repository *repo, const git_oid *tip,
+		      const char *title)
+{
+	git_commit *c = NULL, *parent;
+	const char *summary;
+	int hit = 0;
+
+	if (git_commit_lookup(&c, repo, tip) < 0)
+		return 0;
+	while (c && !hit) {
+		summary = git_commit_summary(c);
+		if (summary && !strcmp(summary, title)) {
+			git_oid_cpy(found, git_commit_id(c));
+			hit = 1;
+		}
+		parent = NULL;
+		if (git_commit_parentcount(c) > 0)
+			git_commit_parent(&parent, c, 0);
+		git_commit_free(c);
+		c = parent;
+	}
+	git_commit_free(c);
+	return hit;
+}
+
+static int commit_tree(git_oid *out, git_repository *repo, const char *refname,
+		       const git_oid *tree_id, git_commit *parent, const char *message)
+{
+	const git_commit *parents[1] = { parent };
+	git_signature *sig = NULL;
+	git_reference *ref = NULL;
+	git_tree *tree = NULL;
+	int err;
+
+	if ((err = kb_committer(&sig, repo)) < 0)
+		return err;
+	if ((err = git_tree_lookup(&tree, repo, tree_id)) < 0 ||
+	    (err = git_commit_create(out, repo, NULL, sig, sig, NULL, message, tree,
+				     parent ? 1 : 0, parents)) < 0)
+		err = kb_error_git(err, "cannot write the import commit");
+	else if ((err = parent ?
+		  git_reference_create_matching(&ref, repo, refname, out, 1,
+						git_commit_id(parent), "kbackport import") :
+		  git_reference_create(&ref, repo, refname, out, 0, "kbackport import")) < 0)
+		err = kb_error_git(err, "cannot update '%s'", refname);
+	git_reference_free(ref);
+	git_tree_free(tree);
+	git_signature_free(sig);
+	return err;
+}
+
+int kb_import_tarball(struct kb_import_result *out, git_repository *repo,
+		      const char *branch, const char *tarball, const char *title,
+		      const char *body, const struct kb_import_opts *opts)
+{
+	struct importer im = { .repo = repo, .opts = opts };
+	struct kb_buf refname = KB_BUF_INIT, message = KB_BUF_INIT;
+	git_commit *parent = NULL;
+	git_oid tip, tree;
+	size_t i;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	kb_buf_printf(&refname, "refs/heads/%s", branch);
+	kb_buf_printf(&message, "%s\n\n%s", title, body ? body : "");
+	if (!refname.ptr || !message.ptr) {
+		err = KB_ENOMEM;
+		goto done;
+	}
+	if (git_reference_name_to_id(&tip, repo, refname.ptr) == 0) {
+		if (find_title(&out->commit, repo, &tip, title)) {
+			err = 0;
+			goto done;
+		}
+		if ((err = git_commit_lookup(&parent, repo, &tip)) < 0) {
+			err = kb_error_git(err, "cannot read '%s'", refname.ptr);
+			goto done;
+		}
+	}
+	if ((err = read_tarball(&im, tarball)) < 0 || (err = write_tree(&tree, &im)) < 0 ||
+	    (err = commit_tree(&out->commit, repo, refname.ptr, &tree, parent, message.ptr)) < 0)
+		goto done;
+	out->created = true;
+	out->files = im.n;
+done:
+	if (im.archive)
+		archive_read_free(im.archive);
+	for (i = 0; i < im.n; i++)
+		free(im.entries[i].path);
+	free(im.entries);
+	kb_buf_release(&im.data);
+	kb_buf_release(&refname);
+	kb_buf_release(&message);
+	git_commit_free(parent);
+	return err;
+}
