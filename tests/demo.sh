@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# make demo: generate the era repositories the default branches.yaml names
-# (under work/demo), then run `kbackport apply` and `kbackport audit` on them.
+# make demo: the built-in default branches.yaml end to end: import Debian's
+# 6.1 and 6.12 kernel sources into work/linux, generate the era repositories
+# under work/demo, then run `kbackport apply` and `kbackport audit`.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 kb=$top/${1:-build/kbackport}
@@ -9,6 +10,9 @@ if [ ! -d work/demo/linux ] || [ tests/fixtures/eras -nt work/demo/linux ]; then
 	echo "== generating era repositories under work/demo"
 	tests/fixtures/make-era-repos.sh work/demo
 fi
+echo "== kbackport import (Debian's linux-source-6.1 and -6.12 into work/linux)"
+"$kb" import || exit 1
+echo
 echo "== kbackport apply"
 "$kb" apply
 apply_rc=$?

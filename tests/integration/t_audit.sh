@@ -5,7 +5,7 @@ source "$(dirname "$0")/../lib.sh"
 T_SUITE=audit
 hermetic
 "$FIXTURES/make-era-repos.sh" "$TMP/repos" >/dev/null
-sed "s|work/demo/|repos/|" "$TOP_DIR/branches.yaml" > "$TMP/branches.yaml"
+cp "$FIXTURES/eras/branches.yaml" "$TMP/branches.yaml"
 cd "$TMP"
 state=$(user_state repos/linux)
 

@@ -4,7 +4,7 @@ source "$(dirname "$0")/../lib.sh"
 T_SUITE=dry-run
 hermetic
 "$FIXTURES/make-era-repos.sh" "$TMP/repos" >/dev/null
-sed "s|work/demo/|repos/|" "$TOP_DIR/branches.yaml" > "$TMP/branches.yaml"
+cp "$FIXTURES/eras/branches.yaml" "$TMP/branches.yaml"
 ln -s "$TOP_DIR/backports" "$TMP/backports"
 cd "$TMP"
 objects() { (cd "$1" && find "$(git rev-parse --git-dir)/objects" -type f | sort | sha1sum); }

@@ -6,8 +6,7 @@ source "$(dirname "$0")/../lib.sh"
 T_SUITE=eras
 hermetic
 "$FIXTURES/make-era-repos.sh" "$TMP/repos" >/dev/null
-cp "$TOP_DIR/branches.yaml" "$TMP/branches.yaml"
-sed -i "s|work/demo/|repos/|" "$TMP/branches.yaml"
+cp "$FIXTURES/eras/branches.yaml" "$TMP/branches.yaml"
 ln -s "$TOP_DIR/backports" "$TMP/backports"
 cd "$TMP"
 REF=refs/heads/backport/CVE-2011-1019

@@ -52,4 +52,6 @@ assert_contains "missing repository named" "branch 'no-such-repo': cannot open r
 assert_eq "the other branches are still done" "applied" "$(r 2.6.32.y .status)"
 
 run_kb 2 apply --fix "$TMP/nowhere" && assert_contains "missing fix directory" "nowhere" "$ERR"
+run_kb 2 apply --config "$TOP_DIR/branches.yaml" --branch no-such &&
+	assert_eq "the default branches.yaml is valid" "error: no branch 'no-such' in '$TOP_DIR/branches.yaml'" "$ERR"
 finish
