@@ -16,6 +16,7 @@ enum {
 
 int cmd_apply(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
+int cmd_build(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 
 /* "error: <message>" on stderr. */

@@ -17,6 +17,7 @@ struct command {
 static const struct command commands[] = {
 	{ "apply", cmd_apply, "Apply a fix's right variant to each branch, as backport commits" },
 	{ "audit", cmd_audit, "List request_module() calls guarded by CAP_NET_ADMIN per branch" },
+	{ "build", cmd_build, "Build each branch's kernel lanes (as-is, backport) out of tree" },
 	{ "import", cmd_import, "Import Debian's kernel source packages as stable branches" },
 };
 
