@@ -41,7 +41,8 @@ all: $(BUILD)/kbackport
 
 # Debian 12 packages needed to build and test; installed when missing.
 DEB_PKGS := build-essential pkg-config git libgit2-dev libyaml-dev \
-            libjansson-dev libcmocka-dev libarchive-dev jq valgrind
+            libjansson-dev libcmocka-dev libarchive-dev jq valgrind \
+            flex bison bc libelf-dev libssl-dev cpio kmod xz-utils ccache
 deps:
 	@./ci/install-deps.sh $(DEB_PKGS)
 
@@ -93,6 +94,7 @@ demo: deps all
 
 bench: deps all
 	@./tests/bench/apply-vs-cherry-pick.sh $(BUILD)/kbackport
+	@./tests/bench/build.sh $(BUILD)/kbackport
 
 clean:
 	rm -rf build work

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# End to end: build every lane of Debian's 6.1.y and 6.12.y (as-is, pre-fix,
+# backport) from the repository t_kernels.sh imported. In a fresh work
+# directory each run: as-is is a cold build, pre-fix starts from a copy of
+# it and recompiles only what the reversed fix touched, and backport has the
+# as-is tree again, so it shares that build. A second run builds nothing.
+source "$(dirname "$0")/../lib.sh"
+T_SUITE=e2e-build
+hermetic
+REPO=${KB_E2E_DIR:-$TOP_DIR/build/e2e}/linux
+if ! git -C "$REPO" rev-parse -q --verify stable/6.12.y >/dev/null; then
+	fail "the imported repository '$REPO' is missing: run t_kernels.sh first"
+	finish
+	exit 1
+fi
+cat > "$TMP/branches.yaml" <<YAML
+repo: $REPO
+branches:
+  - {name: "6.1.y", ref: stable/6.1.y, pre-fix: true}
+  - {name: "6.12.y", ref: stable/6.12.y, pre-fix: true}
+  - {name: "old", ref: stable/6.1.y, build: false, build-skip-reason: "2.6.x trees do not build with gcc 12"}
+YAML
+run_kb 0 apply --config "$TMP/branches.yaml" --fix "$TOP_DIR/backports" --branch 6.1.y --branch 6.12.y
+state=$(user_state "$REPO")
+build() {
+	"$KBACKPORT" build --config "$TMP/branches.yaml" --fix "$TOP_DIR/backports" \
+		--workdir "$TMP/work" --fragment "$TOP_DIR/tests/kernel/kbackport.config" --json
+}
+build > "$TMP/build1.json" 2> "$TMP/build1.err"
+rc=$?
+assert_eq "build exits 0" 0 "$rc"
+[ $rc -eq 0 ] || tail -30 "$TMP/build1.err"
+lane() { jq -r --arg b "$1" --arg l "$2" ".builds[] | select(.branch == \$b and .lane == \$l) | $3" "$TMP/build$4.json"; }
+
+for b in 6.1.y 6.12.y; do
+	T_NAME=$b
+	assert_eq "as-is: built cold" "pass" "$(lane $b as-is .status 1)"
+	assert_eq "as-is: every fragment option survived" "[]" "$(lane $b as-is '.missing_options | tostring' 1)"
+	assert_eq "as-is: a bzImage" "yes" "$(test -s "$(lane $b as-is .image 1)" && echo yes)"
+	staging=$(lane $b as-is .staging_dir 1)
+	assert_eq "as-is: sit, ipip, ip_gre and xfs installed as modules, with depmod output" "4 yes" \
+		"$(find "$staging" -name sit.ko -o -name ipip.ko -o -name ip_gre.ko -o -name xfs.ko | wc -l) $(ls "$staging"/lib/modules/*/modules.dep >/dev/null 2>&1 && echo yes)"
+	assert_eq "pre-fix: built from a copy of the as-is build" "pass $b as-is" "$(lane $b pre-fix '"\(.status) \(.shared_with)"' 1)"
+	rebuilt=$(lane $b pre-fix .rebuilt 1)
+	assert_eq "pre-fix: only a handful of objects recompiled ($rebuilt)" "yes" \
+		"$([ "$rebuilt" -ge 1 ] && [ "$rebuilt" -le 12 ] && echo yes)"
+	assert_contains "pre-fix: dev_ioctl.c recompiled" "net/core/dev_ioctl.o" "$(grep -E '^  CC ' "$(lane $b pre-fix .log 1)")"
+	assert_eq "backport: the as-is tree, so the as-is build" "cached $b as-is" "$(lane $b backport '"\(.status) \(.shared_with)"' 1)"
+	assert_eq "backport: same image as as-is" "$(lane $b as-is .image 1)" "$(lane $b backport .image 1)"
+done
+T_NAME=
+assert_eq "build: false is skipped with its reason" "skipped 2.6.x trees do not build with gcc 12" "$(lane old as-is '"\(.status) \(.reason)"' 1)"
+
+build > "$TMP/build2.json" 2>/dev/null
+assert_eq "a second run builds nothing" "cached cached cached cached cached cached" \
+	"$(jq -r '[.builds[] | select(.branch != "old") | .status] | join(" ")' "$TMP/build2.json")"
+assert_eq "...and compiles nothing" "0" "$(jq '[.builds[].rebuilt] | add' "$TMP/build2.json")"
+assert_eq "the repository's refs, HEAD and index untouched" "$state" "$(user_state "$REPO")"
+finish

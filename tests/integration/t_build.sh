@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# kbackport build on a FAKE kernel-like tree: a real kernel build takes
+# minutes, so this tree only mimics what the build stage relies on (the O=
+# convention, tinyconfig, olddefconfig dropping unknown options,
+# scripts/kconfig/merge_config.sh, "  CC" lines, make dependencies,
+# modules_install). The real kernel is built by the end-to-end test and by
+# `make bench`.
+source "$(dirname "$0")/../lib.sh"
+T_SUITE=build
+hermetic
+
+# ---- the fake kernel ----
+make_tree() {
+	local t=$1
+	mkdir -p "$t/scripts/kconfig" "$t/init" "$t/net/core" "$t/drivers" "$t/include"
+	# Debian's kernel tarballs ignore everything at the top: so does this one
+	printf '/*\n' > "$t/.gitignore"
+	printf 'CONFIG_64BIT\nCONFIG_MODULES\nCONFIG_NET\nCONFIG_XFS_FS\n' > "$t/Kconfig.known"
+	cat > "$t/Makefile" <<'EOF'
+O ?= .
+OBJS := init/main.o net/core/dev_ioctl.o
+.SECONDARY:
+tinyconfig:
+	@mkdir -p $(O)
+	@printf 'CONFIG_64BIT=y\n# CONFIG_MODULES is not set\n' > $(O)/.config
+olddefconfig:
+	@awk 'NR == FNR { known[$$1] = 1; next } { s = $$0; sub(/^# /, "", s); sub(/[= ].*/, "", s); if (s in known) print }' \
+		Kconfig.known $(O)/.config > $(O)/.config.new && mv $(O)/.config.new $(O)/.config
+bzImage: $(O)/arch/x86/boot/bzImage
+$(O)/arch/x86/boot/bzImage: $(addprefix $(O)/,$(OBJS))
+	@mkdir -p $(dir $@)
+	@echo "  LD      vmlinux"
+	@cat $^ > $@
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $*.o"
+	@$(CC) -MD -MP -Iinclude -c -o $@ $<
+-include $(patsubst %.o,$(O)/%.d,$(OBJS) drivers/xfs.o)
+modules: $(O)/drivers/xfs.ko
+$(O)/%.ko: $(O)/%.o
+	@echo "  LD [M]  $*.ko"
+	@cp $< $@
+modules_install:
+	@mkdir -p $(INSTALL_MOD_PATH)/lib/modules/6.1.0-fake/kernel/drivers
+	@cp $(O)/drivers/xfs.ko $(INSTALL_MOD_PATH)/lib/modules/6.1.0-fake/kernel/drivers/
+EOF
+	cat > "$t/scripts/kconfig/merge_config.sh" <<-'EOF'
+	#!/bin/sh
+	# merge_config.sh -m -O DIR BASE FRAGMENT...: the fragment's lines win
+	[ "$1" = -m ] && shift
+	[ "$1" = -O ] && { out=$2; shift 2; }
+	base=$1; shift
+	cp "$base" "$out/.config.merge"
+	for f; do
+		for sym in $(sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=.*/\1/p; s/^# \(CONFIG_[A-Za-z0-9_]*\) is not set/\1/p' "$f"); do
+			grep -v -E "^(# )?$sym[= ]" "$out/.config.merge" > "$out/.config.tmp"
+			mv "$out/.config.tmp" "$out/.config.merge"
+		done
+		grep -E '^(CONFIG_|# CONFIG_)' "$f" >> "$out/.config.merge"
+	done
+	mv "$out/.config.merge" "$out/.config"
+	EOF
+	chmod +x "$t/scripts/kconfig/merge_config.sh"
+	printf '#define KB_VERSION 1\n' > "$t/include/kb.h"
+	printf '#include "kb.h"\nint start_kernel(void) { return KB_VERSION; }\n' > "$t/init/main.c"
+	printf 'int dev_load(const char *name) { return name != 0; }\n' > "$t/net/core/dev_ioctl.c"
+	printf 'int xfs_init(void) { return 0; }\n' > "$t/drivers/xfs.c"
+}
+
+cd "$TMP"
+mkdir linux && make_tree linux
+git -C linux init -q && git -C linux add -A -f && git -C linux commit -q -m "6.1"
+git -C linux branch linux-6.1.y
+# a second branch with the same tree: shares the build
+git -C linux branch same-tree
+# a branch that does not compile
+git -C linux checkout -q -b broken
+printf 'int dev_load(const char *name) { return name +; }\n' > linux/net/core/dev_ioctl.c
+git -C linux commit -q -a -m broken
+# the user is on a topic branch, with a staged and an unstaged change
+git -C linux checkout -q -b topic master
+echo "staged" > linux/init/staged.txt && git -C linux add -f init/staged.txt
+echo "/* dirty */" >> linux/init/main.c
+
+mkdir -p fixes/CVE-2011-1019 tests/kernel
+cp -r "$TOP_DIR/backports/CVE-2011-1019/." fixes/CVE-2011-1019/
+cat > tests/kernel/kbackport.config <<'EOF'
+# the test fragment: one option this kernel does not know
+CONFIG_64BIT=y
+CONFIG_MODULES=y
+CONFIG_XFS_FS=m
+CONFIG_NOT_IN_THIS_KERNEL=y
+EOF
+cat > branches.yaml <<'EOF'
+repo: linux
+branches:
+  - name: 6.1.y
+    ref: linux-6.1.y
+  - name: twin
+    ref: same-tree
+  - name: broken
+    ref: broken
+  - name: 2.6.32.y
+    ref: linux-6.1.y
+    build: false
+    build-skip-reason: "2.6.x trees do not build with gcc 12"
+EOF
+state=$(user_state linux)
+KB_ARGS=(build --fix fixes/CVE-2011-1019 --jobs 2 --json)
+field() { printf '%s' "$OUT" | jq -r "$1"; }
+row() { printf '%s' "$OUT" | jq -c ".builds[] | select(.branch == \"$1\" and .lane == \"$2\") | $3"; }
+
+# ---- cold build ----
+T_NAME=cold
+run_kb 1 "${KB_ARGS[@]}"
+assert_eq "statuses" '[["6.1.y","as-is","pass"],["twin","as-is","cached"],["broken","as-is","fail"],["2.6.32.y","as-is","skipped"]]' \
+	"$(field '[.builds[] | [.branch, .lane, .status]]' | jq -c .)"
+assert_eq "every object compiled" 3 "$(row 6.1.y as-is .rebuilt)"
+dir=$(row 6.1.y as-is .build_dir | jq -r .)
+assert_eq "build under work/builds" "$TMP/work/builds" "$(dirname "$dir")"
+assert_eq "kernel image" "$dir/arch/x86/boot/bzImage" "$(row 6.1.y as-is .image | jq -r .)"
+assert_eq "modules installed into staging" "xfs.ko" \
+	"$(ls "$dir/staging/lib/modules/6.1.0-fake/kernel/drivers")"
+assert_contains "one log per lane" "  CC      net/core/dev_ioctl.o" "$(cat "$dir/build.log")"
+assert_eq "the dropped fragment option is named" '["CONFIG_NOT_IN_THIS_KERNEL=y (got: not set)"]' \
+	"$(row 6.1.y as-is .missing_options)"
+assert_eq "the fragment's module survived" "CONFIG_XFS_FS=m" "$(grep XFS "$dir/.config")"
+assert_eq "same tree id: same build" "$dir" "$(row twin as-is .build_dir | jq -r .)"
+assert_eq "shared with the lane that built it" '"6.1.y as-is"' "$(row twin as-is .shared_with)"
+assert_contains "a failure names the step" "'make O=" "$(row broken as-is .reason)"
+assert_contains "a failure quotes the compiler's error" "dev_ioctl.c:1:" "$(row broken as-is .reason)"
+assert_contains "with the log's tail" "last lines of $TMP/work/builds/" "$(row broken as-is .reason)"
+assert_eq "skipped with its reason" '"2.6.x trees do not build with gcc 12"' "$(row 2.6.32.y as-is .reason)"
+assert_eq "the user's branch, index and files untouched" "$state" "$(user_state linux)"
+assert_eq "every file of the tree written (despite .gitignore), nothing else" \
+	"$(git -C linux ls-tree -r --name-only linux-6.1.y)" \
+	"$(cd work/src/6.1.y && find . -type f | sed 's|^\./||' | sort)"
+assert_eq "modes kept" yes "$([ -x work/src/6.1.y/scripts/kconfig/merge_config.sh ] && echo yes)"
+
+# ---- nothing changed: nothing is built ----
+T_NAME=re-run
+start=$(date +%s%N)
+run_kb 1 "${KB_ARGS[@]}" --branch 6.1.y --branch twin --branch broken
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+# a failure is not cached: it is retried, resuming its directory (one object)
+assert_eq "built lanes are cached" '[["6.1.y","cached",0],["twin","cached",0],["broken","fail",1]]' \
+	"$(field '[.builds[] | [.branch, .status, .rebuilt]]' | jq -c .)"
+assert_eq "the cached build is not its own copy" null "$(row 6.1.y as-is .shared_with)"
+if [ "$ms" -lt 5000 ]; then pass "no-change re-run in ${ms} ms"; else fail "no-change re-run took ${ms} ms"; fi
+run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
+assert_eq "exit 0 when no lane failed" cached "$(row 6.1.y as-is .status | jq -r .)"
+
+# ---- a backport lane one file away: a copy of the build, one object rebuilt ----
+T_NAME=incremental
+git -C linux worktree add -q --detach ../bp linux-6.1.y
+printf 'int dev_load(const char *name) { return name != 0 && *name; }\n' > bp/net/core/dev_ioctl.c
+git -C bp commit -q -a -m "net: don't allow CAP_NET_ADMIN to load non-netdev kernel modules"
+git -C linux update-ref refs/heads/backport/CVE-2011-1019/6.1.y "$(git -C bp rev-parse HEAD)"
+git -C linux worktree remove --force ../bp
+state=$(user_state linux)
+mtime_before=$(stat -c %Y.%y "work/src/6.1.y/init/main.c")
+run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
+assert_eq "as-is cached, backport built" '[["as-is","cached"],["backport","pass"]]' \
+	"$(field '[.builds[] | [.lane, .status]]' | jq -c .)"
+assert_eq "exactly the changed object recompiled" 1 "$(row 6.1.y backport .rebuilt)"
+bdir=$(row 6.1.y backport .build_dir | jq -r .)
+assert_eq "that object is dev_ioctl.o" "  CC      net/core/dev_ioctl.o" "$(grep '^  CC' "$bdir/build.log")"
+assert_eq "started from the as-is build" '"6.1.y as-is"' "$(row 6.1.y backport .shared_with)"
+assert_eq "unchanged objects are the copied ones" "$(stat -c %y "$dir/init/main.o")" \
+	"$(stat -c %y "$bdir/init/main.o")"
+assert_eq "unchanged sources were not rewritten" "$mtime_before" \
+	"$(stat -c %Y.%y "work/src/6.1.y/init/main.c")"
+assert_eq "the source tree is the backport's" "$(git -C linux show backport/CVE-2011-1019/6.1.y:net/core/dev_ioctl.c)" \
+	"$(cat work/src/6.1.y/net/core/dev_ioctl.c)"
+assert_eq "the as-is build keeps its own object" different \
+	"$(cmp -s "$dir/net/core/dev_ioctl.o" "$bdir/net/core/dev_ioctl.o" && echo same || echo different)"
+assert_contains "its .config kept: no Kconfig input changed" "configuration kept" "$(cat "$bdir/build.log")"
+assert_eq "user state untouched" "$state" "$(user_state linux)"
+
+# ---- the as-is lane again, its build deleted: the sources go back ----
+T_NAME=switch-back
+rm -rf "$dir"
+run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
+assert_eq "rebuilt from the backport's build" '[["as-is","pass",1,"6.1.y backport"],["backport","cached",0,null]]' \
+	"$(field '[.builds[] | [.lane, .status, .rebuilt, .shared_with]]' | jq -c .)"
+assert_eq "sources are as-is again" "$(git -C linux show linux-6.1.y:net/core/dev_ioctl.c)" \
+	"$(cat work/src/6.1.y/net/core/dev_ioctl.c)"
+
+# ---- an interrupted build (no stamp) is never trusted ----
+T_NAME=interrupted
+rm "$bdir/kbackport.stamp"
+run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
+assert_eq "resumed, not cached" '[["as-is","cached"],["backport","pass"]]' \
+	"$(field '[.builds[] | [.lane, .status]]' | jq -c .)"
+assert_eq "stamp written again" "yes" "$([ -f "$bdir/kbackport.stamp" ] && echo yes)"
+
+# ---- a lane that changes a Kconfig file is configured again ----
+T_NAME=kconfig
+git -C linux worktree add -q --detach ../kc backport/CVE-2011-1019/6.1.y
+echo CONFIG_NOT_IN_THIS_KERNEL >> kc/Kconfig.known
+git -C kc commit -q -a -m "a new option"
+git -C linux update-ref refs/heads/backport/CVE-2011-1019/6.1.y "$(git -C kc rev-parse HEAD)"
+git -C linux worktree remove --force ../kc
+run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
+assert_eq "built from the closest build, nothing recompiled" '["pass",0,"6.1.y backport"]' \
+	"$(row 6.1.y backport '[.status, .rebuilt, .shared_with]')"
+assert_contains "configured again" "tinyconfig" "$(cat "$(row 6.1.y backport .build_dir | jq -r .)/build.log")"
+assert_eq "the option survives now" '[]' "$(row 6.1.y backport .missing_options)"
+
+# ---- text output ----
+T_NAME=text
+run_kb 1 build --fix fixes/CVE-2011-1019
+assert_contains "matrix header" "BRANCH    LANE      STATUS   SECONDS  REBUILT  BUILD" "$OUT"
+assert_contains "skipped row" "2.6.32.y  as-is     skipped" "$OUT"
+assert_contains "missing options warned" "CONFIG_NOT_IN_THIS_KERNEL=y (got: not set)" "$OUT"
+run_kb 2 build --jobs 0
+assert_contains "bad --jobs" "--jobs wants a number" "$ERR"
+finish

@@ -1,0 +1,411 @@
+/* kbackport build: every lane of every selected branch, one result each. */
+#include "build.h"
+#include "buf.h"
+#include "cli.h"
+#include "error.h"
+#include "lanes.h"
+#include "repo.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+static const char usage[] =
+"usage: kbackport build [--config FILE] [--fix DIR]... [--branch NAME]...\n"
+"                       [--workdir DIR] [--jobs N] [--json]\n"
+"\n"
+"Build the kernel of each lane of each branch: the branch as it is (or its\n"
+"pre-fix state) and its backport commit when kbackport apply made one. Trees\n"
+"are written under the work directory, never into the repository's working\n"
+"tree; each lane is built out of tree from tinyconfig plus the config\n"
+"fragment, and its modules installed into the build's staging/ directory.\n"
+"Lanes with the same tree share a build, a lane close to a built one starts\n"
+"from a copy of it, and a lane already built is not built again.\n"
+"\n"
+"  -c, --config FILE   branches file (default: ./branches.yaml)\n"
+"  -f, --fix DIR       a fix directory, or a directory of fixes; repeatable\n"
+"                      (default: every fix under backports/ beside the config)\n"
+"  -b, --branch NAME   only this branch; repeatable (default: all)\n"
+"  -w, --workdir DIR   sources and builds (default: work/ beside the config)\n"
+"      --fragment FILE config fragment for branches without `config:`\n"
+"                      (default: tests/kernel/kbackport.config beside the config)\n"
+"  -j, --jobs N        make -jN (default: the number of CPUs)\n"
+"      --json          one JSON document\n"
+"  -h, --help          this text\n"
+"\n"
+"Statuses: pass, fail, cached, skipped (build: false).\n"
+"Exit status: 0 when no lane failed, 1 otherwise, 2 for usage.\n";
+
+struct build_cli {
+	const char *config;
+	const char **fixes;
+	size_t nfixes;
+	struct cli_branches branches;
+	const char *workdir;
+	const char *fragment;
+	unsigned jobs;
+	bool json;
+};
+
+/* One row of the report. */
+struct row {
+	const char *branch;
+	const char *fix;	/* NULL when the branch has no lane */
+	const char *lane;	/* "as-is", "pre-fix", "backport", or "-" */
+	char *ref;
+	char commit[GIT_OID_HEXSZ + 1];
+	struct kb_build_result result;
+};
+
+static int parse_jobs(unsigned *out, const char *arg)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+
+	if (*end || end == arg || n < 1 || n > 1024) {
+		cli_error("--jobs wants a number from 1 to 1024, not '%s'", arg);
+		return EXIT_USAGE;
+	}
+	*out = (unsigned)n;
+	return 0;
+}
+
+static int parse_options(struct build_cli *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "fix", required_argument, NULL, 'f' },
+		{ "branch", required_argument, NULL, 'b' },
+		{ "workdir", required_argument, NULL, 'w' },
+		{ "fragment", required_argument, NULL, 'F' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char **v;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "c:f:b:w:j:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': o->config = optarg; break;
+		case 'f':
+			if (!(v = realloc(o->fixes, (o->nfixes + 1) * sizeof(*v))))
+				return EXIT_USAGE;
+			o->fixes = v;
+			o->fixes[o->nfixes++] = optarg;
+			break;
+		case 'b':
+			if (cli_branches_add(&o->branches, optarg) < 0)
+				return EXIT_USAGE;
+			break;
+		case 'w': o->workdir = optarg; break;
+		case 'F': o->fragment = optarg; break;
+		case 'j':
+			if (parse_jobs(&o->jobs, optarg))
+				return EXIT_USAGE;
+			break;
+		case 'J': o->json = true; break;
+		case 'h': cli_help(usage); return -1;
+		default: fputs(usage, stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		cli_error("unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* ---- output: one emitter per format, from the same rows ---- */
+
+static json_t *str_or_null(const char *s)
+{
+	return s && *s ? json_string(s) : json_null();
+}
+
+static json_t *lines_json(const char *text)
+{
+	json_t *arr = json_array();
+	const char *p = text;
+	size_t len;
+
+	while (p && *p) {
+		len = strcspn(p, "\n");
+		json_array_append_new(arr, json_stringn(p, len));
+		p += len + (p[len] == '\n');
+	}
+	return arr;
+}
+
+static json_t *row_json(const struct row *w)
+{
+	const struct kb_build_result *r = &w->result;
+
+	return json_pack("{s:s, s:o, s:s, s:o, s:o, s:s, s:f, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "branch", w->branch,
+			 "fix", str_or_null(w->fix),
+			 "lane", w->lane,
+			 "ref", str_or_null(w->ref),
+			 "commit", str_or_null(w->commit),
+			 "status", kb_build_status_name(r->status),
+			 "seconds", r->seconds,
+			 "rebuilt", (json_int_t)r->rebuilt,
+			 "build_dir", str_or_null(r->build_dir),
+			 "staging_dir", str_or_null(r->staging_dir),
+			 "image", str_or_null(r->image),
+			 "log", str_or_null(r->log),
+			 "reason", str_or_null(r->reason),
+			 "missing_options", lines_json(r->missing_options),
+			 "shared_with", str_or_null(r->shared_with));
+}
+
+static void print_json(const struct row *rows, size_t n)
+{
+	json_t *list = json_array(), *doc;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(list, row_json(&rows[i]));
+	doc = json_pack("{s:o}", "builds", list);
+	json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', stdout);
+	json_decref(doc);
+}
+
+static void print_indented(const char *text, const char *indent)
+{
+	const char *p = text;
+	size_t len;
+
+	while (p && *p) {
+		len = strcspn(p, "\n");
+		printf("%s%.*s\n", indent, (int)len, p);
+		p += len + (p[len] == '\n');
+	}
+}
+
+static void print_notes(const struct row *w)
+{
+	const struct kb_build_result *r = &w->result;
+
+	if (!r->reason && !r->missing_options && !r->shared_with)
+		return;
+	printf("\n%s %s: %s\n", w->branch, w->lane, kb_build_status_name(r->status));
+	if (r->shared_with)
+		printf("  %s the build of %s\n",
+		       r->status == KB_BUILD_CACHED ? "reused" : "started from a copy of",
+		       r->shared_with);
+	if (r->missing_options) {
+		printf("  warning: options of the fragment that olddefconfig dropped:\n");
+		print_indented(r->missing_options, "    ");
+	}
+	print_indented(r->reason, "  ");
+}
+
+static void print_matrix(const struct row *rows, size_t n)
+{
+	size_t i, w = 6;
+
+	for (i = 0; i < n; i++)
+		if (strlen(rows[i].branch) > w)
+			w = strlen(rows[i].branch);
+	printf("%-*s  %-8s  %-7s  %7s  %7s  %s\n", (int)w, "BRANCH", "LANE", "STATUS",
+	       "SECONDS", "REBUILT", "BUILD");
+	for (i = 0; i < n; i++) {
+		const struct kb_build_result *r = &rows[i].result;
+		printf("%-*s  %-8s  %-7s  %7.1f  %7zu  %s\n", (int)w, rows[i].branch,
+		       rows[i].lane, kb_build_status_name(r->status), r->seconds,
+		       r->rebuilt, r->build_dir ? r->build_dir : "-");
+	}
+	for (i = 0; i < n; i++)
+		print_notes(&rows[i]);
+}
+
+/* ---- building ---- */
+
+struct rows {
+	struct row *v;
+	size_t n;
+};
+
+static struct row *new_row(struct rows *rows, const struct kb_branch *branch,
+			   const char *fix, const char *lane)
+{
+	struct row *v = realloc(rows->v, (rows->n + 1) * sizeof(*v)), *w;
+
+	if (!v)
+		return NULL;
+	rows->v = v;
+	w = memset(&v[rows->n++], 0, sizeof(*w));
+	w->branch = branch->name;
+	w->fix = fix;
+	w->lane = lane;
+	return w;
+}
+
+/* One row for the whole branch: skipped, or it could not be looked at. */
+static int branch_row(struct rows *rows, const struct kb_branch *branch, const char *lane,
+		      enum kb_build_status status, const char *reason)
+{
+	struct row *w = new_row(rows, branch, NULL, lane);
+
+	if (!w)
+		return KB_ENOMEM;
+	w->result.status = status;
+	return (w->result.reason = kb_strdup(reason)) ? 0 : KB_ENOMEM;
+}
+
+/* One line, redrawn in place: cut to the terminal's width so it never wraps. */
+static void show_progress(const char *line, void *payload)
+{
+	const struct row *w = payload;
+	struct winsize ws;
+	int width = 80;
+
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20)
+		width = ws.ws_col;
+	width -= (int)(strlen(w->branch) + strlen(w->lane) + 4);
+	fprintf(stderr, "\r\033[K%s %s: %.*s", w->branch, w->lane, width > 10 ? width : 10, line);
+	fflush(stderr);
+}
+
+static int build_lane(struct rows *rows, git_repository *repo, const struct kb_branch *branch,
+		      const char *fix, const struct kb_lane *lane, struct kb_build_opts *opts)
+{
+	struct row *w = new_row(rows, branch, fix, kb_lane_kind_name(lane->kind));
+	int err;
+
+	if (!w || !(w->ref = kb_strdup(lane->ref)))
+		return KB_ENOMEM;
+	git_oid_tostr(w->commit, sizeof(w->commit), &lane->commit);
+	opts->payload = w;
+	err = kb_build_lane(&w->result, repo, branch, lane, opts);
+	if (opts->progress)
+		fputs("\r\033[K", stderr);
+	return err;
+}
+
+/* The lanes of `branch` for each fix; the as-is lane is built once. */
+static int build_branch(struct rows *rows, const struct kb_branch *branch,
+			struct kb_fix **fixes, size_t nfixes, struct kb_build_opts *opts)
+{
+	git_repository *repo = NULL;
+	git_commit *tip = NULL;
+	struct kb_lane *lanes = NULL;
+	size_t nlanes = 0, f, l, before = rows->n;
+	int err = 0;
+
+	if (!branch->build)
+		return branch_row(rows, branch, kb_lane_kind_name(KB_LANE_AS_IS),
+				  KB_BUILD_SKIPPED, branch->build_skip_reason ?
+				  branch->build_skip_reason : "build: false");
+	if (kb_branch_open(&repo, &tip, branch) < 0)
+		return branch_row(rows, branch, "-", KB_BUILD_FAIL, kb_error_last());
+	for (f = 0; f < nfixes && !err; f++) {
+		if ((err = kb_branch_lanes(&lanes, &nlanes, repo, branch, fixes[f]->id)) < 0) {
+			err = branch_row(rows, branch, "-", KB_BUILD_FAIL, kb_error_last());
+			break;
+		}
+		for (l = 0; l < nlanes && !err; l++)
+			if (f == 0 || lanes[l].kind != KB_LANE_AS_IS)
+				err = build_lane(rows, repo, branch, fixes[f]->id, &lanes[l], opts);
+		kb_lanes_free(lanes, nlanes);
+	}
+	if (!err && rows->n == before)
+		err = branch_row(rows, branch, "-", KB_BUILD_SKIPPED, "no lane to build");
+	git_commit_free(tip);
+	git_repository_free(repo);
+	return err;
+}
+
+static int default_paths(struct build_cli *o, struct kb_buf *workdir, struct kb_buf *fragment,
+			 const struct kb_config *config)
+{
+	int err = 0;
+
+	if (!o->workdir && (err = kb_buf_printf(workdir, "%s/work", config->dir)) == 0)
+		o->workdir = workdir->ptr;
+	if (!err && !o->fragment &&
+	    (err = kb_buf_printf(fragment, "%s/tests/kernel/kbackport.config", config->dir)) == 0)
+		o->fragment = fragment->ptr;
+	return err;
+}
+
+static int exit_code(const struct rows *rows)
+{
+	size_t i;
+
+	for (i = 0; i < rows->n; i++)
+		if (rows->v[i].result.status == KB_BUILD_FAIL)
+			return EXIT_ATTENTION;
+	return EXIT_OK;
+}
+
+static int run(struct build_cli *o)
+{
+	const struct kb_branch **branches = NULL;
+	struct kb_config *config = NULL;
+	struct kb_fix **fixes = NULL;
+	struct kb_buf workdir = KB_BUF_INIT, fragment = KB_BUF_INIT;
+	struct kb_build_opts opts;
+	struct rows rows = { NULL, 0 };
+	size_t nbranches = 0, nfixes = 0, b;
+	int rc = EXIT_USAGE, err = 0;
+
+	if (kb_config_load(&config, o->config) < 0 ||
+	    cli_select(&branches, &nbranches, config, &o->branches) < 0 ||
+	    cli_load_fixes(&fixes, &nfixes, o->fixes, o->nfixes, config) < 0 ||
+	    default_paths(o, &workdir, &fragment, config) < 0) {
+		cli_error_last();
+		goto done;
+	}
+	kb_build_opts_init(&opts);
+	opts.workdir = o->workdir;
+	opts.fragment = o->fragment;
+	opts.jobs = o->jobs;
+	if (isatty(STDERR_FILENO))
+		opts.progress = show_progress;
+	for (b = 0; b < nbranches && !err; b++)
+		err = build_branch(&rows, branches[b], fixes, nfixes, &opts);
+	if (err < 0) {
+		cli_error_last();
+		rc = EXIT_ATTENTION;
+		goto done;
+	}
+	if (o->json)
+		print_json(rows.v, rows.n);
+	else
+		print_matrix(rows.v, rows.n);
+	rc = exit_code(&rows);
+done:
+	for (b = 0; b < rows.n; b++) {
+		free(rows.v[b].ref);
+		kb_build_result_release(&rows.v[b].result);
+	}
+	free(rows.v);
+	kb_buf_release(&workdir);
+	kb_buf_release(&fragment);
+	free(branches);
+	kb_fix_free_all(fixes, nfixes);
+	kb_config_free(config);
+	return rc;
+}
+
+int cmd_build(int argc, char **argv)
+{
+	struct build_cli o = { .config = "branches.yaml" };
+	int rc;
+
+	if ((rc = parse_options(&o, argc, argv)) == 0)
+		rc = run(&o);
+	else if (rc < 0)
+		rc = EXIT_OK;
+	free(o.fixes);
+	cli_branches_release(&o.branches);
+	return rc;
+}

@@ -1,0 +1,1129 @@
+#include "build.h"
+#include "buf.h"
+#include "error.h"
+#include "run.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STAMP "kbackport.stamp"
+#define TAIL_LINES 20
+
+const char *kb_build_status_name(enum kb_build_status status)
+{
+	static const char *const names[] = {
+		[KB_BUILD_PASS] = "pass",
+		[KB_BUILD_FAIL] = "fail",
+		[KB_BUILD_CACHED] = "cached",
+		[KB_BUILD_SKIPPED] = "skipped",
+	};
+	return names[status];
+}
+
+void kb_build_opts_init(struct kb_build_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+}
+
+void kb_build_result_release(struct kb_build_result *r)
+{
+	free(r->build_dir);
+	free(r->staging_dir);
+	free(r->image);
+	free(r->log);
+	free(r->reason);
+	free(r->missing_options);
+	free(r->shared_with);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- checking the final .config against the fragment ---- */
+
+/* The value `config` gives option `name` (len bytes), "not set" when none. */
+static const char *config_value(const char *config, const char *name, size_t len,
+				size_t *vlen)
+{
+	const char *p = config;
+	size_t n;
+
+	for (; p && *p; p += n + (p[n] == '\n')) {
+		n = strcspn(p, "\n");
+		if (n > len && !strncmp(p, name, len) && p[len] == '=') {
+			*vlen = n - len - 1;
+			return p + len + 1;
+		}
+	}
+	*vlen = strlen("not set");
+	return "not set";
+}
+
+/* One fragment line: append it to `missing` when `config` disagrees. */
+static int check_line(struct kb_buf *missing, const char *line, size_t n,
+		      const char *config)
+{
+	static const char unset[] = " is not set";
+	const char *name = line, *want, *got;
+	size_t len, wlen, glen;
+
+	while (n && (line[n - 1] == ' ' || line[n - 1] == '\t' || line[n - 1] == '\r'))
+		n--;
+	if (n > 2 && !strncmp(line, "# CONFIG_", 9) && n > strlen(unset) &&
+	    !strncmp(line + n - strlen(unset), unset, strlen(unset))) {
+		name = line + 2;
+		len = n - 2 - strlen(unset);
+		want = "not set";
+		wlen = strlen(want);
+	} else if (!strncmp(line, "CONFIG_", 7) && memchr(line, '=', n)) {
+		len = (size_t)((const char *)memchr(line, '=', n) - line);
+		want = line + len + 1;
+		wlen = n - len - 1;
+	} else {
+		return 0;
+	}
+	got = config_value(config, name, len, &glen);
+	if (glen == wlen && !strncmp(got, want, wlen))
+		return 0;
+	if (wlen == 7 && !strncmp(want, "not set", 7))
+		return kb_buf_printf(missing, "%.*s is not set (got: %.*s)\n", (int)len,
+				     name, (int)glen, got);
+	return kb_buf_printf(missing, "%.*s=%.*s (got: %.*s)\n", (int)len, name,
+			     (int)wlen, want, (int)glen, got);
+}
+
+int kb_build_check_config(char **out, const char *fragment, const char *config)
+{
+	struct kb_buf missing = KB_BUF_INIT;
+	const char *p = fragment;
+	size_t n;
+	int err = 0;
+
+	*out = NULL;
+	for (; p && *p && !err; p += n + (p[n] == '\n')) {
+		n = strcspn(p, "\n");
+		err = check_line(&missing, p, n, config);
+	}
+	if (err < 0) {
+		kb_buf_release(&missing);
+		return err;
+	}
+	if (missing.size)
+		missing.ptr[--missing.size] = '\0';	/* no final newline */
+	if (missing.size)
+		*out = kb_buf_detach(&missing);
+	kb_buf_release(&missing);
+	return 0;
+}
+
+/* ---- one lane's build: paths and key ---- */
+
+struct lane_build {
+	git_repository *repo;
+	const struct kb_branch *branch;
+	const struct kb_lane *lane;
+	const struct kb_build_opts *opts;
+	struct kb_build_result *out;
+	char *workdir;		/* absolute */
+	char *src;		/* <workdir>/src/<branch> */
+	char *obj;		/* <workdir>/obj/<branch>: where builds run */
+	char *obj_log, *obj_staging;
+	char *fragment;		/* absolute path */
+	char *fragment_text;
+	char *cfg;		/* hash of arch, toolchain and fragment */
+	char *key;		/* hash of cfg and tree: the build's name */
+	char *base_tree;	/* copied from a build of this cfg and that tree */
+	char tree[GIT_OID_HEXSZ + 1];
+	int lock_fd, log_fd;
+	struct timespec start;
+};
+
+static double elapsed(const struct timespec *since)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - since->tv_sec) +
+	       (double)(now.tv_nsec - since->tv_nsec) / 1e9;
+}
+
+/* A step begins: a "### [seconds] what" line in the log, and progress. */
+static void announce(struct lane_build *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void announce(struct lane_build *b, const char *fmt, ...)
+{
+	double t = elapsed(&b->start);
+	char what[512], line[600];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (b->log_fd >= 0)
+		dprintf(b->log_fd, "### [%.1fs] %s\n", t, what);
+	snprintf(line, sizeof(line), "%d:%02d %.200s", (int)t / 60, (int)t % 60, what);
+	if (b->opts->progress)
+		b->opts->progress(line, b->opts->payload);
+}
+
+/* `path` made absolute (against the current directory). */
+static char *absolute(const char *path)
+{
+	struct kb_buf buf = KB_BUF_INIT;
+	char cwd[4096];
+
+	if (path[0] == '/')
+		return kb_strdup(path);
+	if (!getcwd(cwd, sizeof(cwd))) {
+		kb_error_set(KB_ERROR, "cannot get the current directory: %s", strerror(errno));
+		return NULL;
+	}
+	if (kb_buf_printf(&buf, "%s/%s", cwd, path) < 0)
+		return NULL;
+	return kb_buf_detach(&buf);
+}
+
+static char *path_join(const char *a, const char *b)
+{
+	struct kb_buf buf = KB_BUF_INIT;
+
+	if (kb_buf_printf(&buf, "%s/%s", a, b) < 0)
+		return NULL;
+	return kb_buf_detach(&buf);
+}
+
+static int mkdir_p(const char *path)
+{
+	char *copy = kb_strdup(path), *p;
+	int err = 0;
+
+	if (!copy)
+		return KB_ENOMEM;
+	for (p = copy + 1; !err; p++) {
+		if (*p != '/' && *p)
+			continue;
+		char c = *p;
+		*p = '\0';
+		if (mkdir(copy, 0755) < 0 && errno != EEXIST)
+			err = kb_error_set(KB_ERROR, "cannot create '%s': %s", copy,
+					   strerror(errno));
+		if (!(*p = c))
+			break;
+	}
+	free(copy);
+	return err;
+}
+
+static int remove_tree(const char *path)
+{
+	const char *argv[] = { "rm", "-rf", "--", path, NULL };
+
+	return kb_run(argv, NULL, NULL) == 0 ? 0 :
+	       kb_error_set(KB_ERROR, "cannot remove '%s'", path);
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+static bool on_path(const char *prog)
+{
+	const char *path = getenv("PATH"), *p;
+	char file[4096];
+	size_t n;
+
+	for (p = path; p && *p; p += n + (p[n] == ':')) {
+		n = strcspn(p, ":");
+		snprintf(file, sizeof(file), "%.*s/%s", (int)n, p, prog);
+		if (n && access(file, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Hex SHA-1 of `data`: git's object hash serves as a plain digest here. */
+static char *digest(const struct kb_buf *data)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+	git_oid id;
+
+	if (git_odb_hash(&id, data->ptr ? data->ptr : "", data->size, GIT_OBJECT_BLOB) < 0) {
+		kb_error_git(KB_ERROR, "cannot hash the build key");
+		return NULL;
+	}
+	git_oid_tostr(hex, sizeof(hex), &id);
+	return kb_strdup(hex);
+}
+
+/* cfg: what a build depends on besides its tree; key: cfg and tree. */
+static int lane_key(struct lane_build *b)
+{
+	const char *gcc[] = { "gcc", "--version", NULL };
+	struct kb_buf data = KB_BUF_INIT;
+	char *toolchain = NULL;
+	int err;
+
+	if (kb_run_capture(&toolchain, gcc) != 0) {
+		free(toolchain);
+		toolchain = NULL;
+	}
+	if ((err = kb_buf_printf(&data, "arch %s\ntoolchain %s\nfragment\n%s",
+				 b->branch->arch, toolchain ? toolchain : "none",
+				 b->fragment_text)) < 0 ||
+	    !(b->cfg = digest(&data)))
+		goto done;
+	kb_buf_clear(&data);
+	if ((err = kb_buf_printf(&data, "cfg %s\ntree %s\n", b->cfg, b->tree)) < 0 ||
+	    !(b->key = digest(&data)))
+		goto done;
+	b->key[16] = '\0';	/* 64 bits name a build well enough */
+done:
+	free(toolchain);
+	kb_buf_release(&data);
+	return err < 0 ? err : (b->cfg && b->key) ? 0 : KB_ENOMEM;
+}
+
+static const char *image_path(const char *arch)
+{
+	if (!strcmp(arch, "x86_64") || !strcmp(arch, "x86") || !strcmp(arch, "i386"))
+		return "arch/x86/boot/bzImage";
+	return "vmlinux";
+}
+
+static int result_paths(struct lane_build *b)
+{
+	struct kb_build_result *r = b->out;
+	struct kb_buf dir = KB_BUF_INIT;
+
+	if (kb_buf_printf(&dir, "%s/builds/%s", b->workdir, b->key) < 0)
+		return KB_ENOMEM;
+	r->build_dir = kb_buf_detach(&dir);
+	if (!r->build_dir || !(r->staging_dir = path_join(r->build_dir, "staging")) ||
+	    !(r->log = path_join(r->build_dir, "build.log")) ||
+	    !(r->image = path_join(r->build_dir, image_path(b->branch->arch))))
+		return KB_ENOMEM;
+	return 0;
+}
+
+static int lane_paths(struct lane_build *b)
+{
+	const char *fragment = b->branch->config ? b->branch->config : b->opts->fragment;
+	struct kb_buf src = KB_BUF_INIT;
+	int err;
+
+	if (!fragment)
+		return kb_error_set(KB_EINVALID, "no config fragment for branch '%s'",
+				    b->branch->name);
+	git_oid_tostr(b->tree, sizeof(b->tree), &b->lane->tree);
+	if (!(b->workdir = absolute(b->opts->workdir)) ||
+	    !(b->fragment = absolute(fragment)))
+		return KB_ENOMEM;
+	if ((err = kb_read_file(&b->fragment_text, NULL, b->fragment)) < 0)
+		return kb_error_prefix(err, "cannot read config fragment '%s'", fragment);
+	if ((err = kb_buf_printf(&src, "%s/src/%s", b->workdir, b->branch->name)) < 0 ||
+	    !(b->src = kb_buf_detach(&src)) ||
+	    (err = kb_buf_printf(&src, "%s/obj/%s", b->workdir, b->branch->name)) < 0 ||
+	    !(b->obj = kb_buf_detach(&src)) ||
+	    !(b->obj_log = path_join(b->obj, "build.log")) ||
+	    !(b->obj_staging = path_join(b->obj, "staging")))
+		return err < 0 ? err : KB_ENOMEM;
+	return 0;
+}
+
+/* ---- stamps: "name value" lines, written whole with a rename ---- */
+
+/* The value of `name` in stamp text `text` (malloc'ed), or NULL. */
+static char *stamp_get(const char *text, const char *name)
+{
+	const char *p = text;
+	size_t n, len = strlen(name);
+
+	for (; p && *p; p += n + (p[n] == '\n')) {
+		n = strcspn(p, "\n");
+		if (n > len && !strncmp(p, name, len) && p[len] == ' ')
+			return kb_strndup(p + len + 1, n - len - 1);
+	}
+	return NULL;
+}
+
+static int write_atomic(const char *path, const char *text)
+{
+	struct kb_buf tmp = KB_BUF_INIT;
+	FILE *f = NULL;
+	int err;
+
+	if ((err = kb_buf_printf(&tmp, "%s.tmp", path)) < 0)
+		return err;
+	if (!(f = fopen(tmp.ptr, "w")) || fputs(text, f) < 0 || fflush(f) != 0 ||
+	    fsync(fileno(f)) < 0 || rename(tmp.ptr, path) < 0)
+		err = kb_error_set(KB_ERROR, "cannot write '%s': %s", path, strerror(errno));
+	if (f)
+		fclose(f);
+	if (err < 0)
+		unlink(tmp.ptr);
+	kb_buf_release(&tmp);
+	return err;
+}
+
+static int write_stamp(struct lane_build *b)
+{
+	struct kb_buf text = KB_BUF_INIT;
+	char *path = path_join(b->obj, STAMP);
+	int err;
+
+	if (!path)
+		return KB_ENOMEM;
+	if ((err = kb_buf_printf(&text, "key %s\ncfg %s\ntree %s\nbranch %s\nlane %s\n",
+				 b->key, b->cfg, b->tree, b->branch->name,
+				 kb_lane_kind_name(b->lane->kind))) == 0)
+		err = write_atomic(path, text.ptr);
+	kb_buf_release(&text);
+	free(path);
+	return err;
+}
+
+/* The stamp of build directory `dir`, or NULL when it is not complete. */
+static char *read_stamp(const char *dir)
+{
+	char *path = path_join(dir, STAMP), *text = NULL;
+
+	if (path && kb_read_file(&text, NULL, path) < 0)
+		text = NULL;
+	free(path);
+	return text;
+}
+
+/* "<branch> <lane>" from a stamp; NULL for this lane's own when `not_self`. */
+static char *stamp_label(const struct lane_build *b, const char *stamp, bool not_self)
+{
+	char *branch = stamp_get(stamp, "branch"), *lane = stamp_get(stamp, "lane");
+	struct kb_buf label = KB_BUF_INIT;
+
+	if (branch && lane && (!not_self || strcmp(branch, b->branch->name) ||
+			       strcmp(lane, kb_lane_kind_name(b->lane->kind))))
+		kb_buf_printf(&label, "%s %s", branch, lane);
+	free(branch);
+	free(lane);
+	return label.size ? kb_buf_detach(&label) : NULL;
+}
+
+/* A completed build of this key: the lane is cached. */
+static bool cached(struct lane_build *b)
+{
+	char *stamp = read_stamp(b->out->build_dir);
+
+	if (!stamp)
+		return false;
+	b->out->status = KB_BUILD_CACHED;
+	b->out->shared_with = stamp_label(b, stamp, true);
+	free(stamp);
+	return true;
+}
+
+/* ---- the branch's source directory ---- */
+
+static int lock_branch(struct lane_build *b)
+{
+	struct kb_buf path = KB_BUF_INIT;
+	int err;
+
+	if ((err = kb_buf_printf(&path, "%s.lock", b->src)) < 0)
+		return err;
+	if ((b->lock_fd = open(path.ptr, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0 ||
+	    flock(b->lock_fd, LOCK_EX) < 0)
+		err = kb_error_set(KB_ERROR, "cannot lock '%s': %s", path.ptr, strerror(errno));
+	kb_buf_release(&path);
+	return err;
+}
+
+/* The tree the source directory holds, from its stamp; NULL when unknown. */
+static git_tree *src_tree(struct lane_build *b, const char *stamp_path)
+{
+	char *text = NULL;
+	git_tree *tree = NULL;
+	git_oid id;
+
+	if (kb_read_file(&text, NULL, stamp_path) == 0 &&
+	    git_oid_fromstrn(&id, text, strcspn(text, "\n")) == 0 &&
+	    git_tree_lookup(&tree, b->repo, &id) < 0)
+		tree = NULL;
+	free(text);
+	return tree;
+}
+
+/* The paths that differ between `from` and `to`, for checkout's pathspec. */
+static int changed_paths(git_strarray *out, git_diff **diff, git_repository *repo,
+			 git_tree *from, git_tree *to)
+{
+	size_t i, n;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if ((err = git_diff_tree_to_tree(diff, repo, from, to, NULL)) < 0)
+		return kb_error_git(err, "cannot compare trees");
+	n = git_diff_num_deltas(*diff);
+	if (!(out->strings = calloc(2 * n + 1, sizeof(char *))))
+		return KB_ENOMEM;
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(*diff, i);
+		out->strings[out->count++] = (char *)d->new_file.path;
+		if (strcmp(d->old_file.path, d->new_file.path))
+			out->strings[out->count++] = (char *)d->old_file.path;
+	}
+	return 0;
+}
+
+/*
+ * Write `target` into the source directory. From a known tree, only the
+ * paths that differ are considered, so unchanged files keep their mtimes
+ * (make stays incremental) and nothing else is read. DONT_UPDATE_INDEX:
+ * the repository's own index must not be rewritten.
+ */
+static int checkout(struct lane_build *b, git_tree *baseline, git_tree *target)
+{
+	git_checkout_options co;
+	git_index *empty = NULL;
+	git_diff *diff = NULL;
+	git_strarray paths = { NULL, 0 };
+	int err;
+
+	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+	co.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DONT_UPDATE_INDEX |
+			      GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
+	co.target_directory = b->src;
+	if (baseline) {
+		if ((err = changed_paths(&paths, &diff, b->repo, baseline, target)) < 0 ||
+		    !paths.count)
+			goto done;
+		co.baseline = baseline;
+		co.paths = paths;
+		co.checkout_strategy |= GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
+	} else {
+		if ((err = git_index_new(&empty)) < 0)
+			goto done;
+		co.baseline_index = empty;
+	}
+	if ((err = git_checkout_tree(b->repo, (git_object *)target, &co)) < 0)
+		err = kb_error_git(err, "cannot write tree %s into '%s'", b->tree, b->src);
+done:
+	free(paths.strings);
+	git_diff_free(diff);
+	git_index_free(empty);
+	return err;
+}
+
+static int materialise(struct lane_build *b)
+{
+	struct kb_buf stamp = KB_BUF_INIT;
+	git_tree *have = NULL, *want = NULL;
+	int err;
+
+	if ((err = kb_buf_printf(&stamp, "%s.tree", b->src)) < 0)
+		return err;
+	if ((err = git_tree_lookup(&want, b->repo, &b->lane->tree)) < 0) {
+		err = kb_error_git(err, "tree %s not found", b->tree);
+		goto done;
+	}
+	have = src_tree(b, stamp.ptr);
+	if (have && !git_oid_cmp(git_tree_id(have), &b->lane->tree))
+		goto done;
+	announce(b, "write tree %s into %s%s", b->tree, b->src,
+		 have ? " (the files that differ)" : "");
+	/* half-written until the new stamp is in place */
+	if (unlink(stamp.ptr) < 0 && errno != ENOENT)
+		err = kb_error_set(KB_ERROR, "cannot remove '%s': %s", stamp.ptr, strerror(errno));
+	if (!err && !have && (err = remove_tree(b->src)) == 0)
+		err = mkdir_p(b->src);
+	if (!err && (err = checkout(b, have, want)) == 0)
+		err = write_atomic(stamp.ptr, b->tree);
+done:
+	git_tree_free(have);
+	git_tree_free(want);
+	kb_buf_release(&stamp);
+	return err;
+}
+
+/* ---- the build directory: resume, copy the closest build, or start ---- */
+
+struct base {
+	char *dir;
+	char *label;
+	char *tree;		/* hex id of the tree it was built from */
+	size_t distance;	/* files that differ from the lane's tree, plus
+				 * OTHER_CONFIG when the config differs */
+};
+
+/* Another config still beats a cold build, but loses to the same config. */
+#define OTHER_CONFIG (SIZE_MAX / 2)
+
+/* The diff from tree `tree_hex` to the lane's tree; NULL when unknown. */
+static git_diff *diff_to_lane(struct lane_build *b, const char *tree_hex)
+{
+	git_tree *from = NULL, *to = NULL;
+	git_diff *diff = NULL;
+	git_oid id;
+
+	if (tree_hex && git_oid_fromstr(&id, tree_hex) == 0 &&
+	    git_tree_lookup(&from, b->repo, &id) == 0 &&
+	    git_tree_lookup(&to, b->repo, &b->lane->tree) == 0 &&
+	    git_diff_tree_to_tree(&diff, b->repo, from, to, NULL) < 0)
+		diff = NULL;
+	git_tree_free(from);
+	git_tree_free(to);
+	return diff;
+}
+
+/* Files that differ between the lane's tree and `tree_hex`; SIZE_MAX if unknown. */
+static size_t distance(struct lane_build *b, const char *tree_hex)
+{
+	git_diff *diff = diff_to_lane(b, tree_hex);
+	size_t n = diff ? git_diff_num_deltas(diff) : SIZE_MAX;
+
+	git_diff_free(diff);
+	return n;
+}
+
+/* Is the build in `dir` (stamp text) a better base than `best`? */
+static int consider(struct base *best, struct lane_build *b, const char *dir,
+		    const char *stamp)
+{
+	char *branch = stamp_get(stamp, "branch"), *cfg = stamp_get(stamp, "cfg");
+	char *tree = stamp_get(stamp, "tree");
+	size_t d = SIZE_MAX;
+	int err = 0;
+
+	if (branch && cfg && !strcmp(branch, b->branch->name) &&
+	    (d = distance(b, tree)) != SIZE_MAX && strcmp(cfg, b->cfg))
+		d += OTHER_CONFIG;
+	if (d < best->distance) {
+		free(best->dir);
+		free(best->label);
+		free(best->tree);
+		best->distance = d;
+		best->label = stamp_label(b, stamp, false);
+		best->tree = tree;
+		tree = NULL;
+		if (!(best->dir = kb_strdup(dir)))
+			err = KB_ENOMEM;
+	}
+	free(branch);
+	free(cfg);
+	free(tree);
+	return err;
+}
+
+/* The completed build of this branch closest to the lane's tree and config. */
+static int find_base(struct base *best, struct lane_build *b)
+{
+	char *builds = path_join(b->workdir, "builds"), *dir, *stamp;
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
+
+	memset(best, 0, sizeof(*best));
+	best->distance = SIZE_MAX;
+	if (!builds)
+		return KB_ENOMEM;
+	if (!(d = opendir(builds))) {
+		free(builds);
+		return 0;
+	}
+	while (!err && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || !(dir = path_join(builds, de->d_name)))
+			continue;
+		if ((stamp = read_stamp(dir)))
+			err = consider(best, b, dir, stamp);
+		free(stamp);
+		free(dir);
+	}
+	closedir(d);
+	free(builds);
+	return err;
+}
+
+static int move(const char *from, const char *to)
+{
+	if (rename(from, to) < 0)
+		return kb_error_set(KB_ERROR, "cannot move '%s' to '%s': %s", from, to,
+				    strerror(errno));
+	return 0;
+}
+
+/* Copy `base` to `dir`, mtimes kept: make then rebuilds only what changed. */
+static int copy_build(const char *base, const char *dir)
+{
+	const char *argv[] = { "cp", "-a", "--reflink=auto", "--", base, dir, NULL };
+	char *stamp = path_join(dir, STAMP);
+	int err = 0;
+
+	if (!stamp)
+		return KB_ENOMEM;
+	if (kb_run(argv, NULL, NULL) != 0)
+		err = kb_error_set(KB_ERROR, "cannot copy build '%s' to '%s'", base, dir);
+	else if (unlink(stamp) < 0)
+		err = kb_error_set(KB_ERROR, "cannot remove '%s': %s", stamp, strerror(errno));
+	free(stamp);
+	return err;
+}
+
+/*
+ * Every build of a branch runs in the same directory, obj/<branch>: make and
+ * objtool record absolute paths, and a build moved elsewhere would be
+ * rebuilt whole. A build is moved there from builds/: this key's own when it
+ * is incomplete (interrupted, or failed: make redoes what is missing), else
+ * a copy of the closest completed build of the branch; or it starts empty.
+ * Whatever obj/ held is a leftover of a run that died: never trusted.
+ */
+static int prepare_dir(struct lane_build *b)
+{
+	char *builds = path_join(b->workdir, "builds");
+	struct base base;
+	int err;
+
+	err = builds ? mkdir_p(builds) : KB_ENOMEM;
+	free(builds);
+	/* mkdir first: the parents must exist, the leftovers must not */
+	if (err < 0 || (err = mkdir_p(b->obj)) < 0 || (err = remove_tree(b->obj)) < 0)
+		return err;
+	if (exists(b->out->build_dir))
+		return move(b->out->build_dir, b->obj);
+	if ((err = find_base(&base, b)) == 0 && base.dir &&
+	    (err = copy_build(base.dir, b->obj)) == 0) {
+		b->out->shared_with = base.label;
+		base.label = NULL;
+		if (base.distance < OTHER_CONFIG) {
+			b->base_tree = base.tree;
+			base.tree = NULL;
+		}
+	}
+	free(base.dir);
+	free(base.label);
+	free(base.tree);
+	return err < 0 ? err : mkdir_p(b->obj);
+}
+
+/* Complete or not, the build goes to builds/<key>; the stamp says which. */
+static int finish_dir(struct lane_build *b, int err)
+{
+	int moved;
+
+	if (b->log_fd >= 0)
+		close(b->log_fd);
+	b->log_fd = -1;
+	if (!exists(b->obj))
+		return err;
+	moved = move(b->obj, b->out->build_dir);
+	return err < 0 ? err : moved;
+}
+
+/* ---- running make, its output into the log ---- */
+
+struct watch {
+	struct lane_build *b;
+	size_t cc;		/* "  CC" lines: objects compiled */
+	char *first_error;
+	struct kb_buf line;
+	double last_progress;
+};
+
+static void progress(struct watch *w, const char *line)
+{
+	const struct kb_build_opts *o = w->b->opts;
+	char text[256];
+	double t = elapsed(&w->b->start);
+
+	if (!o->progress || t - w->last_progress < 0.25)
+		return;
+	w->last_progress = t;
+	while (*line == ' ')
+		line++;
+	snprintf(text, sizeof(text), "%d:%02d %zu objects  %.160s", (int)t / 60,
+		 (int)t % 60, w->cc, line);
+	o->progress(text, o->payload);
+}
+
+static void watch_line(struct watch *w, const char *line)
+{
+	if (!strncmp(line, "  CC", 4)) {
+		w->cc++;
+		progress(w, line);
+	}
+	if (!w->first_error && (strstr(line, "error:") || strstr(line, "Error ")))
+		w->first_error = kb_strdup(line);
+}
+
+static void watch_output(struct watch *w, const char *data, size_t n)
+{
+	const char *nl;
+	size_t len;
+
+	while (n) {
+		nl = memchr(data, '\n', n);
+		len = nl ? (size_t)(nl - data) : n;
+		kb_buf_put(&w->line, data, len);
+		if (nl) {
+			watch_line(w, w->line.ptr ? w->line.ptr : "");
+			kb_buf_clear(&w->line);
+			len++;
+		}
+		data += len;
+		n -= len;
+	}
+}
+
+static bool write_all(int fd, const char *data, size_t n)
+{
+	ssize_t w;
+
+	while (n) {
+		if ((w = write(fd, data, n)) < 0 && errno != EINTR)
+			return false;
+		if (w > 0) {
+			data += w;
+			n -= (size_t)w;
+		}
+	}
+	return true;
+}
+
+/* In the child: a clean make environment, output to the pipe. */
+static void exec_child(const char *const argv[], const char *cwd, int out_fd)
+{
+	int null_fd = open("/dev/null", O_RDONLY);
+	const char *path = getenv("PATH");
+	char full[8192];
+
+	dup2(null_fd, STDIN_FILENO);
+	dup2(out_fd, STDOUT_FILENO);
+	dup2(out_fd, STDERR_FILENO);
+	/* an outer make's flags (-s, a jobserver) must not reach ours */
+	unsetenv("MAKEFLAGS");
+	unsetenv("MFLAGS");
+	unsetenv("MAKELEVEL");
+	unsetenv("MAKEOVERRIDES");
+	unsetenv("KCONFIG_CONFIG");
+	/* modules_install runs depmod, which lives in /sbin */
+	snprintf(full, sizeof(full), "%s:/usr/sbin:/sbin", path ? path : "/usr/bin:/bin");
+	setenv("PATH", full, 1);
+	if (chdir(cwd) < 0)
+		_exit(126);
+	execvp(argv[0], (char *const *)argv);
+	_exit(127);
+}
+
+/* The command line as one string, for messages and the log. */
+static char *command_line(const char *const argv[])
+{
+	struct kb_buf buf = KB_BUF_INIT;
+	size_t i;
+
+	for (i = 0; argv[i]; i++)
+		kb_buf_printf(&buf, strchr(argv[i], ' ') ? "%s'%s'" : "%s%s", i ? " " : "",
+			      argv[i]);
+	return kb_buf_detach(&buf);
+}
+
+static int wait_child(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+static int pump(struct watch *w, int fd)
+{
+	char chunk[16384];
+	ssize_t n;
+
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return kb_error_set(KB_ERROR, "cannot read make's output: %s",
+					    strerror(errno));
+		if (!write_all(w->b->log_fd, chunk, (size_t)n))
+			return kb_error_set(KB_ERROR, "cannot write '%s': %s",
+					    w->b->obj_log, strerror(errno));
+		watch_output(w, chunk, (size_t)n);
+	}
+	return 0;
+}
+
+/* The failure of `cmd`: the first error line and the log's tail, in out->reason. */
+static int step_failed(struct watch *w, const char *cmd, int status)
+{
+	struct kb_build_result *r = w->b->out;
+	struct kb_buf reason = KB_BUF_INIT;
+	char *tail = kb_file_tail(w->b->obj_log, TAIL_LINES);
+
+	kb_buf_printf(&reason, "'%s' failed (exit %d)", cmd, status);
+	if (w->first_error)
+		kb_buf_printf(&reason, ": %s", w->first_error);
+	kb_buf_printf(&reason, "\nlast lines of %s:\n%s", r->log, tail ? tail : "");
+	free(r->reason);
+	r->reason = kb_buf_detach(&reason);
+	free(tail);
+	return kb_error_set(KB_ERROR, "'%s' failed (exit %d)", cmd, status);
+}
+
+/* Run `argv` in `cwd`, output appended to the log and watched. */
+static int run_step(struct lane_build *b, const char *const argv[], const char *cwd,
+		    size_t *compiled)
+{
+	struct watch w = { .b = b, .line = KB_BUF_INIT, .last_progress = -1 };
+	char *cmd = command_line(argv);
+	int fds[2] = { -1, -1 }, err = 0, status;
+	pid_t pid = -1;
+
+	if (!cmd)
+		return KB_ENOMEM;
+	announce(b, "%s", cmd);
+	if (pipe2(fds, O_CLOEXEC) < 0 || (pid = fork()) < 0)
+		err = kb_error_set(KB_ERROR, "cannot run '%s': %s", cmd, strerror(errno));
+	else if (pid == 0)
+		exec_child(argv, cwd, fds[1]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	if (!err)
+		err = pump(&w, fds[0]);
+	if (pid > 0 && (status = wait_child(pid)) != 0 && !err)
+		err = step_failed(&w, cmd, status);
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (compiled)
+		*compiled += w.cc;
+	free(w.first_error);
+	kb_buf_release(&w.line);
+	free(cmd);
+	return err;
+}
+
+/* ---- configure, build, install ---- */
+
+/* make [ARCH=..] [CC="ccache gcc"] O=<dir> <targets...>, -j when `jobs`. */
+static int run_make(struct lane_build *b, const char *const *targets, unsigned jobs,
+		    size_t *compiled)
+{
+	const char *argv[16];
+	char out_arg[4200], jobs_arg[32], arch_arg[64];
+	size_t n = 0;
+
+	argv[n++] = "make";
+	snprintf(out_arg, sizeof(out_arg), "O=%s", b->obj);
+	argv[n++] = out_arg;
+	if (jobs) {
+		snprintf(jobs_arg, sizeof(jobs_arg), "-j%u", jobs);
+		argv[n++] = jobs_arg;
+	}
+	if (strcmp(b->branch->arch, "x86_64")) {
+		snprintf(arch_arg, sizeof(arch_arg), "ARCH=%s", b->branch->arch);
+		argv[n++] = arch_arg;
+	}
+	if (on_path("ccache"))
+		argv[n++] = "CC=ccache gcc";
+	while (*targets && n < sizeof(argv) / sizeof(argv[0]) - 1)
+		argv[n++] = *targets++;
+	argv[n] = NULL;
+	return run_step(b, argv, b->src, compiled);
+}
+
+/* Can a change of `path` change what tinyconfig + fragment + olddefconfig give? */
+static bool config_input(const char *path)
+{
+	const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t n = strlen(name);
+
+	return !strncmp(name, "Kconfig", 7) || !strcmp(path, "Makefile") ||
+	       !strncmp(path, "scripts/kconfig/", 16) ||
+	       (n > 7 && !strcmp(name + n - 7, ".config"));	/* tiny.config */
+}
+
+/*
+ * The copied build's .config is this lane's too when the config key is the
+ * same and no Kconfig file, config fragment of the tree, kconfig program or
+ * the top Makefile differs: reconfiguring would give the same file.
+ */
+static bool config_kept(struct lane_build *b)
+{
+	git_diff *diff = b->base_tree ? diff_to_lane(b, b->base_tree) : NULL;
+	size_t i, n = diff ? git_diff_num_deltas(diff) : 0;
+	bool kept = diff != NULL;
+
+	for (i = 0; i < n && kept; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		kept = !config_input(d->old_file.path) && !config_input(d->new_file.path);
+	}
+	git_diff_free(diff);
+	return kept;
+}
+
+/* tinyconfig, the fragment merged in, olddefconfig: the kernel's own tools. */
+static int reconfigure(struct lane_build *b, const char *config_path)
+{
+	const char *tiny[] = { "tinyconfig", NULL }, *old[] = { "olddefconfig", NULL };
+	char *merge = path_join(b->src, "scripts/kconfig/merge_config.sh");
+	const char *argv[] = { merge, "-m", "-O", b->obj, config_path, b->fragment, NULL };
+	int err;
+
+	if (!merge)
+		return KB_ENOMEM;
+	if ((err = run_make(b, tiny, 0, NULL)) == 0 &&
+	    (err = run_step(b, argv, b->src, NULL)) == 0)
+		err = run_make(b, old, 0, NULL);
+	free(merge);
+	return err;
+}
+
+/* The lane's .config, then name the fragment lines that did not survive. */
+static int configure(struct lane_build *b)
+{
+	char *config_path = path_join(b->obj, ".config"), *config = NULL;
+	int err = config_path ? 0 : KB_ENOMEM;
+
+	if (!err && config_kept(b))
+		announce(b, "configuration kept: no Kconfig input differs from the copied build");
+	else if (!err)
+		err = reconfigure(b, config_path);
+	if (!err && (err = kb_read_file(&config, NULL, config_path)) == 0)
+		err = kb_build_check_config(&b->out->missing_options, b->fragment_text,
+					    config);
+	free(config);
+	free(config_path);
+	return err;
+}
+
+static unsigned jobs(const struct kb_build_opts *opts)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return opts->jobs ? opts->jobs : n > 0 ? (unsigned)n : 1;
+}
+
+static int make_kernel(struct lane_build *b)
+{
+	const char *x86[] = { "bzImage", "modules", NULL };
+	const char *other[] = { "vmlinux", "modules", NULL };
+	bool is_x86 = !strcmp(image_path(b->branch->arch), "arch/x86/boot/bzImage");
+
+	return run_make(b, is_x86 ? x86 : other, jobs(b->opts), &b->out->rebuilt);
+}
+
+static int install_modules(struct lane_build *b)
+{
+	struct kb_buf arg = KB_BUF_INIT;
+	const char *targets[] = { NULL, "modules_install", NULL };
+	int err;
+
+	if ((err = remove_tree(b->obj_staging)) < 0 ||
+	    (err = kb_buf_printf(&arg, "INSTALL_MOD_PATH=%s", b->obj_staging)) < 0)
+		goto done;
+	targets[0] = arg.ptr;
+	err = run_make(b, targets, 0, NULL);
+done:
+	kb_buf_release(&arg);
+	return err;
+}
+
+static int open_log(struct lane_build *b)
+{
+	b->log_fd = open(b->obj_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (b->log_fd < 0)
+		return kb_error_set(KB_ERROR, "cannot write '%s': %s", b->obj_log,
+				    strerror(errno));
+	return 0;
+}
+
+static int build(struct lane_build *b)
+{
+	int err;
+
+	if ((err = lane_paths(b)) < 0 || (err = lane_key(b)) < 0 ||
+	    (err = result_paths(b)) < 0)
+		return err;
+	if (cached(b))
+		return 0;
+	if ((err = mkdir_p(b->src)) < 0 || (err = lock_branch(b)) < 0)
+		return err;
+	if (cached(b))		/* built by another run while we waited */
+		return 0;
+	if ((err = prepare_dir(b)) == 0 && (err = open_log(b)) == 0 &&
+	    (err = materialise(b)) == 0 && (err = configure(b)) == 0 &&
+	    (err = make_kernel(b)) == 0 && (err = install_modules(b)) == 0)
+		err = write_stamp(b);
+	if (b->log_fd >= 0)
+		announce(b, "%s", err ? "failed" : "done");
+	if ((err = finish_dir(b, err)) == 0)
+		b->out->status = KB_BUILD_PASS;
+	return err;
+}
+
+static int skip(struct kb_build_result *out, const struct kb_branch *branch)
+{
+	out->status = KB_BUILD_SKIPPED;
+	out->reason = kb_strdup(branch->build_skip_reason ? branch->build_skip_reason :
+				"build: false");
+	return out->reason ? 0 : KB_ENOMEM;
+}
+
+static void lane_build_release(struct lane_build *b)
+{
+	if (b->log_fd >= 0)
+		close(b->log_fd);
+	if (b->lock_fd >= 0)
+		close(b->lock_fd);	/* releases the flock */
+	free(b->workdir);
+	free(b->src);
+	free(b->obj);
+	free(b->obj_log);
+	free(b->obj_staging);
+	free(b->fragment);
+	free(b->fragment_text);
+	free(b->cfg);
+	free(b->key);
+	free(b->base_tree);
+}
+
+int kb_build_lane(struct kb_build_result *out, git_repository *repo,
+		  const struct kb_branch *branch, const struct kb_lane *lane,
+		  const struct kb_build_opts *opts)
+{
+	struct lane_build b = { repo, branch, lane, opts, out, .lock_fd = -1, .log_fd = -1 };
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!branch->build)
+		return skip(out, branch);
+	if (!opts->workdir)
+		return kb_error_set(KB_EINVALID, "no work directory for builds");
+	clock_gettime(CLOCK_MONOTONIC, &b.start);
+	err = build(&b);
+	out->seconds = elapsed(&b.start);
+	lane_build_release(&b);
+	if (err == KB_ENOMEM)
+		return err;
+	if (err < 0) {
+		out->status = KB_BUILD_FAIL;
+		if (!out->reason && !(out->reason = kb_strdup(kb_error_last())))
+			return KB_ENOMEM;
+	}
+	return 0;
+}

@@ -1,0 +1,90 @@
+/*
+ * Building a lane's kernel, out of tree, with reuse.
+ *
+ *   <workdir>/src/<branch>/     the branch's sources, one tree at a time:
+ *                               switching lanes rewrites only the files that
+ *                               differ, so the others keep their mtimes
+ *   <workdir>/obj/<branch>/     where the branch's builds run (O=): make and
+ *                               objtool record absolute paths, so a build is
+ *                               only ever continued at the path it was made
+ *   <workdir>/builds/<key>/     where a build is kept afterwards; key = hash
+ *                               of (tree id, config fragment, `gcc
+ *                               --version`, arch):
+ *     build.log                 everything make printed
+ *     staging/                  modules_install's INSTALL_MOD_PATH
+ *     kbackport.stamp           written last: the build is complete
+ *
+ * A lane whose key has a stamp is not built again (cached); one without
+ * (failed, interrupted) is resumed. A new key starts from a copy of the
+ * closest completed build of the same branch, so make recompiles only what
+ * the lane changed. The user's repository (index, HEAD, working tree) is
+ * never touched: trees are read from the object database.
+ */
+#ifndef KB_BUILD_H
+#define KB_BUILD_H
+
+#include <stddef.h>
+#include <git2.h>
+
+#include "config.h"
+#include "lanes.h"
+
+struct kb_build_opts {
+	const char *workdir;	/* required: src/ and builds/ go here */
+	const char *fragment;	/* config fragment; a branch's `config` wins */
+	unsigned jobs;		/* make -j; 0 = online CPUs */
+	/* Called now and then during make with a one-line summary. */
+	void (*progress)(const char *line, void *payload);
+	void *payload;
+};
+
+enum kb_build_status {
+	KB_BUILD_PASS,		/* built now */
+	KB_BUILD_FAIL,		/* a step failed: see reason and log */
+	KB_BUILD_CACHED,	/* a completed build of this key exists */
+	KB_BUILD_SKIPPED,	/* build: false in branches.yaml */
+};
+
+struct kb_build_result {
+	enum kb_build_status status;
+	char *build_dir;	/* the O= directory; NULL when skipped */
+	char *staging_dir;	/* INSTALL_MOD_PATH, holds lib/modules/<release> */
+	char *image;		/* the kernel image (bzImage on x86); it exists
+				 * when the status is pass or cached */
+	char *log;		/* the build log */
+	char *reason;		/* fail: what failed and the log's last lines;
+				 * skipped: why */
+	char *missing_options;	/* fragment lines olddefconfig dropped, one
+				 * per line ("CONFIG_X=m (got: not set)"), or
+				 * NULL */
+	char *shared_with;	/* "<branch> <lane>" whose build this one reused
+				 * (cached) or started from (a copy), or NULL */
+	double seconds;		/* wall time spent on this lane now */
+	size_t rebuilt;		/* objects compiled ("CC" lines of make) */
+};
+
+void kb_build_opts_init(struct kb_build_opts *opts);
+
+/*
+ * Build `lane` of `branch` from `repo`. Fills `out` in every case: a failed
+ * checkout, configuration or make is a KB_BUILD_FAIL result, not an error;
+ * `repo` and `lane` may be NULL for a branch with `build: false`. Returns a
+ * negative code only when out of memory or given no workdir.
+ */
+int kb_build_lane(struct kb_build_result *out, git_repository *repo,
+		  const struct kb_branch *branch, const struct kb_lane *lane,
+		  const struct kb_build_opts *opts);
+
+void kb_build_result_release(struct kb_build_result *result);
+
+/* "pass", "fail", "cached", "skipped". */
+const char *kb_build_status_name(enum kb_build_status status);
+
+/*
+ * The lines of `fragment` (CONFIG_X=value, "# CONFIG_X is not set") that
+ * `config` (a .config) does not have, one per line as
+ * "CONFIG_X=value (got: <what .config says>)"; *out is NULL when none.
+ */
+int kb_build_check_config(char **out, const char *fragment, const char *config);
+
+#endif
