@@ -2,6 +2,7 @@
 #include "buf.h"
 #include "error.h"
 
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,16 +25,53 @@ void cli_error_last(void)
 	cli_error("%s", kb_error_last());
 }
 
+int cli_strv_add(const char ***v, size_t *n, const char *s)
+{
+	const char **grown = realloc(*v, (*n + 2) * sizeof(*grown));
+
+	if (!grown) {
+		cli_error("out of memory");
+		return EXIT_USAGE;
+	}
+	*v = grown;
+	grown[(*n)++] = s;
+	grown[*n] = NULL;
+	return 0;
+}
+
+int cli_no_arguments(int argc, char **argv)
+{
+	if (optind >= argc)
+		return 0;
+	cli_error("unexpected argument '%s'", argv[optind]);
+	return EXIT_USAGE;
+}
+
+json_t *cli_json_str(const char *s)
+{
+	return s && *s ? json_string(s) : json_null();
+}
+
+json_t *cli_json_lines(const char *text)
+{
+	const char *p = text;
+	json_t *arr;
+	size_t len;
+
+	if (!text)
+		return json_null();
+	arr = json_array();
+	while (*p) {
+		len = strcspn(p, "\n");
+		json_array_append_new(arr, json_stringn(p, len));
+		p += len + (p[len] == '\n');
+	}
+	return arr;
+}
+
 int cli_branches_add(struct cli_branches *b, const char *name)
 {
-	const char **v = realloc(b->names, (b->n + 2) * sizeof(*v));
-
-	if (!v)
-		return kb_error_set(KB_ENOMEM, "out of memory");
-	b->names = v;
-	v[b->n++] = name;
-	v[b->n] = NULL;
-	return 0;
+	return cli_strv_add(&b->names, &b->n, name);
 }
 
 void cli_branches_release(struct cli_branches *b)

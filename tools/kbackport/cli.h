@@ -2,6 +2,7 @@
 #ifndef KB_CLI_H
 #define KB_CLI_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -23,6 +24,20 @@ int cmd_import(int argc, char **argv);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* cli_error() with kb_error_last() as the message. */
 void cli_error_last(void);
+
+/*
+ * Append `s` to the list `*v` of `*n` strings, kept NULL-terminated: the
+ * values of a repeatable option. Returns 0, or EXIT_USAGE when out of memory.
+ */
+int cli_strv_add(const char ***v, size_t *n, const char *s);
+
+/* After getopt: an argument left over is a usage error (EXIT_USAGE). */
+int cli_no_arguments(int argc, char **argv);
+
+/* JSON: `s`, or null when NULL or empty. */
+json_t *cli_json_str(const char *s);
+/* JSON: the lines of `text` as an array, or null when `text` is NULL. */
+json_t *cli_json_lines(const char *text);
 
 /* --branch values; NULL-terminated list of names given on the command line. */
 struct cli_branches {

@@ -50,7 +50,6 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char **v;
 	char *end;
 	long fuzz;
 	int c;
@@ -59,10 +58,8 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 		switch (c) {
 		case 'c': o->config = optarg; break;
 		case 'f':
-			if (!(v = realloc(o->fixes, (o->nfixes + 1) * sizeof(*v))))
+			if (cli_strv_add(&o->fixes, &o->nfixes, optarg))
 				return EXIT_USAGE;
-			o->fixes = v;
-			o->fixes[o->nfixes++] = optarg;
 			break;
 		case 'b':
 			if (cli_branches_add(&o->branches, optarg) < 0)
@@ -82,34 +79,7 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 		default: fputs(usage, stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		cli_error("unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
-	return 0;
-}
-
-/* Lines of `text` as a JSON array (null for NULL). */
-static json_t *lines_json(const char *text)
-{
-	json_t *arr;
-	const char *p = text;
-	size_t len;
-
-	if (!text)
-		return json_null();
-	arr = json_array();
-	while (*p) {
-		len = strcspn(p, "\n");
-		json_array_append_new(arr, json_stringn(p, len));
-		p += len + (p[len] == '\n');
-	}
-	return arr;
-}
-
-static json_t *str_or_null(const char *s)
-{
-	return s && *s ? json_string(s) : json_null();
+	return cli_no_arguments(argc, argv);
 }
 
 static json_t *pre_fix_json(const struct kb_result *r)
@@ -117,7 +87,7 @@ static json_t *pre_fix_json(const struct kb_result *r)
 	if (!r->pre_fix_ref)
 		return json_null();
 	return json_pack("{s:s, s:o, s:s}", "ref", r->pre_fix_ref,
-			 "commit", str_or_null(r->pre_fix_commit),
+			 "commit", cli_json_str(r->pre_fix_commit),
 			 "reversed_variant", r->pre_fix_variant);
 }
 
@@ -126,15 +96,15 @@ static json_t *result_json(const struct kb_result *r)
 	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:b, s:b, s:s, s:o, s:o, s:o}",
 			 "branch", r->branch,
 			 "status", kb_status_name(r->status),
-			 "variant", str_or_null(r->variant),
-			 "base", str_or_null(r->base),
-			 "commit", str_or_null(r->commit),
-			 "ref", str_or_null(r->ref),
+			 "variant", cli_json_str(r->variant),
+			 "base", cli_json_str(r->base),
+			 "commit", cli_json_str(r->commit),
+			 "ref", cli_json_str(r->ref),
 			 "created", r->created,
 			 "forced", r->forced,
 			 "detail", r->detail ? r->detail : "",
-			 "notes", lines_json(r->notes),
-			 "reproduce", lines_json(r->reproduce),
+			 "notes", cli_json_lines(r->notes),
+			 "reproduce", cli_json_lines(r->reproduce),
 			 "pre_fix", pre_fix_json(r));
 }
 

@@ -56,7 +56,6 @@ static int parse_options(struct audit_opts *o, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char **v;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "c:b:p:ah", longopts, NULL)) != -1) {
@@ -67,10 +66,8 @@ static int parse_options(struct audit_opts *o, int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'p':
-			if (!(v = realloc(o->paths, (o->npaths + 1) * sizeof(*v))))
+			if (cli_strv_add(&o->paths, &o->npaths, optarg))
 				return EXIT_USAGE;
-			o->paths = v;
-			o->paths[o->npaths++] = optarg;
 			break;
 		case 'a': o->all = true; break;
 		case 'j': o->json = true; break;
@@ -78,11 +75,7 @@ static int parse_options(struct audit_opts *o, int argc, char **argv)
 		default: fputs(usage, stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		cli_error("unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
-	return 0;
+	return cli_no_arguments(argc, argv);
 }
 
 /* The CVE-2011-1019 pattern: a bare name directly under CAP_NET_ADMIN. */

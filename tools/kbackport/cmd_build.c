@@ -87,17 +87,14 @@ static int parse_options(struct build_cli *o, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char **v;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "c:f:b:w:j:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': o->config = optarg; break;
 		case 'f':
-			if (!(v = realloc(o->fixes, (o->nfixes + 1) * sizeof(*v))))
+			if (cli_strv_add(&o->fixes, &o->nfixes, optarg))
 				return EXIT_USAGE;
-			o->fixes = v;
-			o->fixes[o->nfixes++] = optarg;
 			break;
 		case 'b':
 			if (cli_branches_add(&o->branches, optarg) < 0)
@@ -114,33 +111,10 @@ static int parse_options(struct build_cli *o, int argc, char **argv)
 		default: fputs(usage, stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		cli_error("unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
-	return 0;
+	return cli_no_arguments(argc, argv);
 }
 
 /* ---- output: one emitter per format, from the same rows ---- */
-
-static json_t *str_or_null(const char *s)
-{
-	return s && *s ? json_string(s) : json_null();
-}
-
-static json_t *lines_json(const char *text)
-{
-	json_t *arr = json_array();
-	const char *p = text;
-	size_t len;
-
-	while (p && *p) {
-		len = strcspn(p, "\n");
-		json_array_append_new(arr, json_stringn(p, len));
-		p += len + (p[len] == '\n');
-	}
-	return arr;
-}
 
 static json_t *row_json(const struct row *w)
 {
@@ -148,20 +122,20 @@ static json_t *row_json(const struct row *w)
 
 	return json_pack("{s:s, s:o, s:s, s:o, s:o, s:s, s:f, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "branch", w->branch,
-			 "fix", str_or_null(w->fix),
+			 "fix", cli_json_str(w->fix),
 			 "lane", w->lane,
-			 "ref", str_or_null(w->ref),
-			 "commit", str_or_null(w->commit),
+			 "ref", cli_json_str(w->ref),
+			 "commit", cli_json_str(w->commit),
 			 "status", kb_build_status_name(r->status),
 			 "seconds", r->seconds,
 			 "rebuilt", (json_int_t)r->rebuilt,
-			 "build_dir", str_or_null(r->build_dir),
-			 "staging_dir", str_or_null(r->staging_dir),
-			 "image", str_or_null(r->image),
-			 "log", str_or_null(r->log),
-			 "reason", str_or_null(r->reason),
-			 "missing_options", lines_json(r->missing_options),
-			 "shared_with", str_or_null(r->shared_with));
+			 "build_dir", cli_json_str(r->build_dir),
+			 "staging_dir", cli_json_str(r->staging_dir),
+			 "image", cli_json_str(r->image),
+			 "log", cli_json_str(r->log),
+			 "reason", cli_json_str(r->reason),
+			 "missing_options", cli_json_lines(r->missing_options ? r->missing_options : ""),
+			 "shared_with", cli_json_str(r->shared_with));
 }
 
 static void print_json(const struct row *rows, size_t n)

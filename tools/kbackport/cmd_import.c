@@ -59,7 +59,6 @@ static int parse_options(struct import_opts *o, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char **v;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "r:d:p:h", longopts, NULL)) != -1) {
@@ -67,21 +66,15 @@ static int parse_options(struct import_opts *o, int argc, char **argv)
 		case 'r': o->repo = optarg; break;
 		case 'd': o->downloads = optarg; break;
 		case 'p':
-			if (!(v = realloc(o->packages, (o->npackages + 1) * sizeof(*v))))
+			if (cli_strv_add(&o->packages, &o->npackages, optarg))
 				return EXIT_USAGE;
-			o->packages = v;
-			o->packages[o->npackages++] = optarg;
 			break;
 		case 'j': o->json = true; break;
 		case 'h': cli_help(usage); return -1;
 		default: fputs(usage, stderr); return EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		cli_error("unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
-	return 0;
+	return cli_no_arguments(argc, argv);
 }
 
 static void progress(size_t files, void *payload)
