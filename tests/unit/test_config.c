@@ -198,7 +198,7 @@ static void test_unknown_branch_key(void **state)
 		     "  - name: 2.6.32.y\n"
 		     "    refs: linux-2.6.32.y\n",
 		     "4:5: unknown key 'refs' in branch (expected name, ref, repo, "
-		     "variant, arch, config, build, build-skip-reason, pre-fix)");
+		     "variant, arch, config, build, build-skip-reason, pre-fix, kernel)");
 }
 
 static void test_unknown_top_key(void **state)
@@ -346,6 +346,43 @@ static void test_missing_file(void **state)
 	assert_non_null(strstr(kb_error_last(), s->path));
 }
 
+/* A distribution kernel branch: no ref, no repo, never built. */
+static void test_kernel_branch(void **state)
+{
+	struct sandbox *s = *state;
+	struct kb_config *config = NULL;
+	const struct kb_branch *b;
+
+	write_config(s, "branches:\n  - name: debian-6.1\n    kernel: linux-image-amd64\n");
+	assert_int_equal(kb_config_load(&config, s->path), 0);
+	b = kb_config_branch(config, "debian-6.1");
+	assert_non_null(b);
+	assert_string_equal(b->kernel, "linux-image-amd64");
+	assert_null(b->ref);
+	assert_null(b->repo);
+	assert_false(b->build);
+	assert_string_equal(b->arch, "x86_64");
+	kb_config_free(config);
+}
+
+static void test_kernel_branch_with_ref(void **state)
+{
+	expect_error(state,
+		     "repo: linux\nbranches:\n  - name: deb\n    kernel: linux-image-amd64\n"
+		     "    ref: master\n",
+		     "3:5: branch 'deb' boots the kernel package 'linux-image-amd64': "
+		     "'ref' does not apply to it");
+}
+
+static void test_kernel_branch_with_pre_fix(void **state)
+{
+	expect_error(state,
+		     "branches:\n  - name: deb\n    kernel: linux-image-amd64\n"
+		     "    pre-fix: true\n",
+		     "2:5: branch 'deb' boots the kernel package 'linux-image-amd64': "
+		     "'pre-fix' does not apply to it");
+}
+
 #define SANDBOXED(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 
 int main(void)
@@ -373,6 +410,9 @@ int main(void)
 		SANDBOXED(test_syntax_error),
 		SANDBOXED(test_empty_file),
 		SANDBOXED(test_missing_file),
+		SANDBOXED(test_kernel_branch),
+		SANDBOXED(test_kernel_branch_with_ref),
+		SANDBOXED(test_kernel_branch_with_pre_fix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -91,10 +91,12 @@ static bool named(const struct cli_branches *names, const char *name)
 	return false;
 }
 
-int cli_select(const struct kb_branch ***out, size_t *n,
-	       const struct kb_config *config, const struct cli_branches *names)
+static int select_branches(const struct kb_branch ***out, size_t *n,
+			   const struct kb_config *config, const struct cli_branches *names,
+			   bool with_kernels)
 {
 	const struct kb_branch **list;
+	const struct kb_branch *b;
 	size_t i;
 
 	*n = 0;
@@ -104,10 +106,31 @@ int cli_select(const struct kb_branch ***out, size_t *n,
 					    names->names[i], config->path);
 	if (!(*out = list = calloc(config->nbranches + 1, sizeof(*list))))
 		return kb_error_set(KB_ENOMEM, "out of memory");
-	for (i = 0; i < config->nbranches; i++)
-		if (!names->n || named(names, config->branches[i].name))
-			list[(*n)++] = &config->branches[i];
+	for (i = 0; i < config->nbranches; i++) {
+		b = &config->branches[i];
+		if (names->n && !named(names, b->name))
+			continue;
+		if (b->kernel && !with_kernels) {
+			if (names->n)
+				fprintf(stderr, "note: branch '%s' is the kernel package '%s', "
+					"booted as shipped: nothing to do here\n", b->name, b->kernel);
+			continue;
+		}
+		list[(*n)++] = b;
+	}
 	return 0;
+}
+
+int cli_select(const struct kb_branch ***out, size_t *n,
+	       const struct kb_config *config, const struct cli_branches *names)
+{
+	return select_branches(out, n, config, names, false);
+}
+
+int cli_select_all(const struct kb_branch ***out, size_t *n,
+		   const struct kb_config *config, const struct cli_branches *names)
+{
+	return select_branches(out, n, config, names, true);
 }
 
 static bool is_fix_dir(const char *dir)

@@ -49,11 +49,16 @@ int cli_branches_add(struct cli_branches *b, const char *name);
 void cli_branches_release(struct cli_branches *b);
 
 /*
- * The branches to work on: every branch of `config`, or those named,
- * in the config's order. Unknown names are an error.
+ * The branches with a repository to work on (apply, audit, build): every
+ * such branch of `config`, or those named, in the config's order. Unknown
+ * names are an error; a distribution kernel branch (`kernel:`) is left
+ * out, with a note on stderr when it was named.
  */
 int cli_select(const struct kb_branch ***out, size_t *n,
 	       const struct kb_config *config, const struct cli_branches *names);
+/* The same, distribution kernel branches included (test). */
+int cli_select_all(const struct kb_branch ***out, size_t *n,
+		   const struct kb_config *config, const struct cli_branches *names);
 
 /*
  * The fixes: those under each --fix DIR given (a fix directory, or a

@@ -149,6 +149,12 @@ static int add_pre_fix(void *ctx, void *obj, yaml_node_t *value)
 	return kb_yaml_bool(&((struct kb_branch *)obj)->pre_fix, &p->y, value, "pre-fix");
 }
 
+static int add_kernel(void *ctx, void *obj, yaml_node_t *value)
+{
+	struct parser *p = ctx;
+	return kb_yaml_dup_string(&((struct kb_branch *)obj)->kernel, &p->y, value, "kernel");
+}
+
 static int add_variant_choice(struct parser *p, struct kb_branch *b,
 			      yaml_node_t *fix, yaml_node_t *variant)
 {
@@ -199,13 +205,37 @@ static const struct kb_yaml_key branch_keys[] = {
 	{ "build", add_build },
 	{ "build-skip-reason", add_skip_reason },
 	{ "pre-fix", add_pre_fix },
+	{ "kernel", add_kernel },
 };
+
+/* A distribution kernel: booted as shipped, nothing to apply or build. */
+static int finish_kernel_branch(struct parser *p, struct kb_branch *b, yaml_node_t *map)
+{
+	static const char *const git_keys[] = { "ref", "repo", "variant", "config", "pre-fix" };
+	bool has[ARRAY_SIZE(git_keys)] = {
+		b->ref != NULL, b->repo != NULL, b->nvariants > 0, b->config != NULL, b->pre_fix,
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(git_keys); i++)
+		if (has[i])
+			return kb_yaml_error(&p->y, map, KB_EINVALID,
+					     "branch '%s' boots the kernel package '%s': "
+					     "'%s' does not apply to it", b->name, b->kernel,
+					     git_keys[i]);
+	b->build = false;
+	if (!b->arch && !(b->arch = kb_strdup("x86_64")))
+		return nomem();
+	return 0;
+}
 
 /* Required keys and defaults, once the whole mapping is known. */
 static int finish_branch(struct parser *p, struct kb_branch *b, yaml_node_t *map)
 {
 	if (!b->name)
 		return kb_yaml_error(&p->y, map, KB_EINVALID, "branch has no 'name'");
+	if (b->kernel)
+		return finish_kernel_branch(p, b, map);
 	if (!b->ref)
 		return kb_yaml_error(&p->y, map, KB_EINVALID, "branch has no 'ref'");
 	if (!b->repo && !p->config->repo)
@@ -384,6 +414,7 @@ static void branch_release(struct kb_branch *b)
 	free(b->arch);
 	free(b->config);
 	free(b->build_skip_reason);
+	free(b->kernel);
 }
 
 void kb_config_free(struct kb_config *config)

@@ -15,6 +15,10 @@
  *       pre-fix: true           # add a lane: `ref` with the fix reverse-
  *                               # applied (a reconstructed pre-fix state),
  *                               # and backport onto that lane
+ *     - name: debian-6.1
+ *       kernel: linux-image-amd64   # a distribution kernel package, booted
+ *                               # as shipped with the capability tests: no
+ *                               # ref, repo, variant, config or pre-fix
  *
  * Relative paths are relative to the directory holding the config file.
  * Unknown keys and wrong types are errors reported as file:line:column.
@@ -41,6 +45,8 @@ struct kb_branch {
 	bool build;		/* true when not given */
 	char *build_skip_reason;	/* or NULL */
 	bool pre_fix;		/* reconstruct the pre-fix state from `ref` */
+	char *kernel;		/* a distribution kernel package, or NULL;
+				 * such a branch has no ref and no repo */
 	size_t line, column;	/* where the entry starts, 1-based */
 };
 
@@ -55,7 +61,7 @@ struct kb_config {
 /*
  * Read and validate `path`. Errors: KB_ENOTFOUND when the file is missing,
  * KB_EINVALID with "path:line:col: message" for YAML syntax, unknown keys,
- * wrong types, missing name/ref, duplicate names, a branch with no repo
+ * wrong types, missing name/ref (unless `kernel`), duplicate names, a branch with no repo
  * (neither its own nor the default one).
  */
 int kb_config_load(struct kb_config **out, const char *path);

@@ -1,0 +1,298 @@
+/*
+ * tests/cases.yaml -> struct kb_cases, in the shape of config.c: fixed keys
+ * through kb_yaml_dispatch, name-keyed mappings (suites, cases) walked here.
+ */
+#include "cases.h"
+#include "buf.h"
+#include "error.h"
+#include "kbyaml.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+struct loader {
+	struct kb_yaml y;
+	struct kb_cases *cases;
+	yaml_node_t *suites;
+};
+
+static int nomem(void)
+{
+	return kb_error_set(KB_ENOMEM, "out of memory");
+}
+
+static size_t count_pairs(const yaml_node_t *map)
+{
+	return (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
+}
+
+static int need_mapping(struct loader *l, yaml_node_t *node, const char *what)
+{
+	if (node->type == YAML_MAPPING_NODE)
+		return 0;
+	return kb_yaml_error(&l->y, node, KB_EINVALID, "%s must be a mapping, not %s", what,
+			     kb_yaml_kind(node));
+}
+
+/* ---- one case ---- */
+
+static int add_proves(void *ctx, void *obj, yaml_node_t *value)
+{
+	struct loader *l = ctx;
+	return kb_yaml_dup_string(&((struct kb_case *)obj)->proves, &l->y, value, "proves");
+}
+
+/* A list of strings into a NULL-terminated array. */
+static int string_list(char ***out, size_t *n, struct loader *l, yaml_node_t *value,
+		       const char *key, const char *what)
+{
+	yaml_node_item_t *item;
+	int err;
+
+	if (value->type != YAML_SEQUENCE_NODE)
+		return kb_yaml_error(&l->y, value, KB_EINVALID, "'%s' must be a list of %ss, not %s",
+				     key, what, kb_yaml_kind(value));
+	if (!(*out = calloc((size_t)(value->data.sequence.items.top -
+				     value->data.sequence.items.start) + 1, sizeof(char *))))
+		return nomem();
+	for (item = value->data.sequence.items.start; item < value->data.sequence.items.top; item++)
+		if ((err = kb_yaml_dup_string(&(*out)[(*n)++], &l->y,
+					      kb_yaml_node(&l->y, *item), what)) < 0)
+			return err;
+	return 0;
+}
+
+static int add_detects(void *ctx, void *obj, yaml_node_t *value)
+{
+	struct kb_case *c = obj;
+	return string_list(&c->detects, &c->ndetects, ctx, value, "detects", "fix id");
+}
+
+static const struct kb_yaml_key case_keys[] = {
+	{ "proves", add_proves },
+	{ "detects", add_detects },
+};
+
+static int add_case(struct loader *l, struct kb_suite_decl *s, yaml_node_pair_t *pair)
+{
+	yaml_node_t *key = kb_yaml_node(&l->y, pair->key), *map = kb_yaml_node(&l->y, pair->value);
+	struct kb_case *c = &s->cases[s->ncases];
+	int err;
+
+	if ((err = kb_yaml_dup_string(&c->name, &l->y, key, "a case name")) < 0)
+		return err;
+	s->ncases++;	/* names are unique: the YAML loader rejects duplicate keys */
+	if ((err = need_mapping(l, map, "a case")) < 0 ||
+	    (err = kb_yaml_dispatch(&l->y, map, "case", case_keys, ARRAY_SIZE(case_keys), l, c)) < 0)
+		return err;
+	if (!c->proves)
+		return kb_yaml_error(&l->y, map, KB_EINVALID,
+				     "case '%s' does not say what it 'proves'", c->name);
+	return 0;
+}
+
+/* ---- one suite ---- */
+
+static int add_runs(void *ctx, void *obj, yaml_node_t *value)
+{
+	struct loader *l = ctx;
+	struct kb_suite_decl *s = obj;
+	const char *v;
+	int err;
+
+	if ((err = kb_yaml_string(&v, &l->y, value, "runs")) < 0)
+		return err;
+	if (!strcmp(v, "kunit"))
+		s->runs = KB_RUNS_KUNIT;
+	else if (!strcmp(v, "guest"))
+		s->runs = KB_RUNS_GUEST;
+	else
+		return kb_yaml_error(&l->y, value, KB_EINVALID,
+				     "'runs' is 'kunit' or 'guest', not '%s'", v);
+	return 0;
+}
+
+static int add_cases(void *ctx, void *obj, yaml_node_t *value)
+{
+	struct loader *l = ctx;
+	struct kb_suite_decl *s = obj;
+	yaml_node_pair_t *pair;
+	int err;
+
+	if ((err = need_mapping(l, value, "'cases'")) < 0)
+		return err;
+	if (!(s->cases = calloc(count_pairs(value) + 1, sizeof(*s->cases))))
+		return nomem();
+	for (pair = value->data.mapping.pairs.start; pair < value->data.mapping.pairs.top; pair++)
+		if ((err = add_case(l, s, pair)) < 0)
+			return err;
+	return 0;
+}
+
+static int add_modules(void *ctx, void *obj, yaml_node_t *value)
+{
+	struct kb_suite_decl *s = obj;
+	return string_list(&s->modules, &s->nmodules, ctx, value, "modules", "module name");
+}
+
+static const struct kb_yaml_key suite_keys[] = {
+	{ "runs", add_runs },
+	{ "modules", add_modules },
+	{ "cases", add_cases },
+};
+
+static int add_suite(struct loader *l, yaml_node_pair_t *pair)
+{
+	struct kb_cases *cases = l->cases;
+	yaml_node_t *key = kb_yaml_node(&l->y, pair->key), *map = kb_yaml_node(&l->y, pair->value);
+	struct kb_suite_decl *s = &cases->suites[cases->nsuites];
+	int err;
+
+	s->runs = (enum kb_suite_runs)-1;
+	if ((err = kb_yaml_dup_string(&s->name, &l->y, key, "a suite name")) < 0)
+		return err;
+	cases->nsuites++;
+	if ((err = need_mapping(l, map, "a suite")) < 0 ||
+	    (err = kb_yaml_dispatch(&l->y, map, "suite", suite_keys, ARRAY_SIZE(suite_keys), l, s)) < 0)
+		return err;
+	if (s->runs == (enum kb_suite_runs)-1)
+		return kb_yaml_error(&l->y, map, KB_EINVALID,
+				     "suite '%s' does not say where it 'runs' (kunit or guest)", s->name);
+	if (!s->ncases)
+		return kb_yaml_error(&l->y, map, KB_EINVALID, "suite '%s' has no 'cases'", s->name);
+	return 0;
+}
+
+static int remember_suites(void *ctx, void *obj, yaml_node_t *value)
+{
+	(void)obj;
+	((struct loader *)ctx)->suites = value;
+	return 0;
+}
+
+static const struct kb_yaml_key root_keys[] = {
+	{ "suites", remember_suites },
+};
+
+static int parse_root(struct loader *l)
+{
+	yaml_node_t *root = kb_yaml_root(&l->y);
+	yaml_node_pair_t *pair;
+	int err;
+
+	if (!root)
+		return kb_error_set(KB_EINVALID, "%s: empty file", l->cases->path);
+	if ((err = need_mapping(l, root, "the top level")) < 0 ||
+	    (err = kb_yaml_dispatch(&l->y, root, "cases file", root_keys, ARRAY_SIZE(root_keys), l,
+				    NULL)) < 0)
+		return err;
+	if (!l->suites)
+		return kb_yaml_error(&l->y, root, KB_EINVALID, "no 'suites'");
+	if ((err = need_mapping(l, l->suites, "'suites'")) < 0)
+		return err;
+	if (!(l->cases->suites = calloc(count_pairs(l->suites) + 1, sizeof(*l->cases->suites))))
+		return nomem();
+	for (pair = l->suites->data.mapping.pairs.start; pair < l->suites->data.mapping.pairs.top;
+	     pair++)
+		if ((err = add_suite(l, pair)) < 0)
+			return err;
+	return 0;
+}
+
+int kb_cases_parse(struct kb_cases **out, const char *buf, size_t len, const char *path)
+{
+	struct loader l;
+	int err;
+
+	*out = NULL;
+	memset(&l, 0, sizeof(l));
+	if (!(l.cases = calloc(1, sizeof(*l.cases))) || !(l.cases->path = kb_strdup(path))) {
+		err = nomem();
+		goto done;
+	}
+	if ((err = kb_yaml_load(&l.y, buf, len, path)) < 0 || (err = parse_root(&l)) < 0)
+		goto done;
+	*out = l.cases;
+	l.cases = NULL;
+done:
+	kb_yaml_release(&l.y);
+	kb_cases_free(l.cases);
+	return err;
+}
+
+int kb_cases_load(struct kb_cases **out, const char *path)
+{
+	char *buf = NULL;
+	size_t len;
+	int err;
+
+	*out = NULL;
+	if ((err = kb_read_file(&buf, &len, path)) < 0)
+		return err;
+	err = kb_cases_parse(out, buf, len, path);
+	free(buf);
+	return err;
+}
+
+void kb_cases_free(struct kb_cases *cases)
+{
+	size_t s, c, d;
+
+	if (!cases)
+		return;
+	for (s = 0; s < cases->nsuites; s++) {
+		struct kb_suite_decl *suite = &cases->suites[s];
+		for (c = 0; c < suite->ncases; c++) {
+			for (d = 0; d < suite->cases[c].ndetects; d++)
+				free(suite->cases[c].detects[d]);
+			free(suite->cases[c].detects);
+			free(suite->cases[c].name);
+			free(suite->cases[c].proves);
+		}
+		for (c = 0; c < suite->nmodules; c++)
+			free(suite->modules[c]);
+		free(suite->modules);
+		free(suite->cases);
+		free(suite->name);
+	}
+	free(cases->suites);
+	free(cases->path);
+	free(cases);
+}
+
+const struct kb_suite_decl *kb_cases_suite(const struct kb_cases *cases, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cases->nsuites; i++)
+		if (cases->suites[i].name && !strcmp(cases->suites[i].name, name))
+			return &cases->suites[i];
+	return NULL;
+}
+
+const struct kb_case *kb_suite_case(const struct kb_suite_decl *suite, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < suite->ncases; i++)
+		if (suite->cases[i].name && !strcmp(suite->cases[i].name, name))
+			return &suite->cases[i];
+	return NULL;
+}
+
+bool kb_case_detects(const struct kb_case *c, const char *fix_id)
+{
+	size_t i;
+
+	for (i = 0; i < c->ndetects; i++)
+		if (!strcmp(c->detects[i], fix_id))
+			return true;
+	return false;
+}
+
+const char *kb_suite_runs_name(enum kb_suite_runs runs)
+{
+	return runs == KB_RUNS_KUNIT ? "kunit" : "guest";
+}

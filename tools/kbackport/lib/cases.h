@@ -1,0 +1,51 @@
+/*
+ * tests/cases.yaml -> struct kb_cases: the shared test suites, where each
+ * runs, and what each case proves (see that file for the verdict rules).
+ */
+#ifndef KB_CASES_H
+#define KB_CASES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum kb_suite_runs {
+	KB_RUNS_KUNIT,		/* built into kernels kbackport builds */
+	KB_RUNS_GUEST,		/* the initramfs's /init: every lane */
+};
+
+struct kb_case {
+	char *name;
+	char *proves;
+	char **detects;		/* fix ids whose absence this case catches */
+	size_t ndetects;
+};
+
+struct kb_suite_decl {
+	char *name;
+	enum kb_suite_runs runs;
+	struct kb_case *cases;
+	size_t ncases;
+	char **modules;		/* NULL-terminated; what its guest must load */
+	size_t nmodules;
+};
+
+struct kb_cases {
+	char *path;
+	struct kb_suite_decl *suites;
+	size_t nsuites;
+};
+
+/* Read and validate; errors are "path:line:col: message". */
+int kb_cases_load(struct kb_cases **out, const char *path);
+int kb_cases_parse(struct kb_cases **out, const char *buf, size_t len, const char *path);
+void kb_cases_free(struct kb_cases *cases);
+
+const struct kb_suite_decl *kb_cases_suite(const struct kb_cases *cases, const char *name);
+const struct kb_case *kb_suite_case(const struct kb_suite_decl *suite, const char *name);
+/* `c` is meant to fail on a kernel that lacks fix `fix_id`. */
+bool kb_case_detects(const struct kb_case *c, const char *fix_id);
+
+/* "kunit", "guest". */
+const char *kb_suite_runs_name(enum kb_suite_runs runs);
+
+#endif
