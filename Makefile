@@ -21,7 +21,8 @@ WARN    += -Werror
 endif
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) \
-           $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -Itools/kbackport/lib
+           $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -Itools/kbackport/lib \
+           -DKB_DATADIR='"$(CURDIR)"'
 LDLIBS  = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ifeq ($(SAN),1)
 BUILD   := build/asan
@@ -42,7 +43,8 @@ all: $(BUILD)/kbackport
 # Debian 12 packages needed to build and test; installed when missing.
 DEB_PKGS := build-essential pkg-config git libgit2-dev libyaml-dev \
             libjansson-dev libcmocka-dev libarchive-dev jq valgrind \
-            flex bison bc libelf-dev libssl-dev cpio kmod xz-utils ccache
+            flex bison bc libelf-dev libssl-dev cpio kmod xz-utils ccache \
+            qemu-system-x86 busybox-static python3
 deps:
 	@./ci/install-deps.sh $(DEB_PKGS)
 
@@ -95,6 +97,7 @@ demo: deps all
 bench: deps all
 	@./tests/bench/apply-vs-cherry-pick.sh $(BUILD)/kbackport
 	@./tests/bench/build.sh $(BUILD)/kbackport
+	@./tests/bench/boot.sh $(BUILD)/kbackport
 
 clean:
 	rm -rf build work

@@ -4,10 +4,15 @@
 # directory each run: as-is is a cold build, pre-fix starts from a copy of
 # it and recompiles only what the reversed fix touched, and backport has the
 # as-is tree again, so it shares that build. A second run builds nothing.
+# Every lane carries the KUnit suite (tests/kunit, an overlay). The builds
+# stay in build/e2e/work for t_kernels_test.sh.
 source "$(dirname "$0")/../lib.sh"
 T_SUITE=e2e-build
 hermetic
-REPO=${KB_E2E_DIR:-$TOP_DIR/build/e2e}/linux
+E2E=${KB_E2E_DIR:-$TOP_DIR/build/e2e}
+REPO=$E2E/linux
+WORK=$E2E/work
+rm -rf "$WORK/src" "$WORK/obj" "$WORK/builds" "$WORK/odb"	# cold, each run
 if ! git -C "$REPO" rev-parse -q --verify stable/6.12.y >/dev/null; then
 	fail "the imported repository '$REPO' is missing: run t_kernels.sh first"
 	finish
@@ -24,7 +29,8 @@ run_kb 0 apply --config "$TMP/branches.yaml" --fix "$TOP_DIR/backports" --branch
 state=$(user_state "$REPO")
 build() {
 	"$KBACKPORT" build --config "$TMP/branches.yaml" --fix "$TOP_DIR/backports" \
-		--workdir "$TMP/work" --fragment "$TOP_DIR/tests/kernel/kbackport.config" --json
+		--workdir "$WORK" --fragment "$TOP_DIR/tests/kernel/kbackport.config" \
+		--overlay "$TOP_DIR/tests/kunit" --json
 }
 build > "$TMP/build1.json" 2> "$TMP/build1.err"
 rc=$?

@@ -3,8 +3,9 @@
 # minutes, so this tree only mimics what the build stage relies on (the O=
 # convention, tinyconfig, olddefconfig dropping unknown options,
 # scripts/kconfig/merge_config.sh, "  CC" lines, make dependencies,
-# modules_install). The real kernel is built by the end-to-end test and by
-# `make bench`.
+# modules_install), and what the overlay relies on (net/Makefile; the fake
+# compiles whatever .c files net/kbackport_kunit/ holds). The real kernel is
+# built by the end-to-end test and by `make bench`.
 source "$(dirname "$0")/../lib.sh"
 T_SUITE=build
 hermetic
@@ -18,7 +19,7 @@ make_tree() {
 	printf 'CONFIG_64BIT\nCONFIG_MODULES\nCONFIG_NET\nCONFIG_XFS_FS\n' > "$t/Kconfig.known"
 	cat > "$t/Makefile" <<'EOF'
 O ?= .
-OBJS := init/main.o net/core/dev_ioctl.o
+OBJS := init/main.o net/core/dev_ioctl.o $(patsubst %.c,%.o,$(wildcard net/kbackport_kunit/*.c))
 .SECONDARY:
 tinyconfig:
 	@mkdir -p $(O)
@@ -64,6 +65,7 @@ EOF
 	printf '#define KB_VERSION 1\n' > "$t/include/kb.h"
 	printf '#include "kb.h"\nint start_kernel(void) { return KB_VERSION; }\n' > "$t/init/main.c"
 	printf 'int dev_load(const char *name) { return name != 0; }\n' > "$t/net/core/dev_ioctl.c"
+	printf 'obj-y += core/\n' > "$t/net/Makefile"
 	printf 'int xfs_init(void) { return 0; }\n' > "$t/drivers/xfs.c"
 }
 
@@ -91,6 +93,10 @@ CONFIG_MODULES=y
 CONFIG_XFS_FS=m
 CONFIG_NOT_IN_THIS_KERNEL=y
 EOF
+# the overlay, found beside the config like the fragment: a fake KUnit suite
+mkdir -p tests/kunit
+printf 'obj-y += kb_suite.o\n' > tests/kunit/Kbuild
+printf 'int kb_suite(void) { return 6; }\n' > tests/kunit/kb_suite.c
 cat > branches.yaml <<'EOF'
 repo: linux
 branches:
@@ -106,6 +112,8 @@ branches:
     build-skip-reason: "2.6.x trees do not build with gcc 12"
 EOF
 state=$(user_state linux)
+objects() { find linux/.git/objects -type f | sort; }
+objects_before=$(objects)
 KB_ARGS=(build --fix fixes/CVE-2011-1019 --jobs 2 --json)
 field() { printf '%s' "$OUT" | jq -r "$1"; }
 row() { printf '%s' "$OUT" | jq -c ".builds[] | select(.branch == \"$1\" and .lane == \"$2\") | $3"; }
@@ -115,7 +123,7 @@ T_NAME=cold
 run_kb 1 "${KB_ARGS[@]}"
 assert_eq "statuses" '[["6.1.y","as-is","pass"],["twin","as-is","cached"],["broken","as-is","fail"],["2.6.32.y","as-is","skipped"]]' \
 	"$(field '[.builds[] | [.branch, .lane, .status]]' | jq -c .)"
-assert_eq "every object compiled" 3 "$(row 6.1.y as-is .rebuilt)"
+assert_eq "every object compiled, the overlay's too" 4 "$(row 6.1.y as-is .rebuilt)"
 dir=$(row 6.1.y as-is .build_dir | jq -r .)
 assert_eq "build under work/builds" "$TMP/work/builds" "$(dirname "$dir")"
 assert_eq "kernel image" "$dir/arch/x86/boot/bzImage" "$(row 6.1.y as-is .image | jq -r .)"
@@ -132,10 +140,29 @@ assert_contains "a failure quotes the compiler's error" "dev_ioctl.c:1:" "$(row 
 assert_contains "with the log's tail" "last lines of $TMP/work/builds/" "$(row broken as-is .reason)"
 assert_eq "skipped with its reason" '"2.6.x trees do not build with gcc 12"' "$(row 2.6.32.y as-is .reason)"
 assert_eq "the user's branch, index and files untouched" "$state" "$(user_state linux)"
-assert_eq "every file of the tree written (despite .gitignore), nothing else" \
-	"$(git -C linux ls-tree -r --name-only linux-6.1.y)" \
+assert_eq "every file of the tree and the overlay written (despite .gitignore), nothing else" \
+	"$({ git -C linux ls-tree -r --name-only linux-6.1.y; printf 'net/kbackport_kunit/%s\n' Kbuild kb_suite.c; } | sort)" \
 	"$(cd work/src/6.1.y && find . -type f | sed 's|^\./||' | sort)"
 assert_eq "modes kept" yes "$([ -x work/src/6.1.y/scripts/kconfig/merge_config.sh ] && echo yes)"
+
+# ---- the overlay: in the built tree only, its objects in work/odb ----
+T_NAME=overlay
+tree=$(git -C linux rev-parse 'linux-6.1.y^{tree}')
+built=$(row 6.1.y as-is .built_tree | jq -r .)
+assert_eq "the lane's tree is recorded" "$tree" "$(row 6.1.y as-is .tree | jq -r .)"
+assert_eq "the built tree is another" yes "$([ "$built" != null ] && [ "$built" != "$tree" ] && echo yes)"
+assert_eq "the suite's files, as they are" "$(cat tests/kunit/kb_suite.c)" \
+	"$(cat work/src/6.1.y/net/kbackport_kunit/kb_suite.c)"
+assert_eq "net/Makefile builds it" "$(printf 'obj-y += core/\nobj-$(CONFIG_KUNIT)\t\t+= kbackport_kunit/')" \
+	"$(cat work/src/6.1.y/net/Makefile)"
+assert_contains "and it is compiled" "  CC      net/kbackport_kunit/kb_suite.o" "$(cat "$dir/build.log")"
+assert_eq "the repository's object directory gained nothing" "$objects_before" "$(objects)"
+assert_eq "the repository does not have the built tree" missing \
+	"$(git -C linux cat-file -e "$built" 2>/dev/null && echo present || echo missing)"
+assert_eq "work/odb has it, beside the repository's objects" tree \
+	"$(GIT_ALTERNATE_OBJECT_DIRECTORIES=$TMP/work/odb git -C linux cat-file -t "$built")"
+assert_eq "the stamp names both trees" "tree $built lane-tree $tree" \
+	"$(grep -E '^(lane-)?tree ' "$dir/kbackport.stamp" | tr '\n' ' ' | sed 's/ $//')"
 
 # ---- nothing changed: nothing is built ----
 T_NAME=re-run
@@ -206,6 +233,40 @@ assert_eq "built from the closest build, nothing recompiled" '["pass",0,"6.1.y b
 	"$(row 6.1.y backport '[.status, .rebuilt, .shared_with]')"
 assert_contains "configured again" "tinyconfig" "$(cat "$(row 6.1.y backport .build_dir | jq -r .)/build.log")"
 assert_eq "the option survives now" '[]' "$(row 6.1.y backport .missing_options)"
+
+# ---- the suite changes: every lane is built again, from its previous build ----
+T_NAME=suite
+printf 'int kb_suite(void) { return 7; }\n' > tests/kunit/kb_suite.c
+objects_before=$(objects)
+run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
+# two objects: the suite's, and dev_ioctl.o, whose source the switch between
+# the lanes rewrites
+assert_eq "new built trees, new builds, from the lane's previous ones" \
+	'[["as-is","pass",2,"6.1.y as-is"],["backport","pass",2,"6.1.y backport"]]' \
+	"$(field '[.builds[] | [.lane, .status, .rebuilt, .shared_with]]' | jq -c .)"
+assert_eq "the lanes' trees did not change" "$tree" "$(row 6.1.y as-is .tree | jq -r .)"
+assert_eq "the suite object is compiled again" "$(printf '  CC      %s\n' net/core/dev_ioctl.o net/kbackport_kunit/kb_suite.o)" \
+	"$(grep '^  CC' "$(row 6.1.y as-is .log | jq -r .)" | sort)"
+assert_contains "configuration kept" "configuration kept" "$(cat "$(row 6.1.y as-is .log | jq -r .)")"
+assert_eq "the repository's object directory gained nothing" "$objects_before" "$(objects)"
+
+# ---- --no-overlay: the lane's tree as it is ----
+T_NAME=no-overlay
+run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y --no-overlay
+assert_eq "built, the built tree is the lane's" '["pass",true]' \
+	"$(row 6.1.y as-is '[.status, .built_tree == .tree]')"
+assert_eq "the overlay left the sources" "no" "$([ -e work/src/6.1.y/net/kbackport_kunit ] && echo yes || echo no)"
+assert_eq "net/Makefile as the branch has it" "obj-y += core/" "$(cat work/src/6.1.y/net/Makefile)"
+run_kb 1 "${KB_ARGS[@]}" --branch 6.1.y --overlay "$TMP/nowhere"
+assert_contains "a missing --overlay fails the lane" "cannot read overlay directory '$TMP/nowhere'" \
+	"$(row 6.1.y as-is .reason)"
+mv tests/kunit tests/kunit.off
+KBACKPORT_DATADIR=$TMP/no-data run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
+assert_contains "a missing default overlay (not beside the config, not in kbackport's data) is only warned about" \
+	"warning: no overlay directory '$TMP/no-data/tests/kunit'" "$ERR"
+assert_eq "...and the lanes built as they are" '["cached",true]' \
+	"$(row 6.1.y as-is '[.status, .built_tree == .tree]')"
+mv tests/kunit.off tests/kunit
 
 # ---- text output ----
 T_NAME=text

@@ -1,9 +1,12 @@
 /*
- * The build stage's pure parts: the fragment check and skipped lanes. The
- * orchestration (checkout, cache, copies, make) runs on a fake kernel tree in
- * tests/integration/t_build.sh, and on a real kernel in `make bench`.
+ * The build stage's pure parts: the fragment check, skipped lanes, and a
+ * lane whose overlay cannot be added (it fails before make). The
+ * orchestration (checkout, cache, copies, make, the overlay's trees) runs on
+ * a fake kernel tree in tests/integration/t_build.sh, and on a real kernel
+ * in `make bench`.
  */
 #include "unit.h"
+#include "repo_fixture.h"
 
 #include "build.h"
 
@@ -74,12 +77,57 @@ static void test_skipped_with_reason(void **state)
 	kb_build_result_release(&r);
 }
 
+/* A tree without net/Makefile: the lane fails, naming why, and nothing is built. */
+static void test_overlay_that_does_not_fit(void **state)
+{
+	struct repo_fixture f;
+	struct kb_branch branch = { .name = (char *)"6.1.y", .arch = (char *)"x86_64",
+				    .build = true };
+	struct kb_lane lane = { .kind = KB_LANE_AS_IS, .ref = (char *)"linux-6.1.y" };
+	struct kb_build_opts opts;
+	struct kb_build_result r;
+	char workdir[128], frag_path[160];
+	git_tree *tree;
+	FILE *fp;
+
+	(void)state;
+	repo_fixture_init(&f);
+	tree = era_tree(&f, "2.6.37");
+	git_oid_cpy(&lane.tree, git_tree_id(tree));
+	snprintf(workdir, sizeof(workdir), "%s/work", f.dir);
+	snprintf(frag_path, sizeof(frag_path), "%s/frag.config", f.dir);
+	assert_non_null(fp = fopen(frag_path, "w"));
+	fputs("CONFIG_KUNIT=y\n", fp);
+	fclose(fp);
+	kb_build_opts_init(&opts);
+	assert_null(opts.overlay);
+	opts.workdir = workdir;
+	opts.fragment = frag_path;
+	opts.overlay = "tests/kunit";
+
+	assert_int_equal(kb_build_lane(&r, f.repo, &branch, &lane, &opts), 0);
+	assert_int_equal(r.status, KB_BUILD_FAIL);
+	assert_non_null(strstr(r.reason, "has no 'net/Makefile' to build the overlay"));
+	assert_true(git_oid_equal(&r.tree, git_tree_id(tree)));
+	assert_true(git_oid_is_zero(&r.built_tree));
+	assert_null(r.build_dir);
+	kb_build_result_release(&r);
+	git_tree_free(tree);
+	repo_fixture_release(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_survived),
 		cmocka_unit_test(test_dropped_and_changed),
 		cmocka_unit_test(test_skipped_with_reason),
+		cmocka_unit_test(test_overlay_that_does_not_fit),
 	};
-	return cmocka_run_group_tests_name("build", tests, NULL, NULL);
+	int rc;
+
+	git_libgit2_init();
+	rc = cmocka_run_group_tests_name("build", tests, NULL, NULL);
+	git_libgit2_shutdown();
+	return rc;
 }

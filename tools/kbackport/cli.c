@@ -210,3 +210,46 @@ void cli_help(const char *usage)
 {
 	fputs(usage, stdout);
 }
+
+int cli_data_path(struct kb_buf *out, const struct kb_config *config, const char *rel)
+{
+	struct stat st;
+	int err;
+
+	out->size = 0;
+	if ((err = kb_buf_printf(out, "%s/%s", config->dir, rel)) < 0 || stat(out->ptr, &st) == 0)
+		return err;
+	out->size = 0;
+	return kb_buf_printf(out, "%s/%s", getenv("KBACKPORT_DATADIR") ?
+			     getenv("KBACKPORT_DATADIR") : KB_DATADIR, rel);
+}
+
+void cli_build_paths_release(struct cli_build_paths *p)
+{
+	kb_buf_release(&p->workdir);
+	kb_buf_release(&p->fragment);
+	kb_buf_release(&p->overlay);
+}
+
+int cli_build_paths(struct cli_build_paths *p, const struct kb_config *config,
+		    const char **workdir, const char **fragment, const char **overlay,
+		    bool no_overlay)
+{
+	struct stat st;
+	int err = 0;
+
+	if (!*workdir && (err = kb_buf_printf(&p->workdir, "%s/work", config->dir)) == 0)
+		*workdir = p->workdir.ptr;
+	if (!err && !*fragment &&
+	    (err = cli_data_path(&p->fragment, config, "tests/kernel/kbackport.config")) == 0)
+		*fragment = p->fragment.ptr;
+	if (err || *overlay || no_overlay ||
+	    (err = cli_data_path(&p->overlay, config, "tests/kunit")) < 0)
+		return err;
+	if (stat(p->overlay.ptr, &st) == 0 && S_ISDIR(st.st_mode))
+		*overlay = p->overlay.ptr;
+	else
+		fprintf(stderr, "warning: no overlay directory '%s': building without the "
+			"KUnit suite (--overlay DIR, or --no-overlay)\n", p->overlay.ptr);
+	return 0;
+}

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "buf.h"
 #include "config.h"
 #include "fix.h"
 
@@ -19,6 +20,8 @@ int cmd_apply(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_test(int argc, char **argv);
+int cmd_ktap(int argc, char **argv);
 
 /* "error: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -66,6 +69,28 @@ int cli_select_all(const struct kb_branch ***out, size_t *n,
  */
 int cli_load_fixes(struct kb_fix ***out, size_t *n, const char *const *dirs,
 		   size_t ndirs, const struct kb_config *config);
+
+/*
+ * kbackport's own data file `rel` (tests/cases.yaml, tests/qemu/guest.c):
+ * beside the config when there, else in $KBACKPORT_DATADIR, else in the
+ * source tree kbackport was built from (KB_DATADIR).
+ */
+int cli_data_path(struct kb_buf *out, const struct kb_config *config, const char *rel);
+
+/*
+ * The paths build and test share, each unless given: the work directory
+ * (work/ beside the config), the config fragment and the KUnit overlay
+ * (kbackport's own data: cli_data_path()). A missing default overlay is
+ * warned about and left out. `p` owns what it made.
+ */
+struct cli_build_paths {
+	struct kb_buf workdir, fragment, overlay;
+};
+
+int cli_build_paths(struct cli_build_paths *p, const struct kb_config *config,
+		    const char **workdir, const char **fragment, const char **overlay,
+		    bool no_overlay);
+void cli_build_paths_release(struct cli_build_paths *p);
 
 /* Print `usage` to stdout for --help. */
 void cli_help(const char *usage);

@@ -12,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage[] =
 "usage: kbackport build [--config FILE] [--fix DIR]... [--branch NAME]...\n"
-"                       [--workdir DIR] [--jobs N] [--json]\n"
+"                       [--workdir DIR] [--fragment FILE]\n"
+"                       [--overlay DIR | --no-overlay] [--jobs N] [--json]\n"
 "\n"
 "Build the kernel of each lane of each branch: the branch as it is (or its\n"
 "pre-fix state) and its backport commit when kbackport apply made one. Trees\n"
@@ -26,13 +28,23 @@ static const char usage[] =
 "Lanes with the same tree share a build, a lane close to a built one starts\n"
 "from a copy of it, and a lane already built is not built again.\n"
 "\n"
+"Every lane is built with kbackport's KUnit suite: the overlay directory's\n"
+"files become net/kbackport_kunit/ of the tree and net/Makefile builds them,\n"
+"in memory only. The trees this makes are kept in the work directory's odb/,\n"
+"never in the repository.\n"
+"\n"
 "  -c, --config FILE   branches file (default: ./branches.yaml)\n"
 "  -f, --fix DIR       a fix directory, or a directory of fixes; repeatable\n"
 "                      (default: every fix under backports/ beside the config)\n"
 "  -b, --branch NAME   only this branch; repeatable (default: all)\n"
 "  -w, --workdir DIR   sources and builds (default: work/ beside the config)\n"
 "      --fragment FILE config fragment for branches without `config:`\n"
-"                      (default: tests/kernel/kbackport.config beside the config)\n"
+"                      (default: tests/kernel/kbackport.config beside the\n"
+"                      config, else kbackport's own)\n"
+"      --overlay DIR   the KUnit suite to build in (default: tests/kunit beside\n"
+"                      the config, else kbackport's own; left out, with a\n"
+"                      warning, when missing)\n"
+"      --no-overlay    build each lane's tree as it is\n"
 "  -j, --jobs N        make -jN (default: the number of CPUs)\n"
 "      --json          one JSON document\n"
 "  -h, --help          this text\n"
@@ -47,6 +59,8 @@ struct build_cli {
 	struct cli_branches branches;
 	const char *workdir;
 	const char *fragment;
+	const char *overlay;
+	bool no_overlay;
 	unsigned jobs;
 	bool json;
 };
@@ -82,6 +96,8 @@ static int parse_options(struct build_cli *o, int argc, char **argv)
 		{ "branch", required_argument, NULL, 'b' },
 		{ "workdir", required_argument, NULL, 'w' },
 		{ "fragment", required_argument, NULL, 'F' },
+		{ "overlay", required_argument, NULL, 'O' },
+		{ "no-overlay", no_argument, NULL, 'N' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
@@ -102,6 +118,8 @@ static int parse_options(struct build_cli *o, int argc, char **argv)
 			break;
 		case 'w': o->workdir = optarg; break;
 		case 'F': o->fragment = optarg; break;
+		case 'O': o->overlay = optarg; o->no_overlay = false; break;
+		case 'N': o->overlay = NULL; o->no_overlay = true; break;
 		case 'j':
 			if (parse_jobs(&o->jobs, optarg))
 				return EXIT_USAGE;
@@ -116,16 +134,27 @@ static int parse_options(struct build_cli *o, int argc, char **argv)
 
 /* ---- output: one emitter per format, from the same rows ---- */
 
+static json_t *oid_json(const git_oid *id)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+
+	if (git_oid_is_zero(id))
+		return json_null();
+	return json_string(git_oid_tostr(hex, sizeof(hex), id));
+}
+
 static json_t *row_json(const struct row *w)
 {
 	const struct kb_build_result *r = &w->result;
 
-	return json_pack("{s:s, s:o, s:s, s:o, s:o, s:s, s:f, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:s, s:f, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "branch", w->branch,
 			 "fix", cli_json_str(w->fix),
 			 "lane", w->lane,
 			 "ref", cli_json_str(w->ref),
 			 "commit", cli_json_str(w->commit),
+			 "tree", oid_json(&r->tree),
+			 "built_tree", oid_json(&r->built_tree),
 			 "status", kb_build_status_name(r->status),
 			 "seconds", r->seconds,
 			 "rebuilt", (json_int_t)r->rebuilt,
@@ -297,19 +326,6 @@ static int build_branch(struct rows *rows, const struct kb_branch *branch,
 	return err;
 }
 
-static int default_paths(struct build_cli *o, struct kb_buf *workdir, struct kb_buf *fragment,
-			 const struct kb_config *config)
-{
-	int err = 0;
-
-	if (!o->workdir && (err = kb_buf_printf(workdir, "%s/work", config->dir)) == 0)
-		o->workdir = workdir->ptr;
-	if (!err && !o->fragment &&
-	    (err = kb_buf_printf(fragment, "%s/tests/kernel/kbackport.config", config->dir)) == 0)
-		o->fragment = fragment->ptr;
-	return err;
-}
-
 static int exit_code(const struct rows *rows)
 {
 	size_t i;
@@ -325,7 +341,7 @@ static int run(struct build_cli *o)
 	const struct kb_branch **branches = NULL;
 	struct kb_config *config = NULL;
 	struct kb_fix **fixes = NULL;
-	struct kb_buf workdir = KB_BUF_INIT, fragment = KB_BUF_INIT;
+	struct cli_build_paths paths = { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT };
 	struct kb_build_opts opts;
 	struct rows rows = { NULL, 0 };
 	size_t nbranches = 0, nfixes = 0, b;
@@ -334,13 +350,15 @@ static int run(struct build_cli *o)
 	if (kb_config_load(&config, o->config) < 0 ||
 	    cli_select(&branches, &nbranches, config, &o->branches) < 0 ||
 	    cli_load_fixes(&fixes, &nfixes, o->fixes, o->nfixes, config) < 0 ||
-	    default_paths(o, &workdir, &fragment, config) < 0) {
+	    cli_build_paths(&paths, config, &o->workdir, &o->fragment, &o->overlay,
+			    o->no_overlay) < 0) {
 		cli_error_last();
 		goto done;
 	}
 	kb_build_opts_init(&opts);
 	opts.workdir = o->workdir;
 	opts.fragment = o->fragment;
+	opts.overlay = o->overlay;
 	opts.jobs = o->jobs;
 	if (isatty(STDERR_FILENO))
 		opts.progress = show_progress;
@@ -362,8 +380,7 @@ done:
 		kb_build_result_release(&rows.v[b].result);
 	}
 	free(rows.v);
-	kb_buf_release(&workdir);
-	kb_buf_release(&fragment);
+	cli_build_paths_release(&paths);
 	free(branches);
 	kb_fix_free_all(fixes, nfixes);
 	kb_config_free(config);

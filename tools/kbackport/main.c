@@ -19,6 +19,8 @@ static const struct command commands[] = {
 	{ "audit", cmd_audit, "List request_module() calls guarded by CAP_NET_ADMIN per branch" },
 	{ "build", cmd_build, "Build each branch's kernel lanes (as-is, backport) out of tree" },
 	{ "import", cmd_import, "Import Debian's kernel source packages as stable branches" },
+	{ "test", cmd_test, "Boot each built lane with the shared tests; verdicts per lane and branch" },
+	{ "ktap", cmd_ktap, "Show the KTAP test results a console log holds, per suite and case" },
 };
 
 static void usage(FILE *out)

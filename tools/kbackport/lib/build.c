@@ -1,6 +1,7 @@
 #include "build.h"
 #include "buf.h"
 #include "error.h"
+#include "overlay.h"
 #include "run.h"
 
 #include <dirent.h>
@@ -129,7 +130,8 @@ int kb_build_check_config(char **out, const char *fragment, const char *config)
 /* ---- one lane's build: paths and key ---- */
 
 struct lane_build {
-	git_repository *repo;
+	git_repository *repo;	/* the caller's, then `own` */
+	git_repository *own;	/* reads <workdir>/odb too, writes only there */
 	const struct kb_branch *branch;
 	const struct kb_lane *lane;
 	const struct kb_build_opts *opts;
@@ -143,7 +145,9 @@ struct lane_build {
 	char *cfg;		/* hash of arch, toolchain and fragment */
 	char *key;		/* hash of cfg and tree: the build's name */
 	char *base_tree;	/* copied from a build of this cfg and that tree */
-	char tree[GIT_OID_HEXSZ + 1];
+	git_oid built;		/* the lane's tree with the overlay */
+	char tree[GIT_OID_HEXSZ + 1];	/* `built`, in hex */
+	char lane_tree[GIT_OID_HEXSZ + 1];
 	int lock_fd, log_fd;
 	struct timespec start;
 };
@@ -328,7 +332,7 @@ static int lane_paths(struct lane_build *b)
 	if (!fragment)
 		return kb_error_set(KB_EINVALID, "no config fragment for branch '%s'",
 				    b->branch->name);
-	git_oid_tostr(b->tree, sizeof(b->tree), &b->lane->tree);
+	git_oid_tostr(b->lane_tree, sizeof(b->lane_tree), &b->lane->tree);
 	if (!(b->workdir = absolute(b->opts->workdir)) ||
 	    !(b->fragment = absolute(fragment)))
 		return KB_ENOMEM;
@@ -341,6 +345,33 @@ static int lane_paths(struct lane_build *b)
 	    !(b->obj_log = path_join(b->obj, "build.log")) ||
 	    !(b->obj_staging = path_join(b->obj, "staging")))
 		return err < 0 ? err : KB_ENOMEM;
+	return 0;
+}
+
+/*
+ * The tree to build: the lane's, plus the overlay when there is one. From
+ * here on trees are read through a handle whose new objects go to
+ * <workdir>/odb: the overlaid trees of earlier runs are found there.
+ */
+static int built_tree(struct lane_build *b)
+{
+	char *odb = path_join(b->workdir, "odb");
+	int err = odb ? mkdir_p(odb) : KB_ENOMEM;
+
+	git_oid_cpy(&b->out->tree, &b->lane->tree);
+	if (!err && (err = kb_overlay_repo_open(&b->own, b->repo, odb)) == 0) {
+		b->repo = b->own;
+		if (b->opts->overlay)
+			err = kb_overlay_tree(&b->built, b->repo, &b->lane->tree,
+					      b->opts->overlay);
+		else
+			git_oid_cpy(&b->built, &b->lane->tree);
+	}
+	free(odb);
+	if (err < 0)
+		return err;
+	git_oid_cpy(&b->out->built_tree, &b->built);
+	git_oid_tostr(b->tree, sizeof(b->tree), &b->built);
 	return 0;
 }
 
@@ -387,8 +418,9 @@ static int write_stamp(struct lane_build *b)
 
 	if (!path)
 		return KB_ENOMEM;
-	if ((err = kb_buf_printf(&text, "key %s\ncfg %s\ntree %s\nbranch %s\nlane %s\n",
-				 b->key, b->cfg, b->tree, b->branch->name,
+	if ((err = kb_buf_printf(&text, "key %s\ncfg %s\ntree %s\nlane-tree %s\n"
+				 "branch %s\nlane %s\n", b->key, b->cfg, b->tree,
+				 b->lane_tree, b->branch->name,
 				 kb_lane_kind_name(b->lane->kind))) == 0)
 		err = write_atomic(path, text.ptr);
 	kb_buf_release(&text);
@@ -534,12 +566,12 @@ static int materialise(struct lane_build *b)
 
 	if ((err = kb_buf_printf(&stamp, "%s.tree", b->src)) < 0)
 		return err;
-	if ((err = git_tree_lookup(&want, b->repo, &b->lane->tree)) < 0) {
+	if ((err = git_tree_lookup(&want, b->repo, &b->built)) < 0) {
 		err = kb_error_git(err, "tree %s not found", b->tree);
 		goto done;
 	}
 	have = src_tree(b, stamp.ptr);
-	if (have && !git_oid_cmp(git_tree_id(have), &b->lane->tree))
+	if (have && !git_oid_cmp(git_tree_id(have), &b->built))
 		goto done;
 	announce(b, "write tree %s into %s%s", b->tree, b->src,
 		 have ? " (the files that differ)" : "");
@@ -563,14 +595,14 @@ struct base {
 	char *dir;
 	char *label;
 	char *tree;		/* hex id of the tree it was built from */
-	size_t distance;	/* files that differ from the lane's tree, plus
+	size_t distance;	/* files that differ from the built tree, plus
 				 * OTHER_CONFIG when the config differs */
 };
 
 /* Another config still beats a cold build, but loses to the same config. */
 #define OTHER_CONFIG (SIZE_MAX / 2)
 
-/* The diff from tree `tree_hex` to the lane's tree; NULL when unknown. */
+/* The diff from tree `tree_hex` to the built tree; NULL when unknown. */
 static git_diff *diff_to_lane(struct lane_build *b, const char *tree_hex)
 {
 	git_tree *from = NULL, *to = NULL;
@@ -579,7 +611,7 @@ static git_diff *diff_to_lane(struct lane_build *b, const char *tree_hex)
 
 	if (tree_hex && git_oid_fromstr(&id, tree_hex) == 0 &&
 	    git_tree_lookup(&from, b->repo, &id) == 0 &&
-	    git_tree_lookup(&to, b->repo, &b->lane->tree) == 0 &&
+	    git_tree_lookup(&to, b->repo, &b->built) == 0 &&
 	    git_diff_tree_to_tree(&diff, b->repo, from, to, NULL) < 0)
 		diff = NULL;
 	git_tree_free(from);
@@ -587,7 +619,7 @@ static git_diff *diff_to_lane(struct lane_build *b, const char *tree_hex)
 	return diff;
 }
 
-/* Files that differ between the lane's tree and `tree_hex`; SIZE_MAX if unknown. */
+/* Files that differ between the built tree and `tree_hex`; SIZE_MAX if unknown. */
 static size_t distance(struct lane_build *b, const char *tree_hex)
 {
 	git_diff *diff = diff_to_lane(b, tree_hex);
@@ -626,7 +658,7 @@ static int consider(struct base *best, struct lane_build *b, const char *dir,
 	return err;
 }
 
-/* The completed build of this branch closest to the lane's tree and config. */
+/* The completed build of this branch closest to the built tree and config. */
 static int find_base(struct base *best, struct lane_build *b)
 {
 	char *builds = path_join(b->workdir, "builds"), *dir, *stamp;
@@ -1056,11 +1088,14 @@ static int build(struct lane_build *b)
 {
 	int err;
 
-	if ((err = lane_paths(b)) < 0 || (err = lane_key(b)) < 0 ||
-	    (err = result_paths(b)) < 0)
+	if ((err = lane_paths(b)) < 0 || (err = built_tree(b)) < 0 ||
+	    (err = lane_key(b)) < 0 || (err = result_paths(b)) < 0)
 		return err;
 	if (cached(b))
 		return 0;
+	if (b->opts->lookup_only)
+		return kb_error_set(KB_ENOTFOUND, "not built (no completed build %s): "
+				    "run kbackport build", b->key);
 	if ((err = mkdir_p(b->src)) < 0 || (err = lock_branch(b)) < 0)
 		return err;
 	if (cached(b))		/* built by another run while we waited */
@@ -1100,13 +1135,15 @@ static void lane_build_release(struct lane_build *b)
 	free(b->cfg);
 	free(b->key);
 	free(b->base_tree);
+	git_repository_free(b->own);
 }
 
 int kb_build_lane(struct kb_build_result *out, git_repository *repo,
 		  const struct kb_branch *branch, const struct kb_lane *lane,
 		  const struct kb_build_opts *opts)
 {
-	struct lane_build b = { repo, branch, lane, opts, out, .lock_fd = -1, .log_fd = -1 };
+	struct lane_build b = { .repo = repo, .branch = branch, .lane = lane, .opts = opts,
+				.out = out, .lock_fd = -1, .log_fd = -1 };
 	int err;
 
 	memset(out, 0, sizeof(*out));

@@ -7,8 +7,10 @@
  *   <workdir>/obj/<branch>/     where the branch's builds run (O=): make and
  *                               objtool record absolute paths, so a build is
  *                               only ever continued at the path it was made
+ *   <workdir>/odb/              the objects of overlaid trees (a loose-object
+ *                               directory): the repository gets none
  *   <workdir>/builds/<key>/     where a build is kept afterwards; key = hash
- *                               of (tree id, config fragment, `gcc
+ *                               of (built tree id, config fragment, `gcc
  *                               --version`, arch):
  *     build.log                 everything make printed
  *     staging/                  modules_install's INSTALL_MOD_PATH
@@ -17,12 +19,18 @@
  * A lane whose key has a stamp is not built again (cached); one without
  * (failed, interrupted) is resumed. A new key starts from a copy of the
  * closest completed build of the same branch, so make recompiles only what
- * the lane changed. The user's repository (index, HEAD, working tree) is
- * never touched: trees are read from the object database.
+ * the lane changed. The user's repository (index, HEAD, working tree,
+ * objects) is never touched: trees are read from the object database.
+ *
+ * With an overlay (see overlay.h), what is built is the lane's tree plus
+ * kbackport's KUnit suite: the "built tree", made in memory, its objects
+ * kept in <workdir>/odb so later runs find it again by id. The key, the
+ * stamps and the source directory all follow the built tree.
  */
 #ifndef KB_BUILD_H
 #define KB_BUILD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <git2.h>
 
@@ -32,7 +40,11 @@
 struct kb_build_opts {
 	const char *workdir;	/* required: src/ and builds/ go here */
 	const char *fragment;	/* config fragment; a branch's `config` wins */
+	const char *overlay;	/* directory added to every tree (overlay.h);
+				 * NULL: the lane's tree is built as it is */
 	unsigned jobs;		/* make -j; 0 = online CPUs */
+	bool lookup_only;	/* find a completed build, never build: a lane
+				 * without one is a KB_BUILD_FAIL "not built" */
 	/* Called now and then during make with a one-line summary. */
 	void (*progress)(const char *line, void *payload);
 	void *payload;
@@ -47,6 +59,9 @@ enum kb_build_status {
 
 struct kb_build_result {
 	enum kb_build_status status;
+	git_oid tree;		/* the lane's tree; zero when skipped */
+	git_oid built_tree;	/* what was built: the lane's tree with the
+				 * overlay, or the lane's tree without one */
 	char *build_dir;	/* the O= directory; NULL when skipped */
 	char *staging_dir;	/* INSTALL_MOD_PATH, holds lib/modules/<release> */
 	char *image;		/* the kernel image (bzImage on x86); it exists

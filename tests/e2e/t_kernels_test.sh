@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# End to end: `kbackport test` on the lanes t_kernels_build.sh built, with
+# Debian's own kernel beside them. The proof that the tests catch the bug:
+# on 6.1.y and 6.12.y the pre-fix lane (the fix reverse-applied) ends
+# `vulnerable`, failing exactly the cases that detect CVE-2011-1019, and the
+# backport lane and the branch as shipped end `fixed`, so both branches are
+# `verified`. The console KTAP is cross-checked against the kernel's own
+# parser (tools/testing/kunit/kunit.py). A lane nobody built is an error.
+source "$(dirname "$0")/../lib.sh"
+T_SUITE=e2e-test
+hermetic
+E2E=${KB_E2E_DIR:-$TOP_DIR/build/e2e}
+REPO=$E2E/linux
+WORK=$E2E/work
+FIX=CVE-2011-1019
+if ! git -C "$REPO" rev-parse -q --verify refs/heads/backport/$FIX/6.12.y >/dev/null; then
+	fail "no lanes in '$REPO': run t_kernels.sh and t_kernels_build.sh first"
+	finish
+	exit 1
+fi
+cat > "$TMP/branches.yaml" <<YAML
+repo: $REPO
+branches:
+  - {name: "6.1.y", ref: stable/6.1.y, pre-fix: true}
+  - {name: "6.12.y", ref: stable/6.12.y, pre-fix: true}
+  - {name: debian, kernel: linux-image-amd64}
+YAML
+state=$(user_state "$REPO")
+modules() { [ -r /proc/modules ] && cut -d' ' -f1 /proc/modules | sort; }
+modules_before=$(modules)
+kbtest() {
+	"$KBACKPORT" test --config "$TMP/branches.yaml" --fix "$TOP_DIR/backports" \
+		--workdir "$WORK" --fragment "$TOP_DIR/tests/kernel/kbackport.config" \
+		--overlay "$TOP_DIR/tests/kunit" --json "$@" > "$TMP/test.json" 2> "$TMP/test.err"
+}
+q() { jq -r "$1" "$TMP/test.json"; }
+lane() { q ".branches[] | select(.name == \"$1\") | .lanes[] | select(.kind == \"$2\") | $3"; }
+failed() {	# the failing cases of a lane's suite, from its KTAP file
+	"$KBACKPORT" ktap --json "$(dirname "$(lane "$1" "$2" .console)")/$3.ktap" |
+		jq -r '[.suites[0].cases[] | select(.status == "fail") | .name] | join(" ")'
+}
+
+kbtest
+rc=$?
+assert_eq "test exits 0" 0 $rc
+[ $rc -eq 0 ] || { tail -20 "$TMP/test.err"; q . | head -60; }
+
+for b in 6.1.y 6.12.y; do
+	T_NAME=$b
+	assert_eq "verified" "verified" "$(q ".branches[] | select(.name == \"$b\") | .verdict")"
+	assert_eq "lanes: as-is fixed, pre-fix vulnerable, backport fixed" \
+		"as-is fixed pre-fix vulnerable backport fixed" \
+		"$(q "[.branches[] | select(.name == \"$b\") | .lanes[] | \"\(.kind) \(.verdict)\"] | join(\" \")")"
+	for l in as-is backport; do
+		assert_eq "$l: KUnit 6/6, capabilities 6/6" "6 0 6 0" \
+			"$(lane $b $l '"\(.suites.kbackport_dev_load.pass) \(.suites.kbackport_dev_load.fail) \(.suites.kbackport_caps.pass) \(.suites.kbackport_caps.fail)"')"
+	done
+	assert_eq "pre-fix: exactly the three capability cases of dev_load fail in KUnit" \
+		"net_admin_only_requests_netdev_name sys_module_only_requests_bare_name both_request_netdev_then_bare" \
+		"$(failed $b pre-fix kbackport_dev_load)"
+	assert_eq "pre-fix: exactly the article's attack fails in the guest" \
+		"net_admin_ifflags_xfs_not_loaded" "$(failed $b pre-fix kbackport_caps)"
+	assert_contains "pre-fix: the KUnit failure says what was requested" \
+		'with CAP_NET_ADMIN only requested [kbtest0], expected [netdev-kbtest0]' \
+		"$(cat "$(dirname "$(lane $b pre-fix .console)")/kbackport_dev_load.ktap")"
+	secs=$(lane $b backport .seconds)
+	assert_eq "backport: boot to verdict under 60 s under TCG (${secs} s)" "yes" \
+		"$(echo "$secs < 60" | bc -l | grep -q 1 && echo yes)"
+done
+T_NAME=debian
+assert_eq "Debian's kernel: fixed, capability suite only" "fixed 6 0 null" \
+	"$(lane debian as-is '"\(.verdict) \(.suites.kbackport_caps.pass) \(.suites.kbackport_caps.fail) \(.suites.kbackport_dev_load)"')"
+
+# The kernel's own KTAP parser agrees with kbackport's on every real log.
+T_NAME=kunit.py
+tarball=$(ls /usr/src/linux-source-6.1.tar.* 2>/dev/null | head -1)
+if [ -n "$tarball" ]; then
+	tar -xf "$tarball" -C "$TMP" --wildcards '*/tools/testing/kunit/*'
+	kunit=$(ls -d "$TMP"/*/tools/testing/kunit)
+	for ktap in $(dirname "$(lane 6.1.y pre-fix .console)")/*.ktap \
+		    $(dirname "$(lane 6.12.y as-is .console)")/*.ktap \
+		    $(dirname "$(lane debian as-is .console)")/*.ktap; do
+		name=$(basename "$(dirname "$(dirname "$ktap")")")/$(basename "$(dirname "$ktap")")/$(basename "$ktap")
+		(cd "$kunit" && python3 kunit.py parse --json="$TMP/kunit.json" "$ktap" >/dev/null 2>&1)
+		theirs=$(jq -r '.. | objects | select(has("test_cases")) | .test_cases[] | "\(.name) \(.status)"' \
+			"$TMP/kunit.json" 2>/dev/null | tr 'A-Z' 'a-z')
+		ours=$("$KBACKPORT" ktap --json "$ktap" | jq -r '.suites[].cases[] | "\(.name) \(.status)"')
+		assert_eq "$name: the same cases and statuses" "$theirs" "$ours"
+	done
+else
+	fail "no /usr/src/linux-source-6.1 tarball for kunit.py (t_kernels.sh installs it)"
+fi
+
+# A lane with no build is an error, never a pass: the 6.1 lanes looked up
+# as built without the KUnit overlay, which nobody built.
+T_NAME="not built"
+"$KBACKPORT" test --config "$TMP/branches.yaml" --fix "$TOP_DIR/backports" --workdir "$WORK" \
+	--fragment "$TOP_DIR/tests/kernel/kbackport.config" --no-overlay --branch 6.1.y --json \
+	> "$TMP/test.json" 2> "$TMP/test.err"
+assert_eq "exits 1" 1 $?
+assert_eq "every lane error, the branch error" "error error error error" \
+	"$(q '[.branches[0].lanes[].verdict, .branches[0].verdict] | join(" ")')"
+assert_contains "says to build" "not built" "$(q '.branches[0].lanes[0].reason | join(" ")')"
+T_NAME=
+assert_eq "the repository's refs, HEAD and index untouched" "$state" "$(user_state "$REPO")"
+if [ -r /proc/modules ]; then
+	assert_eq "no module was loaded on this host" "$modules_before" "$(modules)"
+fi
+finish

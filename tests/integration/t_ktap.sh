@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# kbackport ktap: what the KTAP parser reads in console logs, against golden
+# outputs (tests/fixtures/ktap/NAME.expected, reviewed by eye), and against
+# the kernel's own parser: `kunit.py parse --json` from the kunit tools in
+# Debian's kernel source tarballs (/usr/src/linux-source-*.tar.xz; set
+# KB_LINUX_SOURCES to a list of tarballs to use others). Each tarball's
+# kunit.py reads every fixture log and its own test_data logs.
+#
+# kunit.py reads only the first KTAP document of a log, so each document is
+# fed to it alone, and so is each suite as `kbackport ktap --document`
+# emits it. Both parsers' suites, cases, parameters and statuses must match
+# row for row, except for the disagreements recorded in NAME.kunit-diff
+# ("-" rows kunit.py's, "+" rows kbackport's), each explained there, and in
+# kunit_diff() below for the kernel's own test logs.
+source "$(dirname "$0")/../lib.sh"
+T_SUITE=ktap
+hermetic
+K=$FIXTURES/ktap
+
+# ---- the command ----
+run_kb 0 ktap --help && assert_contains "ktap --help" "usage: kbackport ktap [--json] FILE" "$OUT"
+run_kb 2 ktap && assert_eq "ktap: a log is needed" "error: no log file given" "$(head -1 <<<"$ERR")"
+run_kb 2 ktap --no-such-option
+run_kb 2 ktap "$K/pass.log" stray && assert_eq "ktap: stray argument" "error: unexpected argument 'stray'" "$ERR"
+run_kb 2 ktap "$TMP/missing.log" && assert_contains "ktap: missing log named" "missing.log" "$ERR"
+run_kb 2 ktap --document nope "$K/pass.log" &&
+	assert_eq "ktap --document: unknown suite" "error: no KTAP suite 'nope' in the log" "$ERR"
+run_kb 1 ktap "$K/no-ktap.log" && assert_eq "ktap: no KTAP is exit 1" "error: no KTAP in '$K/no-ktap.log'" "$ERR"
+assert_eq "ktap: no KTAP, no output" "" "$OUT"
+assert_eq "ktap: standard input" "$("$KBACKPORT" ktap "$K/fail.log")" "$("$KBACKPORT" ktap - < "$K/fail.log")"
+
+# ---- golden outputs ----
+declare -A status=([pass]=0 [fail]=0 [skip]=0 [params]=0 [tap14]=0 [interleaved]=0 [prefix]=0
+		   [panic]=1 [garbled]=1 [plan-mismatch]=1 [numbering]=1 [no-plan]=1 [no-ktap]=1)
+for name in "${!status[@]}"; do
+	run_kb "${status[$name]}" ktap "$K/$name.log" || continue
+	printf '%s\n' "$OUT" | sed '${/^$/d}' > "$TMP/out.txt"
+	assert_file_eq "ktap $name.log: as reviewed, exit ${status[$name]}" "$K/$name.expected" "$TMP/out.txt"
+done
+run_kb 0 ktap --json "$K/fail.log" && printf '%s\n' "$OUT" > "$TMP/out.json"
+assert_file_eq "ktap --json fail.log: as reviewed" "$K/fail.expected.json" "$TMP/out.json"
+run_kb 1 ktap --document kbackport_dev_load "$K/panic.log" &&
+	assert_eq "ktap --document: an error suite is exit 1" "    ok 3 both_request_netdev_then_bare" "$(sed -n 8p <<<"$OUT")"
+for log in "$K"/*.log; do	# real boots (others' fixtures), checked against kunit.py below
+	[ -n "${status[$(basename "$log" .log)]:-}" ] && continue
+	"$KBACKPORT" ktap --json "$log" > "$TMP/real.json" 2>"$TMP/err"
+	assert_eq "ktap $(basename "$log"): read: $(jq -r '[.suites[] | "\(.name) \(.status)"] | join(", ")' "$TMP/real.json")" \
+		"0 or 1, JSON" "$([ $? -le 1 ] && jq -e .suites "$TMP/real.json" >/dev/null && echo "0 or 1, JSON")"
+done
+
+# ---- the kernel's parser ----
+cat > "$TMP/crosscheck.py" <<'PY'
+"""crosscheck.py KUNIT_DIR KBACKPORT LOG WORKDIR: where kunit.py and kbackport
+disagree on LOG, as "doc N:" and "suite NAME:" sections of "-row" (kunit.py
+only) and "+row" (kbackport only) lines; nothing when they agree. A row is
+"SUITE STATUS", "SUITE CASE STATUS" or "SUITE CASE PARAM STATUS", tab-separated.
+
+kunit.py keeps a test's reported status when its KTAP is broken (wrong test
+numbers, a missing result line) and only prints "[ERROR] Test: ...": a suite
+inside whose header and footer it printed one counts as "error" here, as it
+does in kbackport. kunit.py's unnamed placeholders for missing subtests are
+left out: kbackport lists only what it saw. Statuses of suites and of cases
+with parameters come from kunit.py's footers ("=== [PASSED] name ===").
+"""
+import difflib, json, re, subprocess, sys
+
+kunit_dir, kbackport, log, work = sys.argv[1:]
+STAMP = re.compile(r'^(<\d+>)?\[\s*\d+\.\d+\](\[\s*[A-Z]\d+\])? ?')
+VERSION = re.compile(r'^(.*?)K?TAP version \d+\s*$')
+CLOCK = r'^\[\d\d:\d\d:\d\d\] '
+FOOTER = re.compile(CLOCK + r'=+ \[(PASSED|FAILED|SKIPPED|CRASHED|NO TESTS RUN)\] (.*?) =+$')
+HEADER = re.compile(CLOCK + r'=+ (.*?)(?: \(\d+ subtests?\))? +=+$')
+ERROR = re.compile(CLOCK + r'\[ERROR\] Test: ')
+STATUS = {'PASSED': 'pass', 'PASS': 'pass', 'FAILED': 'fail', 'FAIL': 'fail',
+          'SKIPPED': 'skip', 'SKIP': 'skip', 'CRASHED': 'error', 'ERROR': 'error',
+          'NO TESTS RUN': 'error'}
+
+
+def documents(path):
+    """The log cut before each top-level version line (not an indented one)."""
+    with open(path, 'rb') as f:
+        lines = f.read().decode('utf-8', 'backslashreplace').splitlines(keepends=True)
+    docs = []
+    for line in lines:
+        m = VERSION.match(STAMP.sub('', line.rstrip('\r\n')))
+        pre = m.group(1) if m else None
+        if m and (not docs or pre == '' or not (pre.isspace() or pre.endswith('  '))):
+            docs.append([])
+        if docs:
+            docs[-1].append(line)
+    return [''.join(d) for d in docs]
+
+
+def kunit_rows(text, name):
+    path = f'{work}/{name}'
+    with open(path + '.log', 'w') as f:
+        f.write(text)
+    # kunit.py changes to the kernel tree's top: absolute paths only
+    p = subprocess.run([sys.executable, f'{kunit_dir}/kunit.py', 'parse', f'--json={path}.json',
+                        path + '.log'], capture_output=True, text=True, errors='backslashreplace')
+    if p.returncode not in (0, 1):
+        sys.exit(f'kunit.py parse {path}.log failed:\n{p.stderr}')
+    footers, flagged, stack = {}, set(), []
+    for line in p.stdout.splitlines():
+        if m := FOOTER.match(line):
+            footers.setdefault(m.group(2), []).append(STATUS[m.group(1)])
+            if stack:
+                stack.pop()
+        elif (m := HEADER.match(line)) and not line.endswith('=' * 60):
+            stack.append(m.group(1).strip())
+        elif ERROR.match(line) and stack:
+            flagged.add(stack[0])
+    with open(path + '.json') as f:
+        top = json.load(f)
+    rows = []
+
+    def status(test):	# a test with a header but no subtests is no group
+        return footers[test['name']].pop(0) if footers.get(test['name']) else STATUS[test['status']]
+
+    def cases(group, at):
+        for c in group['test_cases']:
+            if c['name']:
+                rows.append(at + [c['name'], status(c)])
+        for sub in group['sub_groups']:
+            rows.append(at + [sub['name'], footers[sub['name']].pop(0)])
+            cases(sub, at + [sub['name']])
+
+    for s in top['test_cases']:
+        if s['name']:
+            rows.append([s['name'], 'error' if s['name'] in flagged else status(s)])
+    for g in top['sub_groups']:
+        st = footers[g['name']].pop(0)
+        rows.append([g['name'], 'error' if g['name'] in flagged else st])
+        cases(g, [g['name']])
+    return rows
+
+
+def kbackport_json(args):
+    p = subprocess.run([kbackport, 'ktap', '--json'] + args, capture_output=True, text=True)
+    if p.returncode not in (0, 1):
+        sys.exit(f'kbackport ktap {args} failed:\n{p.stderr}')
+    return json.loads(p.stdout)
+
+
+def kbackport_rows(top):
+    rows = []
+    for s in top['suites']:
+        rows.append([s['name'], s['status']])
+        for c in s['cases']:
+            rows.append([s['name'], c['name'], c['status']])
+            for p in c.get('params') or []:
+                rows.append([s['name'], c['name'], p['name'], p['status']])
+    return rows
+
+
+def compare(title, theirs, ours):
+    # kunit_json lists a suite's cases with parameters after the others
+    a = ['\t'.join(r) for r in sorted(theirs, key=lambda r: r[:-1])]
+    b = ['\t'.join(r) for r in sorted(ours, key=lambda r: r[:-1])]
+    if a != b:
+        print(title)
+        for line in difflib.ndiff(a, b):
+            if line[0] in '-+':
+                print(line[0] + line[2:])
+    return len(b)
+
+
+rows = 0
+for i, doc in enumerate(documents(log), 1):
+    with open(f'{work}/doc.log', 'w') as f:
+        f.write(doc)
+    rows += compare(f'doc {i}:', kunit_rows(doc, f'doc-{i}'),
+                    kbackport_rows(kbackport_json([f'{work}/doc.log'])))
+whole = kbackport_json([log])
+for name in dict.fromkeys(s['name'] for s in whole['suites']):
+    # --document emits the first suite of that name
+    first = next(s for s in whole['suites'] if s['name'] == name)
+    p = subprocess.run([kbackport, 'ktap', '--document', name, log], capture_output=True, text=True,
+                       errors='backslashreplace')
+    rows += compare(f'suite {name}:', kunit_rows(p.stdout, 'suite'),
+                    kbackport_rows({'suites': [first]}))
+n = len(documents(log))
+print(f'{n} document{"s" * (n != 1)}, {rows} rows', file=sys.stderr)
+PY
+
+# Known disagreements on the kernel's own test logs (in its tarballs).
+kunit_diff() {
+	case "$1" in
+	# A suite without a plan is an error for kbackport: with nothing to
+	# check its results against, a lost result line would go unseen.
+	test_is_test_passed-missing_plan.log)
+		printf 'doc 1:\n-sysctl_test\tpass\n+sysctl_test\terror\n'
+		printf 'suite sysctl_test:\n-sysctl_test\tpass\n+sysctl_test\terror\n' ;;
+	esac
+}
+
+crosscheck() {	# crosscheck VERSION KUNIT_DIR LOG EXPECTED_DIFF_FILE
+	local name=$(basename "$3") work=$TMP/work
+	rm -rf "$work" && mkdir -p "$work"
+	if ! python3 "$TMP/crosscheck.py" "$2" "$KBACKPORT" "$3" "$work" > "$TMP/diff" 2>"$TMP/stats"; then
+		fail "kunit $1: $name: the cross-check ran"
+		sed 's/^/#   /' "$TMP/stats" | head -20
+		return
+	fi
+	assert_file_eq "kunit $1: $name: same results ($(tail -1 "$TMP/stats"))" "$4" "$TMP/diff"
+}
+
+tarballs=(${KB_LINUX_SOURCES:-/usr/src/linux-source-*.tar.xz})
+if ! command -v python3 >/dev/null; then
+	echo "# skip: no python3 to run kunit.py: no cross-check with the kernel's parser"
+elif [ ! -f "${tarballs[0]}" ]; then
+	echo "# skip: no ${tarballs[*]} (apt-get install linux-source-6.1):" \
+	     "no cross-check with the kernel's parser"
+else
+	for tarball in "${tarballs[@]}"; do
+		v=$(basename "$tarball" .tar.xz | sed 's/^linux-source-//')
+		mkdir -p "$TMP/kunit-$v"
+		if ! nice tar -xJf "$tarball" -C "$TMP/kunit-$v" --wildcards \
+			'*/tools/testing/kunit/*.py' '*/tools/testing/kunit/test_data/*.log'; then
+			fail "kunit $v: tools/testing/kunit extracted from $tarball"
+			continue
+		fi
+		dir=$(dirname "$(find "$TMP/kunit-$v" -path '*/tools/testing/kunit/kunit.py')")
+		for log in "$K"/*.log; do	# NAME.kunit-diff: "# " lines explain
+			grep -sv '^# ' "${log%.log}.kunit-diff" > "$TMP/expected"
+			crosscheck "$v" "$dir" "$log" "$TMP/expected"
+		done
+		for log in "$dir"/test_data/*.log; do
+			kunit_diff "$(basename "$log")" > "$TMP/expected"
+			crosscheck "$v" "$dir" "$log" "$TMP/expected"
+		done
+	done
+fi
+finish

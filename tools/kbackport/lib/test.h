@@ -1,0 +1,61 @@
+/*
+ * Testing one lane's kernel: an initramfs with the guest program and the
+ * kernel's modules, one boot under QEMU, the console's KTAP parsed. Both
+ * suites run in that one boot: the kernel's built-in KUnit suite before
+ * /init, then the guest's capability suite. What the results mean for a
+ * fix is verdict.h's business; this module says what was seen, and
+ * whether the boot went far enough to be believed.
+ *
+ *   <outdir>/initrd.gz        the initramfs booted
+ *   <outdir>/console.log      everything the serial console printed
+ *   <outdir>/console.log.qemu QEMU's own messages
+ *   <outdir>/<suite>.ktap     each suite's KTAP, alone
+ */
+#ifndef KB_TEST_H
+#define KB_TEST_H
+
+#include <stdbool.h>
+
+#include "ktap.h"
+#include "qemu.h"
+
+struct kb_test_opts {
+	const char *workdir;	/* the guest program is compiled under it */
+	const char *guest_source;	/* tests/qemu/guest.c */
+	const char *guest_program;	/* a ready static /init instead, or NULL */
+	const char *qemu;	/* NULL: qemu-system-x86_64 */
+	enum kb_accel accel;
+	unsigned timeout;	/* seconds per boot; 0: 120 */
+};
+
+struct kb_test_target {
+	const char *image;	/* bzImage / vmlinuz */
+	const char *modules_root;	/* holds lib/modules/<release>/, or NULL */
+	const char *const *modules;	/* NULL: every module; else these and
+					 * their dependencies */
+	const char *outdir;	/* created when missing */
+};
+
+struct kb_test_run {
+	struct kb_boot_result boot;
+	struct kb_ktap_result ktap;
+	char *log;		/* the console log */
+	bool finished;		/* the guest said it was done */
+	char *problem;		/* why this boot cannot be believed, or NULL:
+				 * QEMU failed, a timeout, a panic, or a guest
+				 * that never finished */
+};
+
+void kb_test_opts_init(struct kb_test_opts *opts);
+
+/*
+ * Boot `target` and read its console. A boot that went wrong is a result
+ * (see `problem`); returns a negative code only when the initramfs cannot
+ * be made, a file cannot be written, or memory runs out.
+ */
+int kb_test_boot(struct kb_test_run *out, const struct kb_test_target *target,
+		 const struct kb_test_opts *opts);
+
+void kb_test_run_release(struct kb_test_run *run);
+
+#endif

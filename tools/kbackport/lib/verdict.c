@@ -1,0 +1,207 @@
+#include "verdict.h"
+#include "buf.h"
+#include "error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *kb_verdict_name(enum kb_verdict verdict)
+{
+	static const char *const names[] = {
+		[KB_VERDICT_FIXED] = "fixed",
+		[KB_VERDICT_VULNERABLE] = "vulnerable",
+		[KB_VERDICT_REGRESSION] = "regression",
+		[KB_VERDICT_ERROR] = "error",
+		[KB_VERDICT_SKIPPED] = "skipped",
+		[KB_VERDICT_VERIFIED] = "verified",
+	};
+	return names[verdict];
+}
+
+void kb_lane_verdict_release(struct kb_lane_verdict *v)
+{
+	free(v->reason);
+	memset(v, 0, sizeof(*v));
+}
+
+/* What one lane's run showed, gathered before deciding. */
+struct tally {
+	struct kb_buf errors;		/* why there can be no verdict */
+	struct kb_buf detecting;	/* failed cases that detect the fix */
+	struct kb_buf others;		/* failed cases that do not */
+};
+
+/* The declared cases of `decl` that `suite` did not report. */
+static int check_missing(struct tally *t, const struct kb_suite_decl *decl,
+			 const struct kb_ktap_suite *suite)
+{
+	size_t c, i;
+	int err = 0;
+
+	for (c = 0; c < decl->ncases && !err; c++) {
+		for (i = 0; i < suite->ncases; i++)
+			if (!strcmp(suite->cases[i].name, decl->cases[c].name))
+				break;
+		if (i == suite->ncases)
+			err = kb_buf_printf(&t->errors, "%s.%s: declared, but did not run\n",
+					    decl->name, decl->cases[c].name);
+	}
+	return err;
+}
+
+static int tally_case(struct tally *t, const struct kb_suite_decl *decl,
+		      const struct kb_ktap_case *kc, const char *fix_id)
+{
+	const struct kb_case *c = kb_suite_case(decl, kc->name);
+
+	if (!c)
+		return kb_buf_printf(&t->errors,
+				     "%s.%s: ran, but is not declared in the cases file\n",
+				     decl->name, kc->name);
+	if (kc->status == KB_KTAP_ERROR)
+		return kb_buf_printf(&t->errors, "%s.%s: no result\n", decl->name, kc->name);
+	if (kc->status != KB_KTAP_FAIL)
+		return 0;
+	if (kb_case_detects(c, fix_id))
+		return kb_buf_printf(&t->detecting, "%s.%s failed: %s\n", decl->name, c->name,
+				     c->proves);
+	return kb_buf_printf(&t->others, "%s.%s failed: %s\n", decl->name, c->name, c->proves);
+}
+
+static int tally_suite(struct tally *t, const struct kb_suite_decl *decl,
+		       const struct kb_ktap_result *ktap, const char *fix_id)
+{
+	const struct kb_ktap_suite *suite = kb_ktap_find_suite(ktap, decl->name);
+	size_t i;
+	int err;
+
+	if (!suite)
+		return kb_buf_printf(&t->errors, "suite '%s': no KTAP on the console\n", decl->name);
+	if (suite->status == KB_KTAP_ERROR)
+		return suite->error ? kb_buf_printf(&t->errors, "%s\n", suite->error)
+				    : kb_buf_printf(&t->errors, "suite '%s': broken KTAP\n", decl->name);
+	if ((err = check_missing(t, decl, suite)) < 0)
+		return err;
+	for (i = 0; i < suite->ncases && !err; i++)
+		err = tally_case(t, decl, &suite->cases[i], fix_id);
+	return err;
+}
+
+static int decide(struct kb_lane_verdict *out, struct tally *t)
+{
+	struct kb_buf *why;
+
+	if (t->errors.size) {
+		out->verdict = KB_VERDICT_ERROR;
+		why = &t->errors;
+	} else if (t->others.size) {
+		out->verdict = KB_VERDICT_REGRESSION;
+		if (kb_buf_puts(&t->others, t->detecting.ptr ? t->detecting.ptr : "") < 0)
+			return KB_ENOMEM;
+		why = &t->others;
+	} else if (t->detecting.size) {
+		out->verdict = KB_VERDICT_VULNERABLE;
+		why = &t->detecting;
+	} else {
+		out->verdict = KB_VERDICT_FIXED;
+		return 0;
+	}
+	why->ptr[--why->size] = '\0';	/* the last newline */
+	out->reason = kb_buf_detach(why);
+	return 0;
+}
+
+int kb_lane_verdict(struct kb_lane_verdict *out, const struct kb_cases *cases,
+		    const struct kb_ktap_result *ktap, bool with_kunit,
+		    const char *fix_id, const char *problem)
+{
+	struct tally t = { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT };
+	size_t s;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (problem)
+		err = kb_buf_printf(&t.errors, "%s\n", problem);
+	if (!err && ktap->error)
+		err = kb_buf_printf(&t.errors, "%s\n", ktap->error);
+	for (s = 0; s < cases->nsuites && !err; s++)
+		if (with_kunit || cases->suites[s].runs != KB_RUNS_KUNIT)
+			err = tally_suite(&t, &cases->suites[s], ktap, fix_id);
+	if (!err)
+		err = decide(out, &t);
+	kb_buf_release(&t.errors);
+	kb_buf_release(&t.detecting);
+	kb_buf_release(&t.others);
+	return err;
+}
+
+/* ---- branches ---- */
+
+static const struct kb_lane_outcome *find(const struct kb_lane_outcome *lanes, size_t n,
+					  enum kb_lane_kind kind)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (lanes[i].kind == kind)
+			return &lanes[i];
+	return NULL;
+}
+
+static bool any(const struct kb_lane_outcome *lanes, size_t n, enum kb_verdict v)
+{
+	return n && (lanes[0].verdict == v || any(lanes + 1, n - 1, v));
+}
+
+int kb_branch_verdict(enum kb_verdict *out, char **note, const struct kb_lane_outcome *lanes,
+		      size_t n, const char *fix_id)
+{
+	const struct kb_lane_outcome *as_is = find(lanes, n, KB_LANE_AS_IS);
+	const struct kb_lane_outcome *pre = find(lanes, n, KB_LANE_PRE_FIX);
+	const struct kb_lane_outcome *backport = find(lanes, n, KB_LANE_BACKPORT);
+	const struct kb_lane_outcome *baseline = pre ? pre : as_is;
+	const struct kb_lane_outcome *result = backport ? backport : as_is;
+	struct kb_buf msg = KB_BUF_INIT;
+
+	*note = NULL;
+	if (!n || !result) {
+		*out = KB_VERDICT_SKIPPED;
+		return 0;
+	}
+	if (any(lanes, n, KB_VERDICT_ERROR))
+		*out = KB_VERDICT_ERROR;
+	else if (any(lanes, n, KB_VERDICT_REGRESSION))
+		*out = KB_VERDICT_REGRESSION;
+	else if (result->verdict == KB_VERDICT_VULNERABLE ||
+		 (pre && as_is && as_is->verdict == KB_VERDICT_VULNERABLE))
+		*out = KB_VERDICT_VULNERABLE;
+	else if (result->verdict == KB_VERDICT_SKIPPED)
+		*out = KB_VERDICT_SKIPPED;
+	else if (backport && baseline && baseline->verdict == KB_VERDICT_VULNERABLE)
+		*out = KB_VERDICT_VERIFIED;
+	else
+		*out = KB_VERDICT_FIXED;
+	if (*out == KB_VERDICT_FIXED && backport && baseline &&
+	    baseline->verdict == KB_VERDICT_FIXED) {
+		if (kb_buf_printf(&msg, "the tests did not detect %s on the %s lane: "
+				  "it passed every case, so this backport is not verified",
+				  fix_id, kb_lane_kind_name(baseline->kind)) < 0)
+			return KB_ENOMEM;
+		*note = kb_buf_detach(&msg);
+	}
+	return 0;
+}
+
+static int rank(enum kb_verdict v)
+{
+	static const int ranks[] = {
+		[KB_VERDICT_SKIPPED] = 0, [KB_VERDICT_VERIFIED] = 1, [KB_VERDICT_FIXED] = 2,
+		[KB_VERDICT_VULNERABLE] = 3, [KB_VERDICT_REGRESSION] = 4, [KB_VERDICT_ERROR] = 5,
+	};
+	return ranks[v];
+}
+
+enum kb_verdict kb_verdict_worse(enum kb_verdict a, enum kb_verdict b)
+{
+	return rank(a) >= rank(b) ? a : b;
+}

@@ -1,0 +1,85 @@
+/*
+ * Verdicts: what a lane's test results say about a fix, and what a
+ * branch's lanes say together. The rules (tests/cases.yaml declares what
+ * each case proves):
+ *
+ * Lane (one boot, one fix):
+ *   error        the boot did not end cleanly (timeout, panic, QEMU
+ *                failed, the guest never said it was done), a suite that
+ *                should have run is missing or its KTAP is broken, a
+ *                declared case is missing, or an undeclared case ran
+ *   fixed        every case passed (skips allowed)
+ *   vulnerable   some cases failed, and every one of them detects the fix
+ *   regression   a case that does not detect the fix failed
+ *
+ * Branch (its lanes for one fix): the baseline is the pre-fix lane when
+ * there is one, else the as-is lane; the result is the backport lane when
+ * there is one, else the as-is lane.
+ *   error        a lane is error
+ *   regression   a lane is regression
+ *   vulnerable   the result lane (or the shipped as-is lane) is vulnerable
+ *   verified     the baseline is vulnerable and the backport lane fixed:
+ *                the tests saw the bug and saw it gone
+ *   fixed        the result lane is fixed but the bug was never seen: the
+ *                branch has no lane without the fix, or (noted loudly) the
+ *                baseline passed everything, so the tests did not detect
+ *                the bug there
+ *   skipped      no lane was tested
+ */
+#ifndef KB_VERDICT_H
+#define KB_VERDICT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cases.h"
+#include "ktap.h"
+#include "lanes.h"
+
+enum kb_verdict {
+	KB_VERDICT_FIXED,
+	KB_VERDICT_VULNERABLE,
+	KB_VERDICT_REGRESSION,
+	KB_VERDICT_ERROR,
+	KB_VERDICT_SKIPPED,
+	KB_VERDICT_VERIFIED,	/* branches only */
+};
+
+/* "fixed", "vulnerable", "regression", "error", "skipped", "verified". */
+const char *kb_verdict_name(enum kb_verdict verdict);
+
+struct kb_lane_verdict {
+	enum kb_verdict verdict;
+	char *reason;		/* one line per finding: failed cases with what
+				 * they prove, or why there is no verdict */
+};
+
+/*
+ * The verdict of one lane for `fix_id` from its console's KTAP. `problem`
+ * is the boot's own failure (timeout, panic...) or NULL; `with_kunit` says
+ * whether the kernel has the built-in suites (runs: kunit).
+ */
+int kb_lane_verdict(struct kb_lane_verdict *out, const struct kb_cases *cases,
+		    const struct kb_ktap_result *ktap, bool with_kunit,
+		    const char *fix_id, const char *problem);
+
+void kb_lane_verdict_release(struct kb_lane_verdict *v);
+
+struct kb_lane_outcome {
+	enum kb_lane_kind kind;
+	enum kb_verdict verdict;
+};
+
+/*
+ * A branch's verdict from its lanes' verdicts (for one fix); *note is a
+ * malloc'ed warning ("the tests did not detect ... on the pre-fix lane")
+ * or NULL.
+ */
+int kb_branch_verdict(enum kb_verdict *out, char **note, const struct kb_lane_outcome *lanes,
+		      size_t n, const char *fix_id);
+
+/* The worse of two branch verdicts (error > regression > vulnerable >
+ * fixed > verified > skipped), to combine fixes. */
+enum kb_verdict kb_verdict_worse(enum kb_verdict a, enum kb_verdict b);
+
+#endif
