@@ -3,8 +3,10 @@
 #   make          build build/kbackport
 #   make check    every test: unit, integration, ASan/UBSan, valgrind
 #                 (installs missing Debian packages first)
-#   make demo     run apply and audit on the built-in default branches.yaml
-#   make bench    apply stage vs `git worktree add` + `git cherry-pick -x`
+#   make demo     kbackport run (apply, build, test, report) on the built-in
+#                 default branches.yaml
+#   make bench    apply stage vs `git worktree add` + `git cherry-pick -x`,
+#                 build stage, boot-to-verdict per lane
 #
 # DEVELOPER=0 drops -Werror; SAN=1 builds with ASan/UBSan (into build/asan).
 
@@ -13,7 +15,7 @@ BUILD   ?= build
 SAN     ?= 0
 DEVELOPER ?= 1
 
-PKGS    := libgit2 yaml-0.1 jansson libarchive
+PKGS    := libgit2 yaml-0.1 jansson libarchive libcrypto
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wformat=2 -Wno-format-nonliteral
 ifeq ($(DEVELOPER),1)
@@ -44,7 +46,8 @@ all: $(BUILD)/kbackport
 DEB_PKGS := build-essential pkg-config git libgit2-dev libyaml-dev \
             libjansson-dev libcmocka-dev libarchive-dev jq valgrind \
             flex bison bc libelf-dev libssl-dev cpio kmod xz-utils ccache \
-            qemu-system-x86 busybox-static python3
+            qemu-system-x86 busybox-static python3 python3-yaml \
+            python3-jsonschema chromium
 deps:
 	@./ci/install-deps.sh $(DEB_PKGS)
 

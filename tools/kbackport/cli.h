@@ -21,7 +21,10 @@ int cmd_audit(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_test(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_ktap(int argc, char **argv);
+int cmd_ci_matrix(int argc, char **argv);
 
 /* "error: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

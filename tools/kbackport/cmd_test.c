@@ -7,10 +7,11 @@
 #include "cases.h"
 #include "cli.h"
 #include "error.h"
-#include "guest.h"
+#include "distro.h"
 #include "lanes.h"
 #include "repo.h"
 #include "test.h"
+#include "testrun.h"
 #include "verdict.h"
 
 #include <getopt.h>
@@ -90,9 +91,7 @@ struct lane_row {
 	char *ref;
 	char commit[GIT_OID_HEXSZ + 1];
 	char *outdir;
-	bool booted;
-	struct kb_test_run run;
-	struct kb_lane_verdict verdict;
+	struct kb_lane_test t;	/* booted, run, verdict */
 };
 
 struct branch_row {
@@ -102,17 +101,6 @@ struct branch_row {
 	enum kb_verdict verdict;
 	char *note;		/* "the tests did not detect ..." */
 	char *error;		/* why the branch could not be tested at all */
-};
-
-/* Everything one run needs, resolved once. */
-struct tester {
-	struct kb_test_opts opts;
-	struct kb_build_opts build;
-	struct kb_cases *cases;
-	char **distro_modules;	/* the guest suites' modules, for distro kernels */
-	bool accel_probed;
-	bool accel_auto;
-	char *accel_note;
 };
 
 static int parse_timeout(unsigned *out, const char *arg)
@@ -206,7 +194,7 @@ static struct lane_row *new_lane(struct branch_row *b, const char *fix, enum kb_
 	return v;
 }
 
-static int lane_outdir(struct lane_row *l, const struct tester *t, const char *branch)
+static int lane_outdir(struct lane_row *l, const struct kb_tester *t, const char *branch)
 {
 	struct kb_buf dir = KB_BUF_INIT;
 
@@ -217,61 +205,17 @@ static int lane_outdir(struct lane_row *l, const struct tester *t, const char *b
 	return 0;
 }
 
-/* With --accel auto: one probe boot with KVM; its verdict decides for all. */
-static int probe_accel(struct tester *t, const struct kb_test_target *target)
-{
-	struct kb_test_target probe = *target;
-	struct kb_test_opts opts = t->opts;
-	struct kb_test_run run;
-	struct kb_buf dir = KB_BUF_INIT, note = KB_BUF_INIT;
-	int err;
-
-	t->accel_probed = true;
-	if (!t->accel_auto)
-		return 0;
-	if ((err = kb_buf_printf(&dir, "%s/kvm-probe", target->outdir)) < 0)
-		return err;
-	probe.outdir = dir.ptr;
-	opts.accel = KB_ACCEL_KVM;
-	opts.timeout = 60;
-	if ((err = kb_test_boot(&run, &probe, &opts)) == 0) {
-		if (!run.problem)
-			t->opts.accel = KB_ACCEL_KVM;
-		else if ((err = kb_buf_printf(&note, "a KVM probe boot failed, booting under TCG: "
-					      "%.*s", (int)strcspn(run.problem, "\n"),
-					      run.problem)) == 0)
-			t->accel_note = kb_buf_detach(&note);
-	}
-	kb_test_run_release(&run);
-	kb_buf_release(&dir);
-	return err;
-}
-
 /* Boot `target` for lane `l`, then its verdict; a failed boot is a verdict. */
-static int boot_lane(struct lane_row *l, struct tester *t, struct kb_test_target *target,
+static int boot_lane(struct lane_row *l, struct kb_tester *t, struct kb_test_target *target,
 		     bool with_kunit)
 {
-	int err;
-
 	target->outdir = l->outdir;
-	if (!t->accel_probed && (err = probe_accel(t, target)) < 0)
-		return err;
-	fprintf(stderr, "booting %s (%s) ...\n", l->outdir, kb_accel_name(t->opts.accel));
-	if ((err = kb_test_boot(&l->run, target, &t->opts)) < 0)
-		return err;
-	l->booted = true;
-	return kb_lane_verdict(&l->verdict, t->cases, &l->run.ktap, with_kunit, l->fix,
-			       l->run.problem);
+	fprintf(stderr, "booting %s ...\n", l->outdir);
+	return kb_tester_lane(&l->t, t, target, with_kunit, l->fix);
 }
 
-/* A lane without a boot: its verdict is an error saying why. */
-static int lane_error(struct lane_row *l, const char *why)
-{
-	l->verdict.verdict = KB_VERDICT_ERROR;
-	return (l->verdict.reason = kb_strdup(why)) ? 0 : KB_ENOMEM;
-}
-
-static int test_built_lane(struct branch_row *b, struct tester *t, git_repository *repo,
+static int test_built_lane(struct branch_row *b, struct kb_tester *t,
+			   const struct kb_build_opts *build, git_repository *repo,
 			   const char *fix, const struct kb_lane *lane)
 {
 	struct lane_row *l = new_lane(b, fix, lane->kind);
@@ -282,10 +226,10 @@ static int test_built_lane(struct branch_row *b, struct tester *t, git_repositor
 	if (!l || !(l->ref = kb_strdup(lane->ref)) || lane_outdir(l, t, b->branch->name) < 0)
 		return KB_ENOMEM;
 	git_oid_tostr(l->commit, sizeof(l->commit), &lane->commit);
-	if ((err = kb_build_lane(&built, repo, b->branch, lane, &t->build)) < 0)
+	if ((err = kb_build_lane(&built, repo, b->branch, lane, build)) < 0)
 		return err;
 	if (built.status != KB_BUILD_CACHED) {
-		err = lane_error(l, built.reason ? built.reason : "not built: run kbackport build");
+		err = kb_lane_test_error(&l->t, built.reason ? built.reason : "not built: run kbackport build");
 	} else {
 		memset(&target, 0, sizeof(target));
 		target.image = built.image;
@@ -296,7 +240,8 @@ static int test_built_lane(struct branch_row *b, struct tester *t, git_repositor
 	return err;
 }
 
-static int test_git_branch(struct branch_row *b, struct tester *t, struct kb_fix **fixes,
+static int test_git_branch(struct branch_row *b, struct kb_tester *t,
+			   const struct kb_build_opts *build, struct kb_fix **fixes,
 			   size_t nfixes)
 {
 	git_repository *repo = NULL;
@@ -318,7 +263,7 @@ static int test_git_branch(struct branch_row *b, struct tester *t, struct kb_fix
 			break;
 		}
 		for (i = 0; i < nlanes && !err; i++)
-			err = test_built_lane(b, t, repo, fixes[f]->id, &lanes[i]);
+			err = test_built_lane(b, t, build, repo, fixes[f]->id, &lanes[i]);
 		kb_lanes_free(lanes, nlanes);
 	}
 	git_commit_free(tip);
@@ -327,7 +272,7 @@ static int test_git_branch(struct branch_row *b, struct tester *t, struct kb_fix
 }
 
 /* A distribution kernel: fetched, booted as shipped, capability suite only. */
-static int test_distro_branch(struct branch_row *b, struct tester *t, struct kb_fix **fixes,
+static int test_distro_branch(struct branch_row *b, struct kb_tester *t, struct kb_fix **fixes,
 			      size_t nfixes)
 {
 	struct kb_distro_kernel kernel;
@@ -385,7 +330,7 @@ static int decide_branch(struct branch_row *b, struct kb_fix **fixes, size_t nfi
 			if (!strcmp(b->lanes[i].fix, fixes[f]->id) ||
 			    b->lanes[i].kind == KB_LANE_AS_IS) {
 				out[n].kind = b->lanes[i].kind;
-				out[n++].verdict = b->lanes[i].verdict.verdict;
+				out[n++].verdict = b->lanes[i].t.verdict.verdict;
 			}
 		if ((err = kb_branch_verdict(&v, &note, out, n, fixes[f]->id)) < 0)
 			return err;
@@ -403,7 +348,7 @@ static int decide_branch(struct branch_row *b, struct kb_fix **fixes, size_t nfi
 static const char *suite_counts(char *buf, size_t size, const struct lane_row *l,
 				const char *suite)
 {
-	const struct kb_ktap_suite *s = l->booted ? kb_ktap_find_suite(&l->run.ktap, suite) : NULL;
+	const struct kb_ktap_suite *s = l->t.booted ? kb_ktap_find_suite(&l->t.run.ktap, suite) : NULL;
 
 	if (!s)
 		snprintf(buf, size, "-");
@@ -426,7 +371,7 @@ static void print_indented(const char *text, const char *indent)
 	}
 }
 
-static void print_text(const struct branch_row *rows, size_t n, const struct tester *t)
+static void print_text(const struct branch_row *rows, size_t n, const struct kb_tester *t)
 {
 	char a[32], c[32];
 	size_t i, j, w = 6;
@@ -441,10 +386,10 @@ static void print_text(const struct branch_row *rows, size_t n, const struct tes
 			const struct lane_row *l = &rows[i].lanes[j];
 			printf("%-*s  %-8s  %-10s  %7.1f  %-6s  %-6s  %s\n", (int)w,
 			       rows[i].branch->name, kb_lane_kind_name(l->kind),
-			       kb_verdict_name(l->verdict.verdict), l->run.boot.seconds,
+			       kb_verdict_name(l->t.verdict.verdict), l->t.run.boot.seconds,
 			       suite_counts(a, sizeof(a), l, "kbackport_dev_load"),
 			       suite_counts(c, sizeof(c), l, "kbackport_caps"),
-			       l->booted ? l->run.log : "-");
+			       l->t.booted ? l->t.run.log : "-");
 		}
 	printf("\n");
 	for (i = 0; i < n; i++) {
@@ -456,11 +401,11 @@ static void print_text(const struct branch_row *rows, size_t n, const struct tes
 			       rows[i].note);
 		for (j = 0; j < rows[i].nlanes; j++) {
 			const struct lane_row *l = &rows[i].lanes[j];
-			if (!l->verdict.reason)
+			if (!l->t.verdict.reason)
 				continue;
 			printf("  %s (%s):\n", kb_lane_kind_name(l->kind),
-			       kb_verdict_name(l->verdict.verdict));
-			print_indented(l->verdict.reason, "    ");
+			       kb_verdict_name(l->t.verdict.verdict));
+			print_indented(l->t.verdict.reason, "    ");
 		}
 	}
 	if (t->accel_note)
@@ -472,8 +417,8 @@ static json_t *suites_json(const struct lane_row *l)
 	json_t *obj = json_object();
 	size_t i;
 
-	for (i = 0; l->booted && i < l->run.ktap.nsuites; i++) {
-		const struct kb_ktap_suite *s = &l->run.ktap.suites[i];
+	for (i = 0; l->t.booted && i < l->t.run.ktap.nsuites; i++) {
+		const struct kb_ktap_suite *s = &l->t.run.ktap.suites[i];
 		json_object_set_new(obj, s->name,
 				    json_pack("{s:s, s:I, s:I, s:I, s:o}",
 					      "status", kb_ktap_status_name(s->status),
@@ -488,15 +433,15 @@ static json_t *lane_json(const struct lane_row *l)
 	return json_pack("{s:s, s:s, s:o, s:o, s:s, s:o, s:f, s:o, s:o, s:o}",
 			 "fix", l->fix, "kind", kb_lane_kind_name(l->kind),
 			 "ref", cli_json_str(l->ref), "commit", cli_json_str(l->commit),
-			 "verdict", kb_verdict_name(l->verdict.verdict),
-			 "reason", cli_json_lines(l->verdict.reason),
-			 "seconds", l->run.boot.seconds,
-			 "boot", l->booted ? json_string(kb_boot_end_name(l->run.boot.end)) : json_null(),
-			 "console", cli_json_str(l->booted ? l->run.log : NULL),
+			 "verdict", kb_verdict_name(l->t.verdict.verdict),
+			 "reason", cli_json_lines(l->t.verdict.reason),
+			 "seconds", l->t.run.boot.seconds,
+			 "boot", l->t.booted ? json_string(kb_boot_end_name(l->t.run.boot.end)) : json_null(),
+			 "console", cli_json_str(l->t.booted ? l->t.run.log : NULL),
 			 "suites", suites_json(l));
 }
 
-static void print_json(const struct branch_row *rows, size_t n, const struct tester *t)
+static void print_json(const struct branch_row *rows, size_t n, const struct kb_tester *t)
 {
 	json_t *doc = json_pack("{s:s, s:o, s:[]}", "accel", kb_accel_name(t->opts.accel),
 				"accel_note", cli_json_str(t->accel_note), "branches");
@@ -549,29 +494,13 @@ static int default_paths(struct test_cli *o, struct paths *p, const struct kb_co
 	return err < 0 ? err : cli_data_path(&p->guest, config, "tests/qemu/guest.c");
 }
 
-/* The modules the guest suites need, for kernels that bring all of theirs. */
-static int guest_modules(char ***out, const struct kb_cases *cases)
-{
-	size_t s, m, n = 0;
-
-	for (s = 0; s < cases->nsuites; s++)
-		n += cases->suites[s].nmodules;
-	if (!(*out = calloc(n + 1, sizeof(char *))))
-		return KB_ENOMEM;
-	for (s = n = 0; s < cases->nsuites; s++)
-		for (m = 0; m < cases->suites[s].nmodules; m++)
-			(*out)[n++] = cases->suites[s].modules[m];
-	return 0;
-}
-
 static void rows_free(struct branch_row *rows, size_t n)
 {
 	size_t i, j;
 
 	for (i = 0; rows && i < n; i++) {
 		for (j = 0; j < rows[i].nlanes; j++) {
-			kb_test_run_release(&rows[i].lanes[j].run);
-			kb_lane_verdict_release(&rows[i].lanes[j].verdict);
+			kb_lane_test_release(&rows[i].lanes[j].t);
 			free(rows[i].lanes[j].ref);
 			free(rows[i].lanes[j].outdir);
 		}
@@ -583,7 +512,8 @@ static void rows_free(struct branch_row *rows, size_t n)
 }
 
 static int test_all(struct branch_row *rows, const struct kb_branch **branches, size_t n,
-		    struct tester *t, struct kb_fix **fixes, size_t nfixes)
+		    struct kb_tester *t, const struct kb_build_opts *build, struct kb_fix **fixes,
+		    size_t nfixes)
 {
 	size_t i;
 	int err = 0;
@@ -591,11 +521,29 @@ static int test_all(struct branch_row *rows, const struct kb_branch **branches, 
 	for (i = 0; i < n && !err; i++) {
 		rows[i].branch = branches[i];
 		err = branches[i]->kernel ? test_distro_branch(&rows[i], t, fixes, nfixes)
-					  : test_git_branch(&rows[i], t, fixes, nfixes);
+					  : test_git_branch(&rows[i], t, build, fixes, nfixes);
 		if (!err)
 			err = decide_branch(&rows[i], fixes, nfixes);
 	}
 	return err;
+}
+
+static int setup(struct kb_tester *t, struct kb_build_opts *build, const struct test_cli *o,
+		 const struct paths *p)
+{
+	struct kb_test_opts opts;
+
+	kb_test_opts_init(&opts);
+	opts.workdir = o->workdir;
+	opts.guest_source = p->guest.ptr;
+	opts.guest_program = o->guest;
+	opts.timeout = o->timeout;
+	kb_build_opts_init(build);
+	build->workdir = o->workdir;
+	build->fragment = o->fragment;
+	build->overlay = o->overlay;
+	build->lookup_only = true;
+	return kb_tester_init(t, &opts, o->cases, o->accel_auto);
 }
 
 static int run(struct test_cli *o)
@@ -605,7 +553,8 @@ static int run(struct test_cli *o)
 	struct kb_fix **fixes = NULL;
 	struct paths p = { { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT }, KB_BUF_INIT, KB_BUF_INIT };
 	struct branch_row *rows = NULL;
-	struct tester t;
+	struct kb_tester t;
+	struct kb_build_opts build;
 	size_t nbranches = 0, nfixes = 0;
 	int rc = EXIT_USAGE;
 
@@ -613,27 +562,15 @@ static int run(struct test_cli *o)
 	if (kb_config_load(&config, o->config) < 0 ||
 	    cli_select_all(&branches, &nbranches, config, &o->branches) < 0 ||
 	    cli_load_fixes(&fixes, &nfixes, o->fixes, o->nfixes, config) < 0 ||
-	    default_paths(o, &p, config) < 0 || kb_cases_load(&t.cases, o->cases) < 0) {
+	    default_paths(o, &p, config) < 0 || setup(&t, &build, o, &p) < 0) {
 		cli_error_last();
 		goto done;
 	}
-	if (guest_modules(&t.distro_modules, t.cases) < 0 ||
-	    !(rows = calloc(nbranches + 1, sizeof(*rows)))) {
+	if (!(rows = calloc(nbranches + 1, sizeof(*rows)))) {
 		cli_error("out of memory");
 		goto done;
 	}
-	kb_test_opts_init(&t.opts);
-	t.opts.workdir = o->workdir;
-	t.opts.guest_source = p.guest.ptr;
-	t.opts.guest_program = o->guest;
-	t.opts.timeout = o->timeout;
-	t.accel_auto = o->accel_auto;
-	kb_build_opts_init(&t.build);
-	t.build.workdir = o->workdir;
-	t.build.fragment = o->fragment;
-	t.build.overlay = o->overlay;
-	t.build.lookup_only = true;
-	if (test_all(rows, branches, nbranches, &t, fixes, nfixes) < 0) {
+	if (test_all(rows, branches, nbranches, &t, &build, fixes, nfixes) < 0) {
 		cli_error_last();
 		rc = EXIT_ATTENTION;
 		goto done;
@@ -645,9 +582,7 @@ static int run(struct test_cli *o)
 	rc = exit_code(rows, nbranches);
 done:
 	rows_free(rows, nbranches);
-	free(t.distro_modules);
-	free(t.accel_note);
-	kb_cases_free(t.cases);
+	kb_tester_release(&t);
 	kb_fix_free_all(fixes, nfixes);
 	free(branches);
 	kb_config_free(config);

@@ -15,11 +15,14 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "import", cmd_import, "Import Debian's kernel source packages as stable branches" },
 	{ "apply", cmd_apply, "Apply a fix's right variant to each branch, as backport commits" },
 	{ "audit", cmd_audit, "List request_module() calls guarded by CAP_NET_ADMIN per branch" },
 	{ "build", cmd_build, "Build each branch's kernel lanes (as-is, backport) out of tree" },
-	{ "import", cmd_import, "Import Debian's kernel source packages as stable branches" },
 	{ "test", cmd_test, "Boot each built lane with the shared tests; verdicts per lane and branch" },
+	{ "run", cmd_run, "Apply, build, test and report: one run, per-branch verdicts" },
+	{ "report", cmd_report, "Write a run's reports (HTML, Markdown, JUnit, KCIDB), or merge runs" },
+	{ "ci-matrix", cmd_ci_matrix, "Print a CI fan-out: a job per branch running kbackport run, then a merge" },
 	{ "ktap", cmd_ktap, "Show the KTAP test results a console log holds, per suite and case" },
 };
 
@@ -29,7 +32,7 @@ static void usage(FILE *out)
 
 	fputs("usage: kbackport <command> [<options>]\n\ncommands:\n", out);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
 	fputs("\n'kbackport <command> --help' describes a command.\n", out);
 }
 

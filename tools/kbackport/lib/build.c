@@ -1,6 +1,7 @@
 #include "build.h"
 #include "buf.h"
 #include "error.h"
+#include "fsutil.h"
 #include "overlay.h"
 #include "run.h"
 
@@ -14,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -207,43 +207,6 @@ static char *path_join(const char *a, const char *b)
 	return kb_buf_detach(&buf);
 }
 
-static int mkdir_p(const char *path)
-{
-	char *copy = kb_strdup(path), *p;
-	int err = 0;
-
-	if (!copy)
-		return KB_ENOMEM;
-	for (p = copy + 1; !err; p++) {
-		if (*p != '/' && *p)
-			continue;
-		char c = *p;
-		*p = '\0';
-		if (mkdir(copy, 0755) < 0 && errno != EEXIST)
-			err = kb_error_set(KB_ERROR, "cannot create '%s': %s", copy,
-					   strerror(errno));
-		if (!(*p = c))
-			break;
-	}
-	free(copy);
-	return err;
-}
-
-static int remove_tree(const char *path)
-{
-	const char *argv[] = { "rm", "-rf", "--", path, NULL };
-
-	return kb_run(argv, NULL, NULL) == 0 ? 0 :
-	       kb_error_set(KB_ERROR, "cannot remove '%s'", path);
-}
-
-static bool exists(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0;
-}
-
 static bool on_path(const char *prog)
 {
 	const char *path = getenv("PATH"), *p;
@@ -257,20 +220,6 @@ static bool on_path(const char *prog)
 			return true;
 	}
 	return false;
-}
-
-/* Hex SHA-1 of `data`: git's object hash serves as a plain digest here. */
-static char *digest(const struct kb_buf *data)
-{
-	char hex[GIT_OID_HEXSZ + 1];
-	git_oid id;
-
-	if (git_odb_hash(&id, data->ptr ? data->ptr : "", data->size, GIT_OBJECT_BLOB) < 0) {
-		kb_error_git(KB_ERROR, "cannot hash the build key");
-		return NULL;
-	}
-	git_oid_tostr(hex, sizeof(hex), &id);
-	return kb_strdup(hex);
 }
 
 /* cfg: what a build depends on besides its tree; key: cfg and tree. */
@@ -288,17 +237,17 @@ static int lane_key(struct lane_build *b)
 	if ((err = kb_buf_printf(&data, "arch %s\ntoolchain %s\nfragment\n%s",
 				 b->branch->arch, toolchain ? toolchain : "none",
 				 b->fragment_text)) < 0 ||
-	    !(b->cfg = digest(&data)))
+	    (err = kb_digest(&b->cfg, data.ptr, data.size, "the build key")) < 0)
 		goto done;
 	kb_buf_clear(&data);
 	if ((err = kb_buf_printf(&data, "cfg %s\ntree %s\n", b->cfg, b->tree)) < 0 ||
-	    !(b->key = digest(&data)))
+	    (err = kb_digest(&b->key, data.ptr, data.size, "the build key")) < 0)
 		goto done;
 	b->key[16] = '\0';	/* 64 bits name a build well enough */
 done:
 	free(toolchain);
 	kb_buf_release(&data);
-	return err < 0 ? err : (b->cfg && b->key) ? 0 : KB_ENOMEM;
+	return err;
 }
 
 static const char *image_path(const char *arch)
@@ -356,7 +305,7 @@ static int lane_paths(struct lane_build *b)
 static int built_tree(struct lane_build *b)
 {
 	char *odb = path_join(b->workdir, "odb");
-	int err = odb ? mkdir_p(odb) : KB_ENOMEM;
+	int err = odb ? kb_mkdir_p(odb) : KB_ENOMEM;
 
 	git_oid_cpy(&b->out->tree, &b->lane->tree);
 	if (!err && (err = kb_overlay_repo_open(&b->own, b->repo, odb)) == 0) {
@@ -391,25 +340,6 @@ static char *stamp_get(const char *text, const char *name)
 	return NULL;
 }
 
-static int write_atomic(const char *path, const char *text)
-{
-	struct kb_buf tmp = KB_BUF_INIT;
-	FILE *f = NULL;
-	int err;
-
-	if ((err = kb_buf_printf(&tmp, "%s.tmp", path)) < 0)
-		return err;
-	if (!(f = fopen(tmp.ptr, "w")) || fputs(text, f) < 0 || fflush(f) != 0 ||
-	    fsync(fileno(f)) < 0 || rename(tmp.ptr, path) < 0)
-		err = kb_error_set(KB_ERROR, "cannot write '%s': %s", path, strerror(errno));
-	if (f)
-		fclose(f);
-	if (err < 0)
-		unlink(tmp.ptr);
-	kb_buf_release(&tmp);
-	return err;
-}
-
 static int write_stamp(struct lane_build *b)
 {
 	struct kb_buf text = KB_BUF_INIT;
@@ -422,7 +352,7 @@ static int write_stamp(struct lane_build *b)
 				 "branch %s\nlane %s\n", b->key, b->cfg, b->tree,
 				 b->lane_tree, b->branch->name,
 				 kb_lane_kind_name(b->lane->kind))) == 0)
-		err = write_atomic(path, text.ptr);
+		err = kb_write_atomic(path, text.ptr);
 	kb_buf_release(&text);
 	free(path);
 	return err;
@@ -578,10 +508,10 @@ static int materialise(struct lane_build *b)
 	/* half-written until the new stamp is in place */
 	if (unlink(stamp.ptr) < 0 && errno != ENOENT)
 		err = kb_error_set(KB_ERROR, "cannot remove '%s': %s", stamp.ptr, strerror(errno));
-	if (!err && !have && (err = remove_tree(b->src)) == 0)
-		err = mkdir_p(b->src);
+	if (!err && !have && (err = kb_remove_tree(b->src)) == 0)
+		err = kb_mkdir_p(b->src);
 	if (!err && (err = checkout(b, have, want)) == 0)
-		err = write_atomic(stamp.ptr, b->tree);
+		err = kb_write_atomic(stamp.ptr, b->tree);
 done:
 	git_tree_free(have);
 	git_tree_free(want);
@@ -726,12 +656,12 @@ static int prepare_dir(struct lane_build *b)
 	struct base base;
 	int err;
 
-	err = builds ? mkdir_p(builds) : KB_ENOMEM;
+	err = builds ? kb_mkdir_p(builds) : KB_ENOMEM;
 	free(builds);
 	/* mkdir first: the parents must exist, the leftovers must not */
-	if (err < 0 || (err = mkdir_p(b->obj)) < 0 || (err = remove_tree(b->obj)) < 0)
+	if (err < 0 || (err = kb_mkdir_p(b->obj)) < 0 || (err = kb_remove_tree(b->obj)) < 0)
 		return err;
-	if (exists(b->out->build_dir))
+	if (kb_path_exists(b->out->build_dir))
 		return move(b->out->build_dir, b->obj);
 	if ((err = find_base(&base, b)) == 0 && base.dir &&
 	    (err = copy_build(base.dir, b->obj)) == 0) {
@@ -745,7 +675,7 @@ static int prepare_dir(struct lane_build *b)
 	free(base.dir);
 	free(base.label);
 	free(base.tree);
-	return err < 0 ? err : mkdir_p(b->obj);
+	return err < 0 ? err : kb_mkdir_p(b->obj);
 }
 
 /* Complete or not, the build goes to builds/<key>; the stamp says which. */
@@ -756,7 +686,7 @@ static int finish_dir(struct lane_build *b, int err)
 	if (b->log_fd >= 0)
 		close(b->log_fd);
 	b->log_fd = -1;
-	if (!exists(b->obj))
+	if (!kb_path_exists(b->obj))
 		return err;
 	moved = move(b->obj, b->out->build_dir);
 	return err < 0 ? err : moved;
@@ -1065,7 +995,7 @@ static int install_modules(struct lane_build *b)
 	const char *targets[] = { NULL, "modules_install", NULL };
 	int err;
 
-	if ((err = remove_tree(b->obj_staging)) < 0 ||
+	if ((err = kb_remove_tree(b->obj_staging)) < 0 ||
 	    (err = kb_buf_printf(&arg, "INSTALL_MOD_PATH=%s", b->obj_staging)) < 0)
 		goto done;
 	targets[0] = arg.ptr;
@@ -1096,7 +1026,7 @@ static int build(struct lane_build *b)
 	if (b->opts->lookup_only)
 		return kb_error_set(KB_ENOTFOUND, "not built (no completed build %s): "
 				    "run kbackport build", b->key);
-	if ((err = mkdir_p(b->src)) < 0 || (err = lock_branch(b)) < 0)
+	if ((err = kb_mkdir_p(b->src)) < 0 || (err = lock_branch(b)) < 0)
 		return err;
 	if (cached(b))		/* built by another run while we waited */
 		return 0;

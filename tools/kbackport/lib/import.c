@@ -2,11 +2,11 @@
 #include "buf.h"
 #include "commit.h"
 #include "error.h"
+#include "fsutil.h"
 #include "run.h"
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -113,8 +113,8 @@ int kb_debsrc_fetch(struct kb_debsrc *out, const char *package,
 	if ((err = kb_debsrc_branch(&branch, package)) < 0)
 		return err;
 	free(branch);
-	if (mkdir(downloads, 0755) < 0 && errno != EEXIST)
-		return kb_error_set(KB_ERROR, "cannot create '%s': %s", downloads, strerror(errno));
+	if ((err = kb_mkdir_p(downloads)) < 0)
+		return err;
 	kb_buf_printf(&log, "%s/apt.log", downloads);
 	if ((err = installed_version(&installed, package)) < 0)
 		goto done;

@@ -64,6 +64,20 @@ int kb_run(const char *const argv[], const char *cwd, const char *log)
 	return rc;
 }
 
+int kb_run_logged(const char *const argv[], const char *cwd, const char *log)
+{
+	char *tail;
+	int rc = kb_run(argv, cwd, log);
+
+	if (rc <= 0)
+		return rc;
+	tail = kb_file_tail(log, 8);
+	rc = kb_error_set(KB_ERROR, "'%s' failed (exit %d); the end of '%s':\n%s", argv[0], rc,
+			  log, tail ? tail : "");
+	free(tail);
+	return rc;
+}
+
 int kb_run_capture(char **out, const char *const argv[])
 {
 	struct kb_buf buf = KB_BUF_INIT;

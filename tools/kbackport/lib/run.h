@@ -12,6 +12,12 @@
 int kb_run(const char *const argv[], const char *cwd, const char *log);
 
 /*
+ * Like kb_run() with a `log`, and a non-zero exit is an error too: its
+ * message names the program and ends with the last lines of `log`.
+ */
+int kb_run_logged(const char *const argv[], const char *cwd, const char *log);
+
+/*
  * Like kb_run() without a log; the first line of standard output goes to
  * *out (malloc'ed, without the newline; "" when none).
  */

@@ -1,14 +1,16 @@
 #include "test.h"
 #include "buf.h"
 #include "error.h"
+#include "fsutil.h"
 #include "guest.h"
+#include "initramfs.h"
 #include "run.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
+#include <string.h>
 #include <unistd.h>
 
 #define TAIL_LINES 8
@@ -25,27 +27,6 @@ void kb_test_run_release(struct kb_test_run *run)
 	free(run->log);
 	free(run->problem);
 	memset(run, 0, sizeof(*run));
-}
-
-static int mkdir_p(const char *path)
-{
-	char *copy = kb_strdup(path), *p;
-	int err = 0;
-
-	if (!copy)
-		return KB_ENOMEM;
-	for (p = copy + 1; !err; p++) {
-		if (*p && *p != '/')
-			continue;
-		char c = *p;
-		*p = '\0';
-		if (mkdir(copy, 0755) < 0 && errno != EEXIST)
-			err = kb_error_set(KB_ERROR, "cannot create '%s': %s", copy, strerror(errno));
-		if (!(*p = c))
-			break;
-	}
-	free(copy);
-	return err;
 }
 
 /* The initramfs for `target`: the guest (compiled when needed) and modules. */
@@ -125,42 +106,125 @@ static int write_suites(const struct kb_test_run *run, const char *outdir)
 	return err;
 }
 
+/*
+ * What decides what a boot prints: the kernel (its path names its build),
+ * the initramfs's bytes (written the same way every time) and QEMU's
+ * command line.
+ */
+static int boot_inputs(char **out, const struct kb_boot_opts *boot)
+{
+	struct kb_buf in = KB_BUF_INIT;
+	struct stat st;
+	char *initrd = NULL, *digest = NULL;
+	size_t len = 0;
+	int err;
+
+	if (stat(boot->kernel, &st) < 0)
+		return kb_error_set(KB_ENOTFOUND, "no kernel image '%s': %s", boot->kernel,
+				    strerror(errno));
+	if ((err = kb_read_file(&initrd, &len, boot->initrd)) == 0 &&
+	    (err = kb_digest(&digest, initrd, len, "the initramfs")) == 0)
+		err = kb_buf_printf(&in, "kernel %s %lld %lld\ninitrd %s\nqemu %s %s %u\nappend %s\n",
+				    boot->kernel, (long long)st.st_size, (long long)st.st_mtime,
+				    digest, boot->qemu, kb_accel_name(boot->accel), boot->memory_mb,
+				    boot->append);
+	free(initrd);
+	free(digest);
+	if (err < 0) {
+		kb_buf_release(&in);
+		return err;
+	}
+	*out = kb_buf_detach(&in);
+	return 0;
+}
+
+/* An earlier clean boot with the same inputs: its result, and true. */
+static bool reuse_boot(struct kb_boot_result *out, const char *stamp, const char *inputs,
+		       const char *log)
+{
+	char *text = NULL;
+	size_t len = 0;
+	double seconds;
+	bool same;
+
+	if (kb_read_file(&text, &len, stamp) < 0) {
+		kb_error_clear();
+		return false;
+	}
+	same = !strncmp(text, inputs, strlen(inputs)) &&
+	       sscanf(text + strlen(inputs), "seconds %lf", &seconds) == 1 && kb_path_exists(log);
+	free(text);
+	if (!same)
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->end = KB_BOOT_EXITED;
+	out->seconds = seconds;
+	return true;
+}
+
+static int write_stamp(const char *stamp, const char *inputs, double seconds)
+{
+	struct kb_buf text = KB_BUF_INIT;
+	int err;
+
+	if ((err = kb_buf_printf(&text, "%sseconds %.3f\n", inputs, seconds)) == 0)
+		err = kb_write_atomic(stamp, text.ptr);
+	kb_buf_release(&text);
+	return err;
+}
+
+static void boot_opts(struct kb_boot_opts *boot, const struct kb_test_target *target,
+		      const struct kb_test_opts *o, const char *initrd, const char *log)
+{
+	kb_boot_opts_init(boot);
+	if (o->qemu)
+		boot->qemu = o->qemu;
+	boot->kernel = target->image;
+	boot->initrd = initrd;
+	boot->append = KB_GUEST_MARKER;
+	boot->accel = o->accel;
+	boot->memory_mb = 1024;
+	if (o->timeout)
+		boot->timeout = o->timeout;
+	boot->log = log;
+}
+
 int kb_test_boot(struct kb_test_run *out, const struct kb_test_target *target,
 		 const struct kb_test_opts *o)
 {
-	struct kb_buf initrd = KB_BUF_INIT, log = KB_BUF_INIT;
+	struct kb_buf initrd = KB_BUF_INIT, log = KB_BUF_INIT, stamp = KB_BUF_INIT;
 	struct kb_boot_opts boot;
-	char *text = NULL;
+	char *text = NULL, *inputs = NULL;
 	size_t len = 0;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if ((err = mkdir_p(target->outdir)) < 0 || (err = make_initrd(&initrd, target, o)) < 0 ||
-	    (err = kb_buf_printf(&log, "%s/console.log", target->outdir)) < 0)
+	if ((err = kb_mkdir_p(target->outdir)) < 0 || (err = make_initrd(&initrd, target, o)) < 0 ||
+	    (err = kb_buf_printf(&log, "%s/console.log", target->outdir)) < 0 ||
+	    (err = kb_buf_printf(&stamp, "%s/boot.stamp", target->outdir)) < 0)
 		goto done;
 	out->log = kb_buf_detach(&log);
-	kb_boot_opts_init(&boot);
-	if (o->qemu)
-		boot.qemu = o->qemu;
-	boot.kernel = target->image;
-	boot.initrd = initrd.ptr;
-	boot.append = KB_GUEST_MARKER;
-	boot.accel = o->accel;
-	boot.memory_mb = 1024;
-	if (o->timeout)
-		boot.timeout = o->timeout;
-	boot.log = out->log;
-	if ((err = kb_qemu_boot(&out->boot, &boot)) < 0)
+	boot_opts(&boot, target, o, initrd.ptr, out->log);
+	if ((err = boot_inputs(&inputs, &boot)) < 0)
+		goto done;
+	/* the stamp goes first: a boot cut short never leaves one behind */
+	if (!(out->reused = o->reuse && reuse_boot(&out->boot, stamp.ptr, inputs, out->log)) &&
+	    ((unlink(stamp.ptr) < 0 && errno != ENOENT) ||
+	     (err = kb_qemu_boot(&out->boot, &boot)) < 0))
 		goto done;
 	if (kb_read_file(&text, &len, out->log) < 0)
 		kb_error_clear();	/* nothing printed: parsed as empty */
 	if ((err = kb_ktap_parse(&out->ktap, text ? text : "", text ? len : 0)) < 0 ||
-	    (err = explain(out, text, boot.timeout)) < 0)
+	    (err = explain(out, text, boot.timeout)) < 0 ||
+	    (err = write_suites(out, target->outdir)) < 0)
 		goto done;
-	err = write_suites(out, target->outdir);
+	if (!out->reused && !out->problem)
+		err = write_stamp(stamp.ptr, inputs, out->boot.seconds);
 done:
 	free(text);
+	free(inputs);
 	kb_buf_release(&initrd);
 	kb_buf_release(&log);
+	kb_buf_release(&stamp);
 	return err;
 }

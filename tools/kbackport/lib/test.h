@@ -10,6 +10,8 @@
  *   <outdir>/console.log      everything the serial console printed
  *   <outdir>/console.log.qemu QEMU's own messages
  *   <outdir>/<suite>.ktap     each suite's KTAP, alone
+ *   <outdir>/boot.stamp       the inputs of the last clean boot and how
+ *                             long it took (written last)
  */
 #ifndef KB_TEST_H
 #define KB_TEST_H
@@ -26,6 +28,9 @@ struct kb_test_opts {
 	const char *qemu;	/* NULL: qemu-system-x86_64 */
 	enum kb_accel accel;
 	unsigned timeout;	/* seconds per boot; 0: 120 */
+	bool reuse;		/* an earlier clean boot of the same kernel,
+				 * initramfs and command line is read again
+				 * from its log instead of booting */
 };
 
 struct kb_test_target {
@@ -41,6 +46,7 @@ struct kb_test_run {
 	struct kb_ktap_result ktap;
 	char *log;		/* the console log */
 	bool finished;		/* the guest said it was done */
+	bool reused;		/* read from an earlier boot's log (see reuse) */
 	char *problem;		/* why this boot cannot be believed, or NULL:
 				 * QEMU failed, a timeout, a panic, or a guest
 				 * that never finished */

@@ -14,6 +14,8 @@ const char *kb_verdict_name(enum kb_verdict verdict)
 		[KB_VERDICT_ERROR] = "error",
 		[KB_VERDICT_SKIPPED] = "skipped",
 		[KB_VERDICT_VERIFIED] = "verified",
+		[KB_VERDICT_CONFLICT] = "conflict",
+		[KB_VERDICT_NOT_AFFECTED] = "not-affected",
 	};
 	return names[verdict];
 }
@@ -195,8 +197,9 @@ int kb_branch_verdict(enum kb_verdict *out, char **note, const struct kb_lane_ou
 static int rank(enum kb_verdict v)
 {
 	static const int ranks[] = {
-		[KB_VERDICT_SKIPPED] = 0, [KB_VERDICT_VERIFIED] = 1, [KB_VERDICT_FIXED] = 2,
-		[KB_VERDICT_VULNERABLE] = 3, [KB_VERDICT_REGRESSION] = 4, [KB_VERDICT_ERROR] = 5,
+		[KB_VERDICT_SKIPPED] = 0, [KB_VERDICT_NOT_AFFECTED] = 1, [KB_VERDICT_VERIFIED] = 2,
+		[KB_VERDICT_FIXED] = 3, [KB_VERDICT_VULNERABLE] = 4, [KB_VERDICT_CONFLICT] = 5,
+		[KB_VERDICT_REGRESSION] = 6, [KB_VERDICT_ERROR] = 7,
 	};
 	return ranks[v];
 }

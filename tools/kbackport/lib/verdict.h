@@ -43,9 +43,12 @@ enum kb_verdict {
 	KB_VERDICT_ERROR,
 	KB_VERDICT_SKIPPED,
 	KB_VERDICT_VERIFIED,	/* branches only */
+	KB_VERDICT_CONFLICT,	/* branches only: the fix does not apply */
+	KB_VERDICT_NOT_AFFECTED,	/* branches only: the vulnerable code is absent */
 };
 
-/* "fixed", "vulnerable", "regression", "error", "skipped", "verified". */
+/* "fixed", "vulnerable", "regression", "error", "skipped", "verified",
+ * "conflict", "not-affected". */
 const char *kb_verdict_name(enum kb_verdict verdict);
 
 struct kb_lane_verdict {
@@ -78,8 +81,9 @@ struct kb_lane_outcome {
 int kb_branch_verdict(enum kb_verdict *out, char **note, const struct kb_lane_outcome *lanes,
 		      size_t n, const char *fix_id);
 
-/* The worse of two branch verdicts (error > regression > vulnerable >
- * fixed > verified > skipped), to combine fixes. */
+/* The worse of two branch verdicts (error > regression > conflict >
+ * vulnerable > fixed > verified > not-affected > skipped), to combine
+ * fixes. */
 enum kb_verdict kb_verdict_worse(enum kb_verdict a, enum kb_verdict b);
 
 #endif

@@ -1,0 +1,345 @@
+#!/usr/bin/env bash
+# kbackport report: the files written into a copy of the fixture run
+# directory tests/fixtures/reports/run-main/ (against the golden files the
+# unit tests check too), kcidb.json validated against the KCIDB v4.0 schema
+# (tests/fixtures/reports/kcidb-v4.0.schema.json, with python3-jsonschema),
+# summary.html rendered by headless Chromium and its DOM read back, and
+# --merge of run directories made from the fixture, one branch each.
+source "$(dirname "$0")/../lib.sh"
+T_SUITE=report
+hermetic
+R=$FIXTURES/reports
+G=$R/expected/run-main
+
+# ---- the command ----
+run_kb 0 report --help && assert_contains "report --help" "usage: kbackport report [--reports DIR]" "$OUT"
+run_kb 2 report --no-such-option
+run_kb 2 report --output "$TMP/x" "$R/run-main" &&
+	assert_eq "report: --output wants --merge" \
+		"error: --output is for --merge: a run's reports go into its own directory" "$ERR"
+run_kb 2 report "$R/run-main" stray && assert_eq "report: stray argument" "error: unexpected argument 'stray'" "$ERR"
+run_kb 2 report "$TMP/none" &&
+	assert_eq "report: a missing run is named" \
+		"error: cannot read '$TMP/none/results.json': No such file or directory" "$ERR"
+mkdir -p "$TMP/bad" && printf '{"schema": 1,\n  "run": }\n' > "$TMP/bad/results.json"
+run_kb 2 report "$TMP/bad" &&
+	assert_contains "report: bad JSON is named with its line" "'$TMP/bad/results.json': line 2, column " "$ERR"
+printf '{"schema": 1, "run": "r", "fix": "F", "branches": [{"name": "b", "verdict": "ok"}]}\n' \
+	> "$TMP/bad/results.json"
+run_kb 2 report "$TMP/bad" &&
+	assert_contains "report: a wrong verdict is named" "branches[0]: 'verdict' is 'ok', not one of" "$ERR"
+cd "$TMP" || exit 1
+run_kb 2 report && assert_contains "report: no reports/latest" "cannot read 'reports/latest/results.json'" "$ERR"
+cd "$TOP_DIR" || exit 1
+
+# ---- a run's reports ----
+cp -r "$R/run-main" "$TMP/run"
+run_kb 1 report "$TMP/run" &&
+	assert_eq "report: where it is, and the verdicts" "report: $TMP/run/summary.html
+wrote: summary.md summary.html kcidb.json FAILED-vendor-reworked.txt and 7 junit.xml
+6.1.y            verified
+vendor-reworked  conflict
+debian-6.1       fixed
+4.19.y           error" "$OUT"
+for f in summary.md FAILED-vendor-reworked.txt $(cd "$G" && find . -name junit.xml | sort); do
+	assert_file_eq "report: $f as reviewed" "$G/$f" "$TMP/run/$f"
+done
+assert_eq "report: no temporary file left" "" "$(find "$TMP/run" -name '*.tmp*')"
+bad_xml=$(python3 - "$TMP/run" <<'PY'
+import pathlib, sys, xml.etree.ElementTree as ET
+for p in sorted(pathlib.Path(sys.argv[1]).rglob("junit.xml")):
+    try:
+        root = ET.parse(p).getroot()
+        assert root.tag == "testsuites", f"{p}: root is {root.tag}"
+    except Exception as e:
+        print(f"{p}: {e}")
+PY
+)
+assert_eq "report: every junit.xml is well-formed XML" "" "$bad_xml"
+(cd "$TMP/run" && find . -type f ! -name '*.log' -print0 | sort -z | xargs -0 sha1sum) > "$TMP/first"
+run_kb 1 report "$TMP/run"
+(cd "$TMP/run" && find . -type f ! -name '*.log' -print0 | sort -z | xargs -0 sha1sum) > "$TMP/second"
+assert_file_eq "report: twice gives the same files" "$TMP/first" "$TMP/second"
+run_kb 1 report --json "$TMP/run" &&
+	assert_eq "report --json" "1 11 4.19.y:error 0" \
+		"$(jq -r '"\(.exit) \(.written | length) \(.branches[3].name):\(.branches[3].verdict) \(.notes | length)"' <<<"$OUT")"
+
+# the default: <reports>/latest, a link to the run
+mkdir -p "$TMP/reports" && cp -r "$R/run-main" "$TMP/reports/r1" && ln -s r1 "$TMP/reports/latest"
+cd "$TMP" || exit 1
+run_kb 1 report && assert_contains "report: reports/latest by default" "report: $TMP/reports/r1/summary.html" "$OUT"
+cd "$TOP_DIR" || exit 1
+run_kb 1 report --reports "$TMP/reports" && assert_contains "report --reports DIR" \
+	"report: $TMP/reports/r1/summary.html" "$OUT"
+
+# a mail only while the branch conflicts
+jq '(.branches[] | select(.name == "vendor-reworked") | .apply.status) = "error" |
+    (.branches[] | select(.name == "vendor-reworked") | .verdict) = "error"' \
+	"$TMP/reports/r1/results.json" > "$TMP/r1.json" && mv "$TMP/r1.json" "$TMP/reports/r1/results.json"
+run_kb 1 report "$TMP/reports/r1"
+assert_eq "report: an old FAILED mail goes" "" "$(ls "$TMP/reports/r1" | grep FAILED)"
+
+# ---- KCIDB ----
+cat > "$TMP/kcidb_check.py" <<'PY'
+"""kcidb_check.py SCHEMA DOC relative|absolute: what in DOC breaks SCHEMA (a
+subset of KCIDB I/O v4.0), one line each; exit 1 if anything does. Formats
+are checked here ("uri": with a scheme and a host when absolute, or a
+relative reference; "date-time": RFC 3339), since jsonschema checks them
+only with optional modules. Then the links: ids unique per list, every
+build's checkout and every test's build present."""
+import json, re, sys
+from urllib.parse import urlsplit
+import jsonschema
+
+schema_path, doc_path, mode = sys.argv[1:]
+schema = json.load(open(schema_path))
+doc = json.load(open(doc_path))
+checker = jsonschema.FormatChecker(formats=())
+
+@checker.checks("uri")
+def uri(s):
+    u = urlsplit(s)
+    if " " in s:
+        return False
+    return bool(u.scheme and u.netloc) if mode == "absolute" else (not u.scheme or bool(u.netloc))
+
+@checker.checks("date-time")
+def date_time(s):
+    return re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)", s) is not None
+
+errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
+          for e in jsonschema.Draft7Validator(schema, format_checker=checker).iter_errors(doc)]
+ids = {}
+for kind in ("checkouts", "builds", "tests"):
+    ids[kind] = [o.get("id") for o in doc.get(kind, [])]
+    if len(ids[kind]) != len(set(ids[kind])):
+        errors.append(f"{kind}: the ids are not unique")
+errors += [f"build {b.get('id')}: no checkout {b.get('checkout_id')}"
+           for b in doc.get("builds", []) if b.get("checkout_id") not in ids["checkouts"]]
+errors += [f"test {t.get('id')}: no build {t.get('build_id')}"
+           for t in doc.get("tests", []) if t.get("build_id") not in ids["builds"]]
+print("\n".join(sorted(errors)))
+print(f"{len(ids['checkouts'])} checkouts, {len(ids['builds'])} builds, {len(ids['tests'])} tests",
+      file=sys.stderr)
+sys.exit(1 if errors else 0)
+PY
+py=
+for p in /usr/bin/python3 python3; do
+	if command -v "$p" >/dev/null && "$p" -c 'import jsonschema' 2>/dev/null; then py=$p; break; fi
+done
+kcidb_check() {	# kcidb_check DESCRIPTION DOC MODE EXPECTED_STATUS
+	"$py" "$TMP/kcidb_check.py" "$R/kcidb-v4.0.schema.json" "$2" "$3" > "$TMP/kcidb.out" 2>"$TMP/kcidb.err"
+	local rc=$?
+	if [ "$rc" -eq "$4" ]; then
+		pass "$1 ($(tail -1 "$TMP/kcidb.err"))"
+	else
+		fail "$1 (exit $rc)"
+		sed 's/^/#   /' "$TMP/kcidb.out" "$TMP/kcidb.err" | head -20
+	fi
+}
+if [ -z "$py" ]; then
+	echo "# skip: no python3 with jsonschema (apt-get install python3-jsonschema):" \
+	     "kcidb.json is not validated against the schema"
+else
+	kcidb_check "kcidb.json: valid KCIDB v4.0, log URLs relative" "$TMP/run/kcidb.json" relative 0
+	kcidb_check "kcidb.json: relative URLs are not for submitting" "$TMP/run/kcidb.json" absolute 1
+	assert_contains "kcidb.json: a relative URL is what fails" \
+		"builds/0/log_url: '6.1.y/as-is/build.log' is not a 'uri'" "$(cat "$TMP/kcidb.out")"
+	cp -r "$R/run-main" "$TMP/published"
+	run_kb 1 report --url https://ci.example.org/reports/20261203T074500Z-6f2a/ "$TMP/published"
+	kcidb_check "kcidb.json --url: valid KCIDB v4.0, absolute URLs" "$TMP/published/kcidb.json" absolute 0
+	assert_eq "kcidb.json --url: the log URL" \
+		"https://ci.example.org/reports/20261203T074500Z-6f2a/6.1.y/pre-fix/build.log" \
+		"$(jq -r '.builds[1].log_url' "$TMP/published/kcidb.json")"
+	jq '.tests[0].status = "BROKEN" | .checkouts[0].id = "no origin" | .builds[0].bogus = 1 |
+	    .checkouts[1].git_commit_hash = null | .tests[1].build_id = "kbackport:none"' \
+		"$TMP/run/kcidb.json" > "$TMP/broken.json"
+	kcidb_check "kcidb check: a broken document fails" "$TMP/broken.json" relative 1
+	assert_eq "kcidb check: what is broken" "build kbackport:20261203T074500Z-6f2a:6.1.y:as-is: no checkout kbackport:20261203T074500Z-6f2a:6.1.y:as-is
+builds/0: Additional properties are not allowed ('bogus' was unexpected)
+checkouts/0/id: 'no origin' does not match '^[a-z0-9_]+:.*\$'
+checkouts/1/git_commit_hash: None is not of type 'string'
+test kbackport:20261203T074500Z-6f2a:6.1.y:as-is:kbackport_dev_load.sys_module_only_requests_bare_name: no build kbackport:none
+tests/0/status: 'BROKEN' is not one of ['FAIL', 'ERROR', 'PASS', 'DONE', 'SKIP']" "$(cat "$TMP/kcidb.out")"
+fi
+
+# ---- the page, in a browser ----
+browser=$(command -v chromium || command -v chromium-browser)
+if [ -z "$browser" ] && [ "$(id -u)" -eq 0 ]; then
+	echo "# installing chromium to read summary.html"
+	"$TOP_DIR/ci/install-deps.sh" chromium >/dev/null 2>&1
+	browser=$(command -v chromium)
+fi
+chromium_dom() {	# chromium_dom FILE: the DOM Chromium builds from FILE
+	local profile
+	profile=$(mktemp -d "$TMP/chromium.XXXXXX")
+	timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$profile" --dump-dom "file://$1" 2>>"$TMP/chromium.err"
+}
+cat > "$TMP/dom.py" <<'PY'
+"""dom.py RUN_DIR < DOM: what the page shows, one fact a line: the matrix's
+rows (branch, lane, and the class and text of each status), every link and
+whether its target exists, and the CSS rules of the status classes."""
+import html.parser, os, re, sys
+
+run = sys.argv[1]
+
+class Page(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.rows, self.links, self.ids, self.style = [], [], set(), ""
+        self.row = self.span = None
+        self.in_matrix = self.in_style = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.add(a["id"])
+        if tag == "table" and a.get("id") == "matrix":
+            self.in_matrix = True
+        elif tag == "tr" and self.in_matrix and "data-branch" in a:
+            self.row = [a["data-branch"], a["data-lane"]]
+            self.rows.append(self.row)
+        elif tag == "span" and self.row is not None and "st" in a.get("class", "").split():
+            self.span = [a["class"], ""]
+        elif tag == "a" and "href" in a:
+            self.links.append(a["href"])
+        elif tag == "style":
+            self.in_style = True
+
+    def handle_endtag(self, tag):
+        if tag == "span" and self.span:
+            self.row.append(f"{self.span[0]}={self.span[1]}")
+            self.span = None
+        elif tag == "tr":
+            self.row = None
+        elif tag == "table":
+            self.in_matrix = False
+        elif tag == "style":
+            self.in_style = False
+
+    def handle_data(self, data):
+        if self.span:
+            self.span[1] += data
+        if self.in_style:
+            self.style += data
+
+page = Page()
+page.feed(sys.stdin.read())
+for row in page.rows:
+    print("row", " ".join(row))
+for href in page.links:
+    if href.startswith("#"):
+        print("anchor", href, "ok" if href[1:] in page.ids else "missing")
+    else:
+        print("link", href, "ok" if os.path.isfile(os.path.join(run, href)) else "missing")
+for rule in re.findall(r"([^{}]*)\{([^{}]*)\}", page.style):
+    for sel in rule[0].split(","):
+        if sel.strip().startswith(".st-"):
+            print("css", sel.strip(), re.sub(r"\s+", "", rule[1]))
+PY
+if [ -z "$browser" ]; then
+	echo "# skip: chromium is not installed and cannot be (apt-get install chromium):" \
+	     "summary.html is not rendered"
+else
+	chromium_dom "$TMP/run/summary.html" > "$TMP/dom.html"
+	python3 "$TMP/dom.py" "$TMP/run" < "$TMP/dom.html" > "$TMP/facts"
+	assert_eq "html: the matrix as Chromium reads it" \
+"row 6.1.y as-is st st-verified=verified st st-already-applied=already-applied (3.9) st st-cached=cached st st-fixed=fixed
+row 6.1.y pre-fix st st-pass=pass st st-vulnerable st-baseline=vulnerable (baseline)
+row 6.1.y backport st st-pass=pass st st-fixed=fixed
+row vendor-reworked as-is st st-conflict=conflict st st-conflict=conflict st st-skipped=skipped st st-skipped=skipped
+row debian-6.1 as-is st st-fixed=fixed st st-none=- st st-skipped=skipped st st-fixed=fixed
+row 4.19.y as-is st st-error=error st st-applied=applied (3.9) st st-fail=fail st st-error=error
+row 4.19.y backport st st-pass=pass st st-error=error" "$(grep '^row ' "$TMP/facts")"
+	assert_eq "html: every link works" "" "$(grep -E '^(link|anchor) .* missing$' "$TMP/facts")"
+	(cd "$TMP/run" && find . -type f ! -name 'junit.xml' ! -name 'results.json' ! -name 'summary.*' \
+		! -name kcidb.json | sed 's|^\./||' | sort) > "$TMP/files"
+	grep '^link ' "$TMP/facts" | cut -d' ' -f2 | sort -u > "$TMP/linked"
+	assert_file_eq "html: every log file is linked" "$TMP/files" "$TMP/linked"
+	assert_eq "html: the anchors of the branches" "4" "$(grep -c '^anchor #branch-.* ok$' "$TMP/facts")"
+	assert_eq "html: the colours of the statuses" \
+"css .st-verified background:#d9f2d9;color:#17601f
+css .st-fixed background:#d9f2d9;color:#17601f
+css .st-vulnerable background:#fadada;color:#9b1111
+css .st-conflict background:#fadada;color:#9b1111
+css .st-regression background:#fadada;color:#9b1111
+css .st-error background:#ffe4c4;color:#8a4b00
+css .st-skipped background:#e6e6e6;color:#555
+css .st-not-affected background:#e6e6e6;color:#555" \
+		"$(grep -E '^css \.st-(verified|fixed|vulnerable|conflict|regression|error|skipped|not-affected) ' "$TMP/facts")"
+	assert_eq "html: no script, no outside asset" "" \
+		"$(grep -oiE '<script|<link|src=|https?://[^" ]*\.(css|js)' "$TMP/run/summary.html")"
+	chromium_dom "$TMP/run/4.19.y/as-is/build.log" > "$TMP/log.html"
+	assert_contains "html: a linked log opens in the browser" "make: *** [Makefile:1822: net] Error 2" \
+		"$(cat "$TMP/log.html")"
+fi
+
+# ---- merge ----
+mkrun() {	# mkrun DIR HOST FINISHED BRANCH...: a run of run-main's BRANCHes
+	local dir=$1 host=$2 finished=$3
+	shift 3
+	mkdir -p "$dir"
+	jq --arg run "$(basename "$dir")" --arg host "$host" --arg finished "$finished" \
+	   --argjson keep "$(printf '%s\n' "$@" | jq -R . | jq -sc .)" \
+	   '.run = $run | .host = $host | .finished = $finished |
+	    .branches |= map(select(.name as $n | $keep | index($n)))' \
+		"$R/run-main/results.json" > "$dir/results.json"
+	for b; do cp -r "$R/run-main/$b" "$dir/"; done
+}
+mkrun "$TMP/job-a" ci-runner-1 2026-12-03T07:52:10Z 6.1.y
+mkrun "$TMP/job-b" ci-runner-2 2026-12-03T07:55:00Z vendor-reworked
+mkrun "$TMP/job-c" ci-runner-3 2026-12-03T07:50:00Z debian-6.1
+mkdir -p "$TMP/m"
+run_kb 1 report --reports "$TMP/m" --merge "$TMP/job-a" --merge "$TMP/job-b"
+merged=$(ls "$TMP/m")
+assert_eq "merge: the new run's id" "20261203T075500Z-m" "$(sed 's/[0-9a-f]\{4\}$//' <<<"$merged")"
+M=$TMP/m/$merged
+assert_eq "merge: both branches, one run" "$merged 6.1.y,vendor-reworked ci-runner-1, ci-runner-2 2026-12-03T07:55:00Z" \
+	"$(jq -r '"\(.run) \(.branches | map(.name) | join(",")) \(.host) \(.finished)"' "$M/results.json")"
+assert_eq "merge: where each branch came from" "job-a:6.1.y job-b:vendor-reworked" \
+	"$(jq -r '[.merged.from[] | "\(.run):\(.branches | join(","))"] | join(" ")' "$M/results.json")"
+for f in 6.1.y/as-is/build.log 6.1.y/pre-fix/kbackport_caps.ktap 6.1.y/backport/backport.patch \
+	 vendor-reworked/as-is/conflict.txt; do
+	assert_file_eq "merge: $f copied" "$R/run-main/$f" "$M/$f"
+done
+assert_eq "merge: the reports are written" "FAILED-vendor-reworked.txt kcidb.json results.json summary.html summary.md" \
+	"$(cd "$M" && ls -p | grep -v / | tr '\n' ' ' | sed 's/ $//')"
+assert_contains "merge: the summary has both" "| \`vendor-reworked\` | **conflict** |" "$(cat "$M/summary.md")"
+assert_contains "merge: printed where it is" "report: $M/summary.html" "$OUT"
+run_kb 2 report --reports "$TMP/m" --merge "$TMP/job-a" "$TMP/job-b" &&
+	assert_eq "merge: the same merge again is refused" "error: '$M' already exists and is not empty" "$ERR"
+run_kb 1 report --output "$TMP/merged" --merge "$TMP/job-b" "$TMP/job-a" &&
+	assert_eq "merge --output, in the order given" "vendor-reworked,6.1.y $merged" \
+		"$(jq -r '"\(.branches | map(.name) | join(",")) \(.run)"' "$TMP/merged/results.json")"
+run_kb 0 report --output "$TMP/ok" --merge "$TMP/job-a" "$TMP/job-c" &&
+	assert_eq "merge: exit 0 when every branch is fine" "6.1.y verified, debian-6.1 fixed" \
+		"$(jq -r '[.branches[] | "\(.name) \(.verdict)"] | join(", ")' "$TMP/ok/results.json")"
+
+# a branch twice: the same result is kept once; else the run that finished last
+mkrun "$TMP/job-a2" ci-runner-9 2026-12-03T08:00:00Z 6.1.y
+run_kb 0 report --output "$TMP/same" --merge "$TMP/job-a" "$TMP/job-a2" &&
+	assert_eq "merge: the same branch twice, kept once" "6.1.y 0" \
+		"$(jq -r '"\(.branches | map(.name) | join(",")) \(.merged.notes | length)"' "$TMP/same/results.json")"
+mkrun "$TMP/job-a3" ci-runner-9 2026-12-03T08:00:00Z 6.1.y
+jq '.branches[0].verdict = "regression"' "$TMP/job-a3/results.json" > "$TMP/a3" && mv "$TMP/a3" "$TMP/job-a3/results.json"
+run_kb 1 report --output "$TMP/newer" --merge "$TMP/job-a3" "$TMP/job-a" &&
+	assert_eq "merge: the newer run wins" "6.1.y regression" \
+		"$(jq -r '[.branches[] | "\(.name) \(.verdict)"] | join(", ")' "$TMP/newer/results.json")"
+assert_eq "merge: a note says which was dropped" \
+	"note: branch '6.1.y': kept the run job-a3 (finished 2026-12-03T08:00:00Z), not job-a (finished 2026-12-03T07:52:10Z)" \
+	"$ERR"
+jq '.finished = "2026-12-03T07:52:10Z"' "$TMP/job-a3/results.json" > "$TMP/a3" && mv "$TMP/a3" "$TMP/job-a3/results.json"
+run_kb 2 report --output "$TMP/tie" --merge "$TMP/job-a" "$TMP/job-a3" &&
+	assert_contains "merge: the same finish time cannot decide" \
+		"error: branch '6.1.y' is in '$TMP/job-a' and '$TMP/job-a3' with different results" "$ERR"
+assert_eq "merge: nothing written when it fails" "no" "$([ -e "$TMP/tie" ] && echo yes || echo no)"
+jq '.fix = "CVE-2099-0001"' "$TMP/job-c/results.json" > "$TMP/c" && mv "$TMP/c" "$TMP/job-c/results.json"
+run_kb 2 report --output "$TMP/fixes" --merge "$TMP/job-a" "$TMP/job-c" &&
+	assert_eq "merge: runs of different fixes" \
+		"error: '$TMP/job-a' is a run of CVE-2011-1019 and '$TMP/job-c' of CVE-2099-0001: only runs of one fix merge" "$ERR"
+run_kb 2 report --output "$TMP/x" --merge "$TMP/job-a" "$TMP/none" &&
+	assert_eq "merge: a missing run is named" \
+		"error: cannot read '$TMP/none/results.json': No such file or directory" "$ERR"
+finish

@@ -1,0 +1,129 @@
+#include "fsutil.h"
+#include "buf.h"
+#include "error.h"
+#include "run.h"
+
+#include <errno.h>
+#include <git2.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool kb_path_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+int kb_mkdir_p(const char *path)
+{
+	char *copy = kb_strdup(path), *p;
+	int err = 0;
+
+	if (!copy)
+		return KB_ENOMEM;
+	/* from the first byte after a leading '/': mkdir("") would fail */
+	for (p = copy + (*copy == '/'); !err; p++) {
+		if (*p && *p != '/')
+			continue;
+		char c = *p;
+		*p = '\0';
+		if (mkdir(copy, 0755) < 0 && errno != EEXIST)
+			err = kb_error_set(KB_ERROR, "cannot create '%s': %s", copy, strerror(errno));
+		if (!(*p = c))
+			break;
+	}
+	free(copy);
+	return err;
+}
+
+int kb_remove_tree(const char *path)
+{
+	const char *argv[] = { "rm", "-rf", "--", path, NULL };
+
+	return kb_run(argv, NULL, NULL) == 0 ? 0 :
+	       kb_error_set(KB_ERROR, "cannot remove '%s'", path);
+}
+
+int kb_write_atomic(const char *path, const char *text)
+{
+	struct kb_buf tmp = KB_BUF_INIT;
+	FILE *f = NULL;
+	int err;
+
+	if ((err = kb_buf_printf(&tmp, "%s.tmp", path)) < 0)
+		return err;
+	if (!(f = fopen(tmp.ptr, "w")) || fputs(text, f) < 0 || fflush(f) != 0 ||
+	    fsync(fileno(f)) < 0 || rename(tmp.ptr, path) < 0)
+		err = kb_error_set(KB_ERROR, "cannot write '%s': %s", path, strerror(errno));
+	if (f)
+		fclose(f);
+	if (err < 0)
+		unlink(tmp.ptr);
+	kb_buf_release(&tmp);
+	return err;
+}
+
+int kb_digest(char **out, const char *data, size_t len, const char *what)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+	git_oid id;
+
+	*out = NULL;
+	if (git_odb_hash(&id, data ? data : "", len, GIT_OBJECT_BLOB) < 0)
+		return kb_error_git(KB_ERROR, "cannot hash %s", what);
+	git_oid_tostr(hex, sizeof(hex), &id);
+	return (*out = kb_strdup(hex)) ? 0 : KB_ENOMEM;
+}
+
+int kb_copy_file(const char *to, const char *from)
+{
+	char chunk[65536];
+	FILE *in = NULL, *out = NULL;
+	size_t n;
+	int err = 0;
+
+	if (!(in = fopen(from, "rb"))) {
+		err = kb_error_set(KB_ENOTFOUND, "cannot read '%s': %s", from, strerror(errno));
+		goto done;
+	}
+	if (!(out = fopen(to, "wb"))) {
+		err = kb_error_set(KB_ERROR, "cannot write '%s': %s", to, strerror(errno));
+		goto done;
+	}
+	while (!err && (n = fread(chunk, 1, sizeof(chunk), in)) > 0)
+		if (fwrite(chunk, 1, n, out) != n)
+			err = kb_error_set(KB_ERROR, "cannot write '%s': %s", to, strerror(errno));
+	if (!err && ferror(in))
+		err = kb_error_set(KB_ERROR, "cannot read '%s': %s", from, strerror(errno));
+done:
+	if (out && fclose(out) != 0 && !err)
+		err = kb_error_set(KB_ERROR, "cannot write '%s': %s", to, strerror(errno));
+	if (in)
+		fclose(in);
+	return err;
+}
+
+int kb_file_sha256(char *out, size_t size, const char *path)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0, i;
+	char *data = NULL;
+	size_t len = 0;
+	int err;
+
+	if (size < 65)
+		return kb_error_set(KB_EINVALID, "no room for a SHA-256");
+	if ((err = kb_read_file(&data, &len, path)) < 0)
+		return err;
+	if (!EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL))
+		err = kb_error_set(KB_ERROR, "cannot hash '%s'", path);
+	for (i = 0; !err && i < mdlen; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	free(data);
+	return err;
+}

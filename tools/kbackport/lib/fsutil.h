@@ -1,0 +1,42 @@
+/*
+ * Small filesystem helpers for the stages that write to disk: they return
+ * 0 or a negative kb error code with a message, as the rest of the library.
+ */
+#ifndef KB_FSUTIL_H
+#define KB_FSUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Whether `path` names something (stat(): a symlink by what it points to). */
+bool kb_path_exists(const char *path);
+
+/* `path` and whichever of its parents are missing (mode 0755), as mkdir -p. */
+int kb_mkdir_p(const char *path);
+
+/* `path` and everything below it, as rm -rf: nothing there is no error. */
+int kb_remove_tree(const char *path);
+
+/*
+ * `text` into "<path>.tmp", flushed to disk, then renamed to `path`: a
+ * reader finds the old file or the whole new one, never a part.
+ */
+int kb_write_atomic(const char *path, const char *text);
+
+/*
+ * *out gets the hex SHA-1 of `len` bytes at `data` (malloc'ed): git's blob
+ * hash serves as a plain digest. `what` names the data in the message when
+ * hashing fails ("cannot hash <what>").
+ */
+int kb_digest(char **out, const char *data, size_t len, const char *what);
+
+/* Copy the file `from` to `to` (created or truncated, mode 0644). */
+int kb_copy_file(const char *to, const char *from);
+
+/*
+ * The SHA-256 of the file at `path` as 64 hex digits and a NUL in `out`
+ * (`size` >= 65): what KCIDB's patchset_hash is made of.
+ */
+int kb_file_sha256(char *out, size_t size, const char *path);
+
+#endif

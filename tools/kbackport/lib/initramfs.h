@@ -1,0 +1,50 @@
+/*
+ * The initramfs a test kernel boots with: the guest program (guest.h) as
+ * /init, busybox, and the closure of the kernel modules it needs.
+ */
+#ifndef KB_INITRAMFS_H
+#define KB_INITRAMFS_H
+
+struct kb_initramfs_spec {
+	const char *init;		/* required: /init, the guest program */
+	const char *busybox;		/* a static busybox; NULL: /bin/busybox
+					 * (Debian's busybox-static) */
+	const char *modules_root;	/* holds lib/modules/<release>/ with
+					 * depmod's output; NULL: no modules */
+	const char *release;		/* NULL: the only one under lib/modules */
+	const char *const *modules;	/* NULL: every module; else a
+					 * NULL-terminated list of module names or
+					 * aliases whose closure goes in */
+};
+
+/*
+ * Write a gzip'ed newc cpio to `out_path` (atomically: a temporary file,
+ * then rename) holding /init, /bin/busybox with /bin/sh, /sbin/modprobe,
+ * insmod, rmmod and lsmod linked to it (modprobe is what the kernel runs
+ * for request_module()), /dev/console (char 5,1), the /proc, /sys, /dev
+ * and /tmp mount points, and the modules:
+ *
+ * - the closure of spec->modules follows modules.dep and the pre: and
+ *   post: lists of modules.softdep (libcrc32c needs crc32c), resolving
+ *   names through modules.alias; names built into the kernel
+ *   (modules.builtin) need nothing; any other unknown name is an error;
+ * - the index files (modules.dep, modules.alias, ...) go in as depmod
+ *   wrote them, so busybox modprobe resolves "netdev-sit0" to sit;
+ * - compressed modules (.ko.xz, .ko.zst, .ko.gz) go in decompressed as
+ *   .ko, the paths in the text index files rewritten to match and
+ *   modules.dep.bin left out (busybox reads the text files): busybox 1.35
+ *   cannot load .ko.zst at all, Debian's loads .ko.xz only because it was
+ *   built with xz, and the kernel decompresses only when asked to.
+ *
+ * A dynamically linked ELF given as init or busybox is refused: there is
+ * no dynamic loader in the initramfs.
+ */
+int kb_initramfs_write(const char *out_path, const struct kb_initramfs_spec *spec);
+
+/*
+ * *out gets the kernel release under <modules_root>/lib/modules (malloc'ed)
+ * when there is exactly one; none or several is an error.
+ */
+int kb_modules_release(char **out, const char *modules_root);
+
+#endif

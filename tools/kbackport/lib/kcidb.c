@@ -1,0 +1,650 @@
+/*
+ * kcidb.json: the run in KCIDB's I/O format, schema v4.0, from kcidb-io's
+ * kcidb_io/schema/v04_00.py (the fields used here are the same up to v4.5,
+ * the last v4; declaring 4.0 lets every v4 and v5 kcidb take the file).
+ *
+ * What the schema asks of what is written here:
+ *   top level   required "version" {"major": 4 (const), "minor": 0..4.x};
+ *               "checkouts", "builds", "tests" lists; no other property;
+ *               no property anywhere may be null (leave it out instead)
+ *   origin      ^[a-z0-9_]+$                      here "kbackport"
+ *   every id    ^[a-z0-9_]+:.*$  (origin, a colon, unique in the origin)
+ *   checkout    required id, origin; no other property than id, origin,
+ *               tree_name, git_repository_url ^(https|git)://.*$,
+ *               git_commit_hash ^[0-9a-f]{40}$, git_commit_name,
+ *               git_repository_branch, patchset_files, patchset_hash
+ *               ^$|^[0-9a-f]{64}$ (sha256 over the newline-terminated
+ *               sha256 of each patch; "" for none), message_id, comment,
+ *               start_time (date-time), contacts, log_url (uri),
+ *               log_excerpt (at most 16384 characters), valid (boolean:
+ *               false when the patches failed to apply), misc (object)
+ *   build       required checkout_id, id, origin; also comment, start_time,
+ *               duration (number), architecture ^[a-z0-9_]*$, command,
+ *               compiler, input_files, output_files, config_name,
+ *               config_url, log_url, log_excerpt, valid, misc
+ *   test        required build_id, id, origin; also environment, path
+ *               ^[.a-zA-Z0-9_-]*$ (dot-separated), comment, log_url,
+ *               log_excerpt, status (FAIL ERROR PASS DONE SKIP; MISS came
+ *               in a later minor and is not used), waived (boolean),
+ *               start_time, duration, output_files, misc
+ *
+ * How a run maps onto it:
+ *   checkout  one per lane, id "kbackport:<run>:<branch>:<lane>", tree_name
+ *             the branch; git_commit_hash the lane's commit, and for a
+ *             backport lane the commit it sits on with patchset_hash that
+ *             of the variant's patch (apply.patch_hash); a repository that
+ *             is a local path goes to misc. A branch the fix does not apply
+ *             to (apply "conflict") without a backport lane gets a
+ *             "<branch>:backport" checkout with valid false, its failing
+ *             hunks as log_excerpt.
+ *   build     one per lane built (pass, fail, cached: valid unless fail),
+ *             architecture x86_64, config_name tinyconfig+kbackport.config
+ *             unless the lane says; one, marked prebuilt in misc, for a
+ *             lane tested on a kernel kbackport did not build.
+ *   test      one per KTAP case, path "<suite>.<case>"; waived on a
+ *             baseline lane (pre-fix, or as-is before a backport), whose
+ *             failures show the bug the fix removes. A tested lane without
+ *             any case gets one test with the empty path: all its tests.
+ * Log URLs are relative to the run directory unless a base URL is given
+ * (KCIDB wants absolute URLs: pass the place the run is published).
+ */
+#include "kcidb.h"
+#include "report_priv.h"
+#include "error.h"
+#include "run.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOG_EXCERPT_MAX 16384
+
+/* ---- SHA-256 (FIPS 180-4) ---- */
+
+static const uint32_t k256[64] = {
+	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+	0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+	0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+	0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+	0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+	0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+	0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+	0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+	0xc67178f2,
+};
+
+#define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+
+static void sha256_block(uint32_t h[8], const unsigned char *p)
+{
+	uint32_t w[64], a[8], t1, t2;
+	int i;
+
+	for (i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+		       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+	for (; i < 64; i++)
+		w[i] = w[i - 16] + (ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3)) +
+		       w[i - 7] + (ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10));
+	memcpy(a, h, sizeof(a));
+	for (i = 0; i < 64; i++) {
+		t1 = a[7] + (ROR(a[4], 6) ^ ROR(a[4], 11) ^ ROR(a[4], 25)) +
+		     ((a[4] & a[5]) ^ (~a[4] & a[6])) + k256[i] + w[i];
+		t2 = (ROR(a[0], 2) ^ ROR(a[0], 13) ^ ROR(a[0], 22)) +
+		     ((a[0] & a[1]) ^ (a[0] & a[2]) ^ (a[1] & a[2]));
+		memmove(a + 1, a, 7 * sizeof(*a));
+		a[4] += t1;
+		a[0] = t1 + t2;
+	}
+	for (i = 0; i < 8; i++)
+		h[i] += a[i];
+}
+
+void kb_kcidb_sha256_hex(char out[65], const void *data, size_t len)
+{
+	uint32_t h[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+			  0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
+	const unsigned char *p = data;
+	unsigned char last[128];
+	uint64_t bits = (uint64_t)len * 8;
+	size_t rest, n, i;
+
+	for (; len >= 64; p += 64, len -= 64)
+		sha256_block(h, p);
+	memset(last, 0, sizeof(last));
+	memcpy(last, p, len);
+	last[len] = 0x80;
+	rest = len + 9 > 64 ? 128 : 64;
+	for (i = 0; i < 8; i++)
+		last[rest - 1 - i] = (unsigned char)(bits >> (8 * i));
+	for (n = 0; n < rest; n += 64)
+		sha256_block(h, last + n);
+	for (i = 0; i < 8; i++)
+		snprintf(out + 8 * i, 9, "%08x", h[i]);
+}
+
+void kb_kcidb_patchset_hash(char out[65], const char *const *hashes, size_t n)
+{
+	struct kb_buf all = KB_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		kb_buf_printf(&all, "%s\n", hashes[i]);
+	kb_kcidb_sha256_hex(out, all.ptr ? all.ptr : "", all.size);
+	kb_buf_release(&all);
+}
+
+/* ---- values ---- */
+
+static bool is_hex(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; s && i < len; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return s && strlen(s) == len;
+}
+
+static bool is_digits(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* RFC 3339 date-time, as the schema's format wants: 2026-12-03T07:45:00Z. */
+static bool is_date_time(const char *s)
+{
+	const char *p;
+
+	if (!s || strlen(s) < 20 || !is_digits(s, 4) || s[4] != '-' || !is_digits(s + 5, 2) ||
+	    s[7] != '-' || !is_digits(s + 8, 2) || (s[10] != 'T' && s[10] != 't') ||
+	    !is_digits(s + 11, 2) || s[13] != ':' || !is_digits(s + 14, 2) || s[16] != ':' ||
+	    !is_digits(s + 17, 2))
+		return false;
+	p = s + 19;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			;
+	if (*p == 'Z' || *p == 'z')
+		return !p[1];
+	return (*p == '+' || *p == '-') && strlen(p) == 6 && is_digits(p + 1, 2) && p[3] == ':' &&
+	       is_digits(p + 4, 2);
+}
+
+static bool is_git_url(const char *s)
+{
+	return s && (!strncmp(s, "https://", 8) || !strncmp(s, "git://", 6));
+}
+
+/* Valid UTF-8 of at most LOG_EXCERPT_MAX bytes: the end of `s` is kept. */
+static json_t *excerpt(const char *s)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	const char *p;
+	json_t *v = NULL;
+
+	if (report_put_utf8(&b, s, strlen(s)) == 0) {
+		p = b.ptr ? b.ptr : "";
+		if (b.size > LOG_EXCERPT_MAX) {
+			p += b.size - LOG_EXCERPT_MAX;
+			while ((*p & 0xc0) == 0x80)
+				p++;
+		}
+		v = json_string(p);
+	}
+	kb_buf_release(&b);
+	return v;
+}
+
+/* ---- the document ---- */
+
+struct kcidb {
+	const struct kb_report *r;
+	const char *base_url;
+	json_t *checkouts, *builds, *tests;
+	struct kb_buf scratch;
+};
+
+static json_t *url(struct kcidb *k, const char *dir, const char *file)
+{
+	struct kb_buf *b = &k->scratch;
+	size_t blen;
+
+	kb_buf_clear(b);
+	if (k->base_url) {
+		blen = strlen(k->base_url);
+		while (blen && k->base_url[blen - 1] == '/')
+			blen--;
+		if (kb_buf_put(b, k->base_url, blen) < 0 || kb_buf_putc(b, '/') < 0)
+			return NULL;
+	}
+	if (report_put_url(b, dir) < 0 || kb_buf_putc(b, '/') < 0 || report_put_url(b, file) < 0)
+		return NULL;
+	return json_string(b->ptr);
+}
+
+static json_t *object_id(struct kcidb *k, const char *branch, const char *lane, const char *more)
+{
+	return json_sprintf("%s:%s:%s:%s%s%s", KB_KCIDB_ORIGIN, k->r->run, branch, lane,
+			    more ? ":" : "", more ? more : "");
+}
+
+/* Set `key` unless `value` is NULL (the schema has no nulls). */
+static int set(json_t *obj, const char *key, json_t *value)
+{
+	if (!value)
+		return 0;
+	return json_object_set_new(obj, key, value) ? kb_error_set(KB_ENOMEM, "out of memory") : 0;
+}
+
+static json_t *str(const char *s)
+{
+	return s ? json_string(s) : NULL;
+}
+
+static const char *strip_heads(const char *ref)
+{
+	return ref && !strncmp(ref, "refs/heads/", 11) ? ref + 11 : ref;
+}
+
+static const struct kb_report_lane *lane_of(const struct kb_report_branch *b, const char *kind)
+{
+	size_t i;
+
+	for (i = 0; i < b->nlanes; i++)
+		if (!strcmp(b->lanes[i].kind, kind))
+			return &b->lanes[i];
+	return NULL;
+}
+
+/* The commit a backport lane's patch went onto. */
+static const char *backport_base(const struct kb_report_branch *b, const struct kb_report_lane *l)
+{
+	const struct kb_report_lane *other;
+
+	if (is_hex(l->base, 40))
+		return l->base;
+	if (is_hex(l->apply.base, 40))
+		return l->apply.base;
+	if (is_hex(b->apply.base, 40))
+		return b->apply.base;
+	if ((other = lane_of(b, "pre-fix")) || (other = lane_of(b, "as-is")))
+		return is_hex(other->commit, 40) ? other->commit : NULL;
+	return NULL;
+}
+
+static json_t *patchset_hash(const struct kb_report_apply *a)
+{
+	const char *one[1];
+	char hash[65];
+
+	if (!is_hex(a->patch_hash, 64))
+		return NULL;
+	one[0] = a->patch_hash;
+	kb_kcidb_patchset_hash(hash, one, 1);
+	return json_string(hash);
+}
+
+/* id, origin, and what every checkout of branch `b` says; misc is filled
+ * by the caller and set last. */
+static json_t *checkout_new(struct kcidb *k, const struct kb_report_branch *b, const char *lane,
+			    const char *ref)
+{
+	json_t *c = json_pack("{s:o, s:s, s:s}", "id", object_id(k, b->name, lane, NULL),
+			      "origin", KB_KCIDB_ORIGIN, "tree_name", b->name);
+
+	if (!c)
+		return NULL;
+	/* a distribution kernel has no repository: its ref names a package */
+	if ((b->repo && set(c, "git_repository_branch", str(strip_heads(ref ? ref : b->ref))) < 0) ||
+	    (is_git_url(b->repo) && set(c, "git_repository_url", json_string(b->repo)) < 0) ||
+	    (is_date_time(k->r->started) && set(c, "start_time", json_string(k->r->started)) < 0)) {
+		json_decref(c);
+		return NULL;
+	}
+	return c;
+}
+
+static json_t *checkout_misc(struct kcidb *k, const struct kb_report_branch *b, const char *lane)
+{
+	json_t *misc = json_pack("{s:s, s:s, s:s}", "fix", k->r->fix, "branch", b->name, "lane", lane);
+
+	if (misc && b->repo && !is_git_url(b->repo) && set(misc, "repository", json_string(b->repo)) < 0) {
+		json_decref(misc);
+		return NULL;
+	}
+	return misc;
+}
+
+/* Append checkout `c` with `misc`; both references are taken. */
+static int checkout_add(struct kcidb *k, json_t *c, json_t *misc, int err)
+{
+	if (!err && (!c || !misc))
+		err = kb_error_set(KB_ENOMEM, "out of memory");
+	if (!err && (json_object_set(c, "misc", misc) || json_array_append(k->checkouts, c)))
+		err = kb_error_set(KB_ENOMEM, "out of memory");
+	json_decref(c);
+	json_decref(misc);
+	return err;
+}
+
+static int lane_checkout_fields(struct kcidb *k, json_t *c, json_t *misc,
+				const struct kb_report_branch *b, const struct kb_report_lane *l)
+{
+	bool backport = !strcmp(l->kind, "backport");
+	const struct kb_report_apply *a = backport ? report_lane_apply(b, l) : &l->apply;
+	const char *commit = backport ? backport_base(b, l) : (is_hex(l->commit, 40) ? l->commit : NULL);
+	int err;
+
+	if ((err = set(c, "git_commit_hash", str(commit))) < 0 ||
+	    (err = set(c, "patchset_hash", backport ? patchset_hash(a) : json_string(""))) < 0 ||
+	    (err = set(c, "valid", json_true())) < 0 ||
+	    (err = set(c, "comment", json_sprintf("%s, %s lane of %s", k->r->fix, l->kind, b->name))) < 0 ||
+	    (err = set(misc, "verdict", json_string(l->verdict))) < 0 ||
+	    (err = set(misc, b->repo ? "commit" : "version", str(l->commit))) < 0 ||
+	    (!b->repo && (err = set(misc, "package", str(l->ref))) < 0) ||
+	    (err = set(misc, "apply_status", str(a->status))) < 0 ||
+	    (err = set(misc, "variant", str(a->variant))) < 0)
+		return err;
+	if (backport && report_has_file(l->files, l->nfiles, "backport.patch"))
+		return set(misc, "backport_patch", url(k, l->dir, "backport.patch"));
+	return 0;
+}
+
+static int lane_checkout(struct kcidb *k, const struct kb_report_branch *b,
+			 const struct kb_report_lane *l)
+{
+	json_t *c = checkout_new(k, b, l->kind, l->ref), *misc = checkout_misc(k, b, l->kind);
+
+	return checkout_add(k, c, misc, c && misc ? lane_checkout_fields(k, c, misc, b, l) : 0);
+}
+
+/* Where conflict.txt is: a lane's directory, or the branch's. */
+static json_t *conflict_url(struct kcidb *k, const struct kb_report_branch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nlanes; i++)
+		if (report_has_file(b->lanes[i].files, b->lanes[i].nfiles, "conflict.txt"))
+			return url(k, b->lanes[i].dir, "conflict.txt");
+	return report_has_file(b->files, b->nfiles, "conflict.txt") ? url(k, b->name, "conflict.txt") : NULL;
+}
+
+static json_t *conflict_excerpt(const struct kb_report_apply *a)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	json_t *v;
+	size_t i;
+
+	if (a->detail)
+		kb_buf_printf(&b, "%s\n", a->detail);
+	for (i = 0; i < a->nnotes; i++)
+		kb_buf_printf(&b, "%s\n", a->notes[i]);
+	v = excerpt(b.ptr ? b.ptr : "");
+	kb_buf_release(&b);
+	return v;
+}
+
+static int conflict_checkout_fields(struct kcidb *k, json_t *c, json_t *misc,
+				    const struct kb_report_branch *b)
+{
+	const struct kb_report_lane *as_is = lane_of(b, "as-is");
+	const char *base = is_hex(b->apply.base, 40) ? b->apply.base :
+			   as_is && is_hex(as_is->commit, 40) ? as_is->commit : NULL;
+	int err;
+
+	if ((err = set(c, "git_commit_hash", str(base))) < 0 ||
+	    (err = set(c, "patchset_hash", patchset_hash(&b->apply))) < 0 ||
+	    (err = set(c, "valid", json_false())) < 0 ||
+	    (err = set(c, "comment", json_sprintf("%s does not apply to %s", k->r->fix, b->name))) < 0 ||
+	    (err = set(c, "log_url", conflict_url(k, b))) < 0 ||
+	    (err = set(c, "log_excerpt", conflict_excerpt(&b->apply))) < 0)
+		return err;
+	return set(misc, "apply_status", json_string("conflict"));
+}
+
+/* The backport that could not be made: a checkout that is not valid. */
+static int conflict_checkout(struct kcidb *k, const struct kb_report_branch *b)
+{
+	json_t *c = checkout_new(k, b, "backport", NULL), *misc = checkout_misc(k, b, "backport");
+
+	return checkout_add(k, c, misc, c && misc ? conflict_checkout_fields(k, c, misc, b) : 0);
+}
+
+static json_t *build_excerpt(struct kcidb *k, const struct kb_report_lane *l)
+{
+	char *tail;
+	json_t *v;
+
+	kb_buf_clear(&k->scratch);
+	if (kb_buf_printf(&k->scratch, "%s/%s/build.log", k->r->dir, l->dir) < 0 ||
+	    !(tail = kb_file_tail(k->scratch.ptr, 40)))
+		return NULL;
+	v = *tail ? excerpt(tail) : NULL;
+	free(tail);
+	return v;
+}
+
+/* A build for lane `l`, or none (*built false) when it was not built nor tested. */
+static int lane_build(struct kcidb *k, const struct kb_report_branch *b,
+		      const struct kb_report_lane *l, bool *built)
+{
+	bool real = l->build && strcmp(l->build, "skipped");
+	bool failed = real && !strcmp(l->build, "fail");
+	json_t *c, *misc;
+	int err;
+
+	if (!(*built = real || l->nsuites))
+		return 0;
+	c = json_pack("{s:o, s:o, s:s, s:s, s:b, s:{s:s}}", "id", object_id(k, b->name, l->kind, NULL),
+		      "checkout_id", object_id(k, b->name, l->kind, NULL), "origin", KB_KCIDB_ORIGIN,
+		      "architecture", "x86_64", "valid", !failed, "misc", "lane", l->kind);
+	if (!c)
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	misc = json_object_get(c, "misc");
+	if ((err = set(c, "config_name", real ? json_string(l->config ? l->config :
+							     "tinyconfig+kbackport.config") : NULL)) < 0 ||
+	    (l->build_seconds >= 0 && (err = set(c, "duration", json_real(l->build_seconds))) < 0) ||
+	    (report_has_file(l->files, l->nfiles, "build.log") &&
+	     (err = set(c, "log_url", url(k, l->dir, "build.log"))) < 0) ||
+	    (failed && (err = set(c, "log_excerpt", build_excerpt(k, l))) < 0) ||
+	    (real && !strcmp(l->build, "cached") && (err = set(misc, "cached", json_true())) < 0) ||
+	    (!real && (err = set(misc, "prebuilt", json_true())) < 0) ||
+	    (!real && (err = set(c, "comment", json_sprintf("%s, not built by kbackport",
+							  l->ref ? l->ref : "a prebuilt kernel"))) < 0))
+		goto done;
+	err = json_array_append(k->builds, c) ? kb_error_set(KB_ENOMEM, "out of memory") : 0;
+done:
+	json_decref(c);
+	return err;
+}
+
+static const char *test_status(const char *status)
+{
+	if (!strcmp(status, "pass"))
+		return "PASS";
+	if (!strcmp(status, "fail"))
+		return "FAIL";
+	return !strcmp(status, "skip") ? "SKIP" : "ERROR";
+}
+
+/* "<suite>.<case>" with what the path pattern does not allow as '_'. */
+static json_t *test_path(const char *suite, const char *name)
+{
+	json_t *v = json_sprintf("%s.%s", suite, name);
+	char *p, *s;
+
+	if (!v)
+		return NULL;
+	s = strdup(json_string_value(v));
+	json_decref(v);
+	if (!s)
+		return NULL;
+	for (p = s; *p; p++)
+		if (!strchr("._-", *p) && !((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+					     (*p >= '0' && *p <= '9')))
+			*p = '_';
+	v = json_string(s);
+	free(s);
+	return v;
+}
+
+static json_t *test_log(struct kcidb *k, const struct kb_report_lane *l, const char *suite)
+{
+	struct kb_buf name = KB_BUF_INIT;
+	json_t *v = NULL;
+
+	if (suite && kb_buf_printf(&name, "%s.ktap", suite) == 0 &&
+	    report_has_file(l->files, l->nfiles, name.ptr))
+		v = url(k, l->dir, name.ptr);
+	else if (report_has_file(l->files, l->nfiles, "console.log"))
+		v = url(k, l->dir, "console.log");
+	kb_buf_release(&name);
+	return v;
+}
+
+/* One test, before it is made: what differs between a case and a lane. */
+struct test_fields {
+	json_t *path;		/* references taken by add_test() */
+	const char *status;
+	bool waived;
+	json_t *comment;
+	json_t *excerpt;
+	json_t *log;
+	json_t *misc;
+};
+
+/* set() unless a step before failed (*err); `value` is consumed either way. */
+static void set_next(int *err, json_t *obj, const char *key, json_t *value)
+{
+	if (*err < 0 || !obj) {
+		json_decref(value);
+		if (!*err)
+			*err = kb_error_set(KB_ENOMEM, "out of memory");
+		return;
+	}
+	*err = set(obj, key, value);
+}
+
+/* The test of `f` (whose references are consumed) for lane `l`. */
+static int add_test(struct kcidb *k, const struct kb_report_branch *b, const struct kb_report_lane *l,
+		    struct test_fields *f)
+{
+	json_t *t = NULL;
+	int err = 0;
+
+	if (f->path)
+		t = json_pack("{s:o, s:o, s:s, s:O, s:s}",
+			      "id", object_id(k, b->name, l->kind, json_string_value(f->path)),
+			      "build_id", object_id(k, b->name, l->kind, NULL), "origin", KB_KCIDB_ORIGIN,
+			      "path", f->path, "status", f->status);
+	set_next(&err, t, "waived", f->waived ? json_true() : NULL);
+	set_next(&err, t, "comment", f->comment);
+	set_next(&err, t, "log_url", f->log);
+	set_next(&err, t, "log_excerpt", f->excerpt);
+	if (l->baseline)
+		set_next(&err, f->misc, "baseline", json_true());
+	set_next(&err, t, "misc", f->misc);
+	if (!err && json_array_append(k->tests, t))
+		err = kb_error_set(KB_ENOMEM, "out of memory");
+	json_decref(t);
+	json_decref(f->path);
+	return err;
+}
+
+static int case_test(struct kcidb *k, const struct kb_report_branch *b, const struct kb_report_lane *l,
+		     const struct kb_report_suite *s, const struct kb_report_case *c)
+{
+	struct test_fields f = {
+		test_path(s->name, c->name), test_status(c->status),
+		report_case_expected_failure(l, c), str(c->proves), c->diag ? excerpt(c->diag) : NULL,
+		test_log(k, l, s->name), json_pack("{s:s, s:b}", "lane", l->kind, "detects", c->detects),
+	};
+
+	return add_test(k, b, l, &f);
+}
+
+/* A lane tested without a single case: one test for all of it. */
+static int lane_summary_test(struct kcidb *k, const struct kb_report_branch *b,
+			     const struct kb_report_lane *l)
+{
+	struct kb_buf reasons = KB_BUF_INIT;
+	struct test_fields f = {
+		json_string(""), !strcmp(l->verdict, "error") ? "ERROR" : "FAIL", false,
+		json_sprintf("%s lane: %s", l->kind, l->verdict), NULL, test_log(k, l, NULL),
+		json_pack("{s:s}", "lane", l->kind),
+	};
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < l->nreason && !err; i++)
+		err = kb_buf_printf(&reasons, "%s\n", l->reason[i]);
+	if (!err && reasons.size)
+		f.excerpt = excerpt(reasons.ptr);
+	kb_buf_release(&reasons);
+	return add_test(k, b, l, &f);
+}
+
+/* A lane that booted (or should have): its cases, or one test saying why
+ * there are none. A lane whose build failed was never tested. */
+static int lane_tests(struct kcidb *k, const struct kb_report_branch *b, const struct kb_report_lane *l)
+{
+	size_t i, j;
+	int err = 0;
+
+	if (!l->nsuites)
+		return strcmp(l->verdict, "skipped") && strcmp(l->verdict, "fixed") &&
+		       (!l->build || strcmp(l->build, "fail")) ? lane_summary_test(k, b, l) : 0;
+	for (i = 0; i < l->nsuites && !err; i++)
+		for (j = 0; j < l->suites[i].ncases && !err; j++)
+			err = case_test(k, b, l, &l->suites[i], &l->suites[i].cases[j]);
+	return err;
+}
+
+static int branch_objects(struct kcidb *k, const struct kb_report_branch *b)
+{
+	bool built;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < b->nlanes && !err; i++) {
+		if ((err = lane_checkout(k, b, &b->lanes[i])) < 0 ||
+		    (err = lane_build(k, b, &b->lanes[i], &built)) < 0)
+			break;
+		if (built)
+			err = lane_tests(k, b, &b->lanes[i]);
+	}
+	if (!err && b->apply.status && !strcmp(b->apply.status, "conflict") && !lane_of(b, "backport"))
+		err = conflict_checkout(k, b);
+	return err;
+}
+
+int kb_kcidb_report(json_t **out, const struct kb_report *r, const char *base_url)
+{
+	struct kcidb k = { r, base_url, NULL, NULL, NULL, KB_BUF_INIT };
+	json_t *doc = json_pack("{s:{s:i, s:i}, s:[], s:[], s:[]}", "version", "major", KB_KCIDB_MAJOR,
+				"minor", KB_KCIDB_MINOR, "checkouts", "builds", "tests");
+	size_t i;
+	int err = 0;
+
+	*out = NULL;
+	if (!doc)
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	k.checkouts = json_object_get(doc, "checkouts");
+	k.builds = json_object_get(doc, "builds");
+	k.tests = json_object_get(doc, "tests");
+	for (i = 0; i < r->nbranches && !err; i++)
+		err = branch_objects(&k, &r->branches[i]);
+	kb_buf_release(&k.scratch);
+	if (err < 0)
+		json_decref(doc);
+	else
+		*out = doc;
+	return err;
+}

@@ -1,0 +1,182 @@
+/*
+ * Reports of a run directory: reports/<run-id>/ as `kbackport run` writes
+ * it (results.json at the top, one directory per lane with its logs), read
+ * into a model, and the files people and CI tools read written from it:
+ *
+ *   <lane dir>/junit.xml      JUnit XML: the apply, build and test stages and
+ *                             every KTAP case of the lane
+ *   summary.md, summary.html  the branch x stage matrix with links to the
+ *                             logs, then per branch its reasons and notes
+ *   kcidb.json                KCIDB I/O schema v4 (see kcidb.h)
+ *   FAILED-<branch>.txt       per conflicting branch, a mail to the fix's
+ *                             author in the stable maintainers' style
+ *
+ * and several run directories of one fix merged into one. Everything here
+ * returns errors (error.h) and prints nothing.
+ */
+#ifndef KB_REPORT_H
+#define KB_REPORT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+
+/* The results.json schema this code reads and writes. */
+#define KB_REPORT_SCHEMA 1
+
+/*
+ * The model. Strings are borrowed from the parsed document (`doc`), NULL
+ * when the field is missing or null; status words are checked against the
+ * contract's enumerations when loaded.
+ */
+struct kb_report_case {
+	const char *name;
+	const char *status;	/* pass, fail, skip, error */
+	const char *proves;
+	const char *diag;
+	bool detects;		/* a failure shows the fix is missing */
+};
+
+struct kb_report_suite {
+	const char *name;
+	const char *status;	/* pass, fail, skip, error */
+	long long pass, fail, skip;
+	struct kb_report_case *cases;
+	size_t ncases;
+};
+
+struct kb_report_apply {
+	const char *status;	/* applied, already-applied, not-affected,
+				 * conflict, error; NULL when none */
+	const char *variant;
+	const char *detail;
+	const char *patch_hash;	/* sha256 of the variant's patch file */
+	const char *base;	/* the commit the backport sits on */
+	const char **notes;	/* NULL-terminated; failing hunks, offsets... */
+	size_t nnotes;
+	const char **reproduce;	/* NULL-terminated shell commands */
+	size_t nreproduce;
+};
+
+struct kb_report_lane {
+	const char *kind;	/* as-is, pre-fix, backport */
+	const char *ref;
+	const char *commit;
+	const char *base;	/* optional: the commit a backport sits on */
+	const char *config;	/* optional: the build's configuration name */
+	struct kb_report_apply apply;
+	const char *build;	/* pass, fail, cached, skipped; NULL: none */
+	double build_seconds;	/* < 0 when unknown */
+	struct kb_report_suite *suites;
+	size_t nsuites;
+	const char *verdict;	/* fixed, vulnerable, regression, error, skipped */
+	const char **reason;	/* NULL-terminated */
+	size_t nreason;
+	double test_seconds;	/* < 0 when unknown */
+	const char *dir;	/* relative to the run directory, checked safe */
+	char **files;		/* the files found in dir, sorted; owned */
+	size_t nfiles;
+	bool baseline;		/* the lane shows the bug when the fix works:
+				 * pre-fix, or as-is before a backport lane */
+};
+
+struct kb_report_branch {
+	const char *name;
+	const char *verdict;	/* verified, fixed, not-affected, vulnerable,
+				 * conflict, regression, error, skipped */
+	const char *note;
+	const char *repo;
+	const char *ref;
+	struct kb_report_apply apply;
+	struct kb_report_lane *lanes;
+	size_t nlanes;
+	char **files;		/* regular files directly in <name>/; owned */
+	size_t nfiles;
+};
+
+struct kb_report {
+	char *dir;		/* the run directory */
+	json_t *doc;		/* results.json */
+	const char *run, *fix, *upstream, *subject, *author;
+	const char *started, *finished, *host;
+	struct kb_report_branch *branches;
+	size_t nbranches;
+};
+
+/*
+ * Read and check `rundir`/results.json, and list the files of each lane
+ * directory. A message names the file and the field that is wrong
+ * ("'r/results.json': branches[1].lanes[0]: 'verdict' is 'fine', not one of
+ * ..."): KB_ENOTFOUND when the file is missing, KB_EINVALID when malformed.
+ * A lane without "dir" gets the contract's "<branch>/<kind>".
+ */
+int kb_report_load(struct kb_report **out, const char *rundir);
+void kb_report_free(struct kb_report *report);
+
+/* Branch verdicts that need nobody's attention: verified, fixed,
+ * not-affected, skipped. */
+bool kb_report_verdict_ok(const char *branch_verdict);
+
+/* ---- the writers, each into a buffer (or a JSON document) ---- */
+
+/* junit.xml of one lane. */
+int kb_report_junit(struct kb_buf *out, const struct kb_report *report,
+		    const struct kb_report_branch *branch, const struct kb_report_lane *lane);
+/* summary.md */
+int kb_report_markdown(struct kb_buf *out, const struct kb_report *report);
+/* summary.html: one self-contained page. */
+int kb_report_html(struct kb_buf *out, const struct kb_report *report);
+/* FAILED-<branch>.txt of a branch whose apply status is "conflict". */
+int kb_report_failed_mail(struct kb_buf *out, const struct kb_report *report,
+			  const struct kb_report_branch *branch);
+/* "FAILED-<branch>.txt", with characters unsafe in a file name as '-'. */
+int kb_report_failed_name(struct kb_buf *out, const struct kb_report_branch *branch);
+
+struct kb_report_opts {
+	/* Where the run directory will be published (http://host/reports/
+	 * <run>): KCIDB log URLs are made absolute with it. NULL: relative to
+	 * the run directory. */
+	const char *base_url;
+};
+
+/*
+ * Write every file above into the run directory (each replaced whole,
+ * through a temporary file and a rename). *written (may be NULL) gets the
+ * paths written, relative to the run directory, NULL-terminated; free
+ * with kb_report_strv_free().
+ */
+int kb_report_write(const struct kb_report *report, const struct kb_report_opts *opts,
+		    char ***written);
+void kb_report_strv_free(char **v);
+
+/*
+ * Merge the run directories `dirs` (one fix, usually one branch each, from
+ * CI jobs on different machines) into a new run directory: its
+ * results.json has every branch, in the order of `dirs`, and each lane
+ * directory and each branch's own files are copied. A branch found more
+ * than once is kept once when its entries are the same; otherwise the
+ * entry from the run that finished last wins ("finished", else "started")
+ * and a note says which was dropped; the same time is an error. Runs of
+ * different fixes are an error.
+ *
+ * The new run's id is "<last finish, 20261203T075210Z>-m<4 hex of the
+ * merged run ids>", so merging the same runs again gives the same id. It
+ * goes to `output`, or when NULL to `reports`/<id>; an existing non-empty
+ * directory is an error. Its results.json has the contract's fields (host:
+ * the runs' hosts, started: the first start, finished: the last end) and
+ * "merged": {"from": [{run, dir, host, started, finished, branches}],
+ * "notes": [...]}. *out is the merged run, loaded; *notes (may be NULL)
+ * gets the notes, NULL-terminated (kb_report_strv_free()).
+ */
+struct kb_report_merge_opts {
+	const char *const *dirs;
+	size_t ndirs;
+	const char *output;
+	const char *reports;
+};
+
+int kb_report_merge(struct kb_report **out, char ***notes, const struct kb_report_merge_opts *opts);
+
+#endif

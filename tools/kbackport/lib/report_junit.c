@@ -1,0 +1,334 @@
+/*
+ * junit.xml of one lane, in the shape CI systems read (Jenkins, GitLab,
+ * GitHub annotations): one <testsuites>; a <testsuite> "<branch>.<lane>" with
+ * a testcase per stage (apply, build, test) so a conflict or a failed build
+ * shows as a failure; then a <testsuite> per KTAP suite with a testcase per
+ * case, classname "<branch>.<lane>.<suite>".
+ *
+ * A baseline lane (pre-fix, or as-is before a backport) is meant to show
+ * the bug: its detecting cases failing, and its "vulnerable" verdict, are
+ * what the branch's "verified" rests on, so they pass here with a note in
+ * <system-out>; any other failure there is a failure.
+ */
+#include "report.h"
+#include "report_priv.h"
+#include "error.h"
+#include "run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum outcome { J_PASS, J_FAIL, J_ERROR, J_SKIP };
+
+/* One <testcase>, before it is written. */
+struct jcase {
+	const char *classname;	/* built once per suite */
+	const char *name;
+	enum outcome outcome;
+	double seconds;		/* < 0: no time attribute */
+	struct kb_buf message;	/* failure/error/skipped message */
+	struct kb_buf body;	/* failure/error text, or system-out */
+};
+
+struct jsuite {
+	struct kb_buf name;
+	struct jcase *cases;
+	size_t n;
+	size_t counts[4];
+};
+
+static struct jcase *add_case(struct jsuite *s, const char *name, enum outcome o)
+{
+	struct jcase *v = realloc(s->cases, (s->n + 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	s->cases = v;
+	v = memset(&v[s->n++], 0, sizeof(*v));
+	v->classname = s->name.ptr;
+	v->name = name;
+	v->outcome = o;
+	v->seconds = -1;
+	s->counts[o]++;
+	return v;
+}
+
+static void jsuite_release(struct jsuite *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		kb_buf_release(&s->cases[i].message);
+		kb_buf_release(&s->cases[i].body);
+	}
+	free(s->cases);
+	kb_buf_release(&s->name);
+}
+
+/* Lines of `lines` (NULL-terminated), each after `indent` and ending in a
+ * newline. */
+static int put_lines(struct kb_buf *out, const char *const *lines, const char *indent)
+{
+	int err = 0;
+
+	for (; lines && *lines && !err; lines++)
+		err = kb_buf_printf(out, "%s%s\n", indent, *lines);
+	return err;
+}
+
+static int stage_apply(struct jsuite *s, const struct kb_report_branch *b,
+		       const struct kb_report_lane *l)
+{
+	const struct kb_report_apply *a = report_lane_apply(b, l);
+	enum outcome o = J_PASS;
+	struct jcase *c;
+	int err;
+
+	if (!a->status)
+		o = J_SKIP;
+	else if (!strcmp(a->status, "conflict"))
+		o = J_FAIL;
+	else if (!strcmp(a->status, "error"))
+		o = J_ERROR;
+	if (!(c = add_case(s, "apply", o)))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	if (o == J_SKIP)
+		return kb_buf_puts(&c->message, "no apply stage for this lane");
+	if ((err = report_put_apply_cell(&c->message, a)) < 0 ||
+	    (a->detail && (err = kb_buf_printf(&c->message, ": %s", a->detail)) < 0) ||
+	    (o == J_PASS && (err = kb_buf_printf(&c->body, "%s\n", c->message.ptr)) < 0))
+		return err;
+	if ((err = put_lines(&c->body, a->notes, "")) < 0 || !a->nreproduce)
+		return err;
+	return (err = kb_buf_puts(&c->body, "to resolve it by hand:\n")) < 0 ? err :
+	       put_lines(&c->body, a->reproduce, "  ");
+}
+
+static int build_log_tail(struct kb_buf *out, const struct kb_report *r,
+			  const struct kb_report_lane *l)
+{
+	struct kb_buf path = KB_BUF_INIT;
+	char *tail;
+	int err;
+
+	if (!report_has_file(l->files, l->nfiles, "build.log"))
+		return kb_buf_puts(out, "no build.log\n");
+	if ((err = kb_buf_printf(&path, "%s/%s/build.log", r->dir, l->dir)) < 0)
+		return err;
+	tail = kb_file_tail(path.ptr, 40);
+	err = tail ? kb_buf_printf(out, "the last lines of %s/build.log:\n%s%s", l->dir, tail,
+				   *tail && tail[strlen(tail) - 1] != '\n' ? "\n" : "") : KB_ENOMEM;
+	free(tail);
+	kb_buf_release(&path);
+	return err;
+}
+
+static int stage_build(struct jsuite *s, const struct kb_report *r, const struct kb_report_lane *l)
+{
+	enum outcome o = J_PASS;
+	struct jcase *c;
+
+	if (!l->build || !strcmp(l->build, "skipped"))
+		o = J_SKIP;
+	else if (!strcmp(l->build, "fail"))
+		o = J_FAIL;
+	if (!(c = add_case(s, "build", o)))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	c->seconds = l->build_seconds;
+	if (o == J_SKIP)
+		return kb_buf_puts(&c->message, l->build ? "not built" : "no build stage for this lane");
+	if (o == J_PASS)
+		return !strcmp(l->build, "cached") ? kb_buf_puts(&c->body, "a cached build was reused\n") : 0;
+	return kb_buf_puts(&c->message, "the build failed") < 0 ? KB_ENOMEM :
+	       build_log_tail(&c->body, r, l);
+}
+
+static int stage_test(struct jsuite *s, const struct kb_report_lane *l)
+{
+	const char *v = l->verdict;
+	enum outcome o = J_FAIL;
+	struct jcase *c;
+	int err;
+
+	if (!strcmp(v, "fixed") || (l->baseline && !strcmp(v, "vulnerable")))
+		o = J_PASS;
+	else if (!strcmp(v, "error"))
+		o = J_ERROR;
+	else if (!strcmp(v, "skipped"))
+		o = J_SKIP;
+	if (!(c = add_case(s, "test", o)))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	c->seconds = l->test_seconds;
+	if (o == J_PASS && strcmp(v, "vulnerable"))
+		return 0;
+	if (o == J_PASS)
+		err = kb_buf_puts(&c->body, "vulnerable, as a baseline lane should be: "
+				  "the tests see the bug here\n");
+	else if ((err = kb_buf_puts(&c->message, v)) == 0 && l->nreason &&
+		 (err = kb_buf_puts(&c->message, ": ")) == 0)
+		err = report_put_first_line(&c->message, l->reason[0], "");
+	return err < 0 ? err : put_lines(&c->body, l->reason, "");
+}
+
+static enum outcome case_outcome(const struct kb_report_lane *l, const struct kb_report_case *k)
+{
+	if (!strcmp(k->status, "pass") || report_case_expected_failure(l, k))
+		return J_PASS;
+	if (!strcmp(k->status, "skip"))
+		return J_SKIP;
+	return !strcmp(k->status, "fail") ? J_FAIL : J_ERROR;
+}
+
+static int ktap_case(struct jsuite *s, const struct kb_report_lane *l,
+		     const struct kb_report_case *k)
+{
+	enum outcome o = case_outcome(l, k);
+	struct jcase *c = add_case(s, k->name, o);
+	int err = 0;
+
+	if (!c)
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	if (o == J_PASS && report_case_expected_failure(l, k))
+		err = kb_buf_puts(&c->body, "failed, as it should on a baseline lane: "
+				  "it detects the missing fix\n");
+	else if (o != J_PASS)
+		err = report_put_first_line(&c->message, k->diag, o == J_SKIP ? "skipped" :
+					    o == J_FAIL ? "failed" : "error");
+	if (!err && o != J_SKIP && (o != J_PASS || c->body.size) && k->proves)
+		err = kb_buf_printf(&c->body, "proves: %s\n", k->proves);
+	if (!err && o != J_SKIP && (o != J_PASS || c->body.size) && k->diag)
+		err = kb_buf_printf(&c->body, "%s\n", k->diag);
+	return err;
+}
+
+static int ktap_suite(struct jsuite *s, const struct kb_report_branch *b,
+		      const struct kb_report_lane *l, const struct kb_report_suite *suite)
+{
+	size_t i;
+	int err;
+
+	if ((err = kb_buf_printf(&s->name, "%s.%s.%s", b->name, l->kind, suite->name)) < 0)
+		return err;
+	for (i = 0; i < suite->ncases && !err; i++)
+		err = ktap_case(s, l, &suite->cases[i]);
+	return err;
+}
+
+static int put_attr(struct kb_buf *out, const char *name, const char *value)
+{
+	int err;
+
+	if ((err = kb_buf_printf(out, " %s=\"", name)) < 0 || (err = report_put_xml(out, value)) < 0)
+		return err;
+	return kb_buf_putc(out, '"');
+}
+
+/* <failure>, <error> or <skipped>, with the text of a failure or error. */
+static int put_result(struct kb_buf *out, const struct jcase *c, const char *tag)
+{
+	bool text = c->outcome != J_SKIP && c->body.size;
+	int err;
+
+	if ((err = kb_buf_printf(out, "      <%s", tag)) < 0 ||
+	    (err = put_attr(out, "message", c->message.ptr ? c->message.ptr : "")) < 0 ||
+	    (c->outcome != J_SKIP && (err = put_attr(out, "type", tag)) < 0))
+		return err;
+	if (!text)
+		return kb_buf_puts(out, "/>\n");
+	if ((err = kb_buf_putc(out, '>')) < 0 || (err = report_put_xml(out, c->body.ptr)) < 0)
+		return err;
+	return kb_buf_printf(out, "</%s>\n", tag);
+}
+
+static int put_case(struct kb_buf *out, const struct jcase *c)
+{
+	static const char *const tags[] = { NULL, "failure", "error", "skipped" };
+	const char *tag = tags[c->outcome];
+	int err;
+
+	if ((err = kb_buf_puts(out, "    <testcase")) < 0 ||
+	    (err = put_attr(out, "classname", c->classname)) < 0 ||
+	    (err = put_attr(out, "name", c->name)) < 0 ||
+	    (c->seconds >= 0 && (err = kb_buf_printf(out, " time=\"%.3f\"", c->seconds)) < 0))
+		return err;
+	if (!tag && !c->body.size)
+		return kb_buf_puts(out, "/>\n");
+	if ((err = kb_buf_puts(out, ">\n")) < 0 || (tag && (err = put_result(out, c, tag)) < 0))
+		return err;
+	if (!tag && ((err = kb_buf_puts(out, "      <system-out>")) < 0 ||
+		     (err = report_put_xml(out, c->body.ptr)) < 0 ||
+		     (err = kb_buf_puts(out, "</system-out>\n")) < 0))
+		return err;
+	return kb_buf_puts(out, "    </testcase>\n");
+}
+
+static size_t total(const struct jsuite *s, size_t n, enum outcome o)
+{
+	size_t i, t = 0;
+
+	for (i = 0; i < n; i++)
+		t += o == J_PASS ? s[i].n : s[i].counts[o];
+	return t;
+}
+
+static int put_counts(struct kb_buf *out, const struct jsuite *s, size_t n)
+{
+	return kb_buf_printf(out, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\"",
+			     total(s, n, J_PASS), total(s, n, J_FAIL), total(s, n, J_ERROR),
+			     total(s, n, J_SKIP));
+}
+
+static int put_suites(struct kb_buf *out, const struct kb_report *r,
+		      const struct kb_report_branch *b, const struct kb_report_lane *l,
+		      const struct jsuite *s, size_t n)
+{
+	struct kb_buf name = KB_BUF_INIT;
+	size_t i, j;
+	int err;
+
+	if ((err = kb_buf_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites")) < 0 ||
+	    (err = kb_buf_printf(&name, "kbackport %s %s %s", r->fix, b->name, l->kind)) < 0 ||
+	    (err = put_attr(out, "name", name.ptr)) < 0 || (err = put_counts(out, s, n)) < 0 ||
+	    (err = kb_buf_puts(out, ">\n")) < 0)
+		goto done;
+	for (i = 0; i < n && !err; i++) {
+		if ((err = kb_buf_puts(out, "  <testsuite")) < 0 ||
+		    (err = put_attr(out, "name", s[i].name.ptr)) < 0 ||
+		    (err = put_counts(out, &s[i], 1)) < 0 || (err = kb_buf_puts(out, ">\n")) < 0)
+			break;
+		for (j = 0; j < s[i].n && !err; j++)
+			err = put_case(out, &s[i].cases[j]);
+		if (!err)
+			err = kb_buf_puts(out, "  </testsuite>\n");
+	}
+	if (!err)
+		err = kb_buf_puts(out, "</testsuites>\n");
+done:
+	kb_buf_release(&name);
+	return err;
+}
+
+int kb_report_junit(struct kb_buf *out, const struct kb_report *r,
+		    const struct kb_report_branch *b, const struct kb_report_lane *l)
+{
+	struct jsuite *s = calloc(l->nsuites + 1, sizeof(*s));
+	size_t i, n = 0;
+	int err;
+
+	if (!s)
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	n = 1;
+	if ((err = kb_buf_printf(&s[0].name, "%s.%s", b->name, l->kind)) < 0 ||
+	    (err = stage_apply(&s[0], b, l)) < 0 || (err = stage_build(&s[0], r, l)) < 0 ||
+	    (err = stage_test(&s[0], l)) < 0)
+		goto done;
+	for (i = 0; i < l->nsuites && !err; i++)
+		err = ktap_suite(&s[n++], b, l, &l->suites[i]);
+	if (!err)
+		err = put_suites(out, r, b, l, s, n);
+done:
+	for (i = 0; i < n; i++)
+		jsuite_release(&s[i]);
+	free(s);
+	return err;
+}

@@ -1,0 +1,547 @@
+/*
+ * results.json -> struct kb_report: the whole document is checked here,
+ * once, so the writers can trust it. Messages name the file and the field:
+ * "'r/results.json': branches[1].lanes[0].verdict: 'fine' is not one of ...".
+ */
+#include "report.h"
+#include "report_priv.h"
+#include "error.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *const case_statuses[] = { "pass", "fail", "skip", "error", NULL };
+static const char *const lane_kinds[] = { "as-is", "pre-fix", "backport", NULL };
+static const char *const build_statuses[] = { "pass", "fail", "cached", "skipped", NULL };
+static const char *const lane_verdicts[] = {
+	"fixed", "vulnerable", "regression", "error", "skipped", NULL };
+static const char *const branch_verdicts[] = {
+	"verified", "fixed", "not-affected", "vulnerable", "conflict", "regression", "error",
+	"skipped", NULL };
+/* a branch's apply status, or a lane's: "reverse-applied" is the pre-fix
+ * lane (the fix taken out of the branch) */
+static const char *const apply_statuses[] = {
+	"applied", "already-applied", "not-affected", "conflict", "error", "reverse-applied", NULL };
+
+/* Where in the document we are, for messages. */
+struct ctx {
+	const char *file;
+	char at[256];
+};
+
+static int bad(const struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int bad(const struct ctx *c, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return kb_error_set(KB_EINVALID, "'%s': %s%s%s", c->file, c->at, *c->at ? ": " : "", what);
+}
+
+/* Enter field `fmt` of the current place; leave() restores `len`. */
+static size_t enter(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static size_t enter(struct ctx *c, const char *fmt, ...)
+{
+	size_t len = strlen(c->at);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->at + len, sizeof(c->at) - len, fmt, ap);
+	va_end(ap);
+	return len;
+}
+
+static void leave(struct ctx *c, size_t len)
+{
+	c->at[len] = '\0';
+}
+
+static const char *dot(const struct ctx *c)
+{
+	return *c->at ? "." : "";
+}
+
+static void list_words(char *buf, size_t size, const char *const *words)
+{
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	for (i = 0; words[i] && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? ", " : "", words[i]);
+}
+
+/* Field `key` of `obj`: a string or absent/null (*out NULL). */
+static int get_str(const char **out, struct ctx *c, json_t *obj, const char *key, bool required)
+{
+	json_t *v = json_object_get(obj, key);
+
+	*out = NULL;
+	if (json_is_string(v)) {
+		*out = json_string_value(v);
+		return 0;
+	}
+	if (v && !json_is_null(v))
+		return bad(c, "'%s' is not a string", key);
+	return required ? bad(c, "'%s' is missing", key) : 0;
+}
+
+static int get_word(const char **out, struct ctx *c, json_t *obj, const char *key, bool required,
+		    const char *const *words)
+{
+	char list[256];
+	size_t i;
+	int err;
+
+	if ((err = get_str(out, c, obj, key, required)) < 0 || !*out)
+		return err;
+	for (i = 0; words[i]; i++)
+		if (!strcmp(*out, words[i]))
+			return 0;
+	list_words(list, sizeof(list), words);
+	return bad(c, "'%s' is '%s', not one of %s", key, *out, list);
+}
+
+static int get_number(double *out, struct ctx *c, json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	*out = -1;
+	if (json_is_number(v))
+		*out = json_number_value(v);
+	else if (v && !json_is_null(v))
+		return bad(c, "'%s' is not a number", key);
+	return 0;
+}
+
+static int get_count(long long *out, struct ctx *c, json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	*out = 0;
+	if (json_is_integer(v) && json_integer_value(v) >= 0)
+		*out = json_integer_value(v);
+	else if (v && !json_is_null(v))
+		return bad(c, "'%s' is not a count", key);
+	return 0;
+}
+
+/* An array of strings, a single string (one line), or absent. */
+static int get_lines(const char ***out, size_t *n, struct ctx *c, json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key), *item;
+	size_t i;
+
+	*out = NULL;
+	*n = 0;
+	if (!v || json_is_null(v))
+		return 0;
+	if (json_is_string(v))
+		v = json_pack("[O]", v), json_object_set_new(obj, key, v);
+	if (!json_is_array(v))
+		return bad(c, "'%s' is not a list of strings", key);
+	if (!(*out = calloc(json_array_size(v) + 1, sizeof(**out))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	json_array_foreach(v, i, item) {
+		if (!json_is_string(item))
+			return bad(c, "%s[%zu] is not a string", key, i);
+		(*out)[(*n)++] = json_string_value(item);
+	}
+	return 0;
+}
+
+static int load_apply(struct kb_report_apply *a, struct ctx *c, json_t *obj)
+{
+	json_t *v = json_object_get(obj, "apply");
+	size_t at;
+	int err;
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_object(v))
+		return bad(c, "'apply' is not an object");
+	at = enter(c, "%sapply", dot(c));
+	if ((err = get_word(&a->status, c, v, "status", true, apply_statuses)) < 0 ||
+	    (err = get_str(&a->variant, c, v, "variant", false)) < 0 ||
+	    (err = get_str(&a->detail, c, v, "detail", false)) < 0 ||
+	    (err = get_str(&a->patch_hash, c, v, "patch_hash", false)) < 0 ||
+	    (err = get_str(&a->base, c, v, "base", false)) < 0 ||
+	    (err = get_lines(&a->notes, &a->nnotes, c, v, "notes")) < 0 ||
+	    (err = get_lines(&a->reproduce, &a->nreproduce, c, v, "reproduce")) < 0)
+		return err;
+	leave(c, at);
+	return 0;
+}
+
+static int load_case(struct kb_report_case *k, struct ctx *c, json_t *obj)
+{
+	json_t *detects = json_object_get(obj, "detects");
+	int err;
+
+	if (!json_is_object(obj))
+		return bad(c, "not an object");
+	if ((err = get_str(&k->name, c, obj, "name", true)) < 0 ||
+	    (err = get_word(&k->status, c, obj, "status", true, case_statuses)) < 0 ||
+	    (err = get_str(&k->proves, c, obj, "proves", false)) < 0 ||
+	    (err = get_str(&k->diag, c, obj, "diag", false)) < 0)
+		return err;
+	if (detects && !json_is_boolean(detects) && !json_is_null(detects))
+		return bad(c, "'detects' is not true or false");
+	k->detects = json_is_true(detects);
+	return 0;
+}
+
+static int load_suite(struct kb_report_suite *s, struct ctx *c, const char *name, json_t *obj)
+{
+	json_t *cases, *item;
+	size_t i, at;
+	int err;
+
+	s->name = name;
+	if (!json_is_object(obj))
+		return bad(c, "not an object");
+	if ((err = get_word(&s->status, c, obj, "status", true, case_statuses)) < 0 ||
+	    (err = get_count(&s->pass, c, obj, "pass")) < 0 ||
+	    (err = get_count(&s->fail, c, obj, "fail")) < 0 ||
+	    (err = get_count(&s->skip, c, obj, "skip")) < 0)
+		return err;
+	cases = json_object_get(obj, "cases");
+	if (cases && !json_is_array(cases) && !json_is_null(cases))
+		return bad(c, "'cases' is not a list");
+	if (!(s->cases = calloc(json_array_size(cases) + 1, sizeof(*s->cases))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	json_array_foreach(cases, i, item) {
+		at = enter(c, ".cases[%zu]", i);
+		if ((err = load_case(&s->cases[s->ncases++], c, item)) < 0)
+			return err;
+		leave(c, at);
+	}
+	return 0;
+}
+
+static int load_suites(struct kb_report_lane *l, struct ctx *c, json_t *obj)
+{
+	json_t *suites = json_object_get(obj, "suites"), *v;
+	const char *name;
+	size_t at;
+	int err;
+
+	if (!suites || json_is_null(suites))
+		return 0;
+	if (!json_is_object(suites))
+		return bad(c, "'suites' is not an object");
+	if (!(l->suites = calloc(json_object_size(suites) + 1, sizeof(*l->suites))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	json_object_foreach(suites, name, v) {
+		at = enter(c, ".suites.%s", name);
+		if ((err = load_suite(&l->suites[l->nsuites++], c, name, v)) < 0)
+			return err;
+		leave(c, at);
+	}
+	return 0;
+}
+
+/* A lane directory must stay inside the run directory. */
+static bool safe_dir(const char *dir)
+{
+	const char *p = dir;
+	size_t len;
+
+	if (!*dir || *dir == '/')
+		return false;
+	while (*p) {
+		len = strcspn(p, "/");
+		if ((len == 2 && !strncmp(p, "..", 2)) || len == 0)
+			return false;
+		p += len + (p[len] == '/');
+	}
+	return true;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The regular files of `rundir`/`rel`, sorted; none when it is missing.
+ * The reports' own outputs are left out, so writing twice gives the same. */
+static int list_files(char ***out, size_t *n, const char *rundir, const char *rel)
+{
+	struct kb_buf path = KB_BUF_INIT;
+	struct dirent *e;
+	struct stat st;
+	size_t len;
+	DIR *d;
+	int err = 0;
+
+	if ((err = kb_buf_printf(&path, "%s/%s", rundir, rel)) < 0)
+		return err;
+	if (!(d = opendir(path.ptr))) {
+		kb_buf_release(&path);
+		return 0;
+	}
+	len = path.size;
+	while (!err && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, "junit.xml"))
+			continue;
+		path.size = len;
+		if ((err = kb_buf_printf(&path, "/%s", e->d_name)) == 0 &&
+		    stat(path.ptr, &st) == 0 && S_ISREG(st.st_mode))
+			err = report_strv_add(out, n, e->d_name);
+	}
+	closedir(d);
+	kb_buf_release(&path);
+	if (*n)
+		qsort(*out, *n, sizeof(**out), cmp_str);
+	return err;
+}
+
+static int lane_dir(struct kb_report_lane *l, struct ctx *c, json_t *obj, const char *branch,
+		    const char *rundir)
+{
+	int err;
+
+	if ((err = get_str(&l->dir, c, obj, "dir", false)) < 0)
+		return err;
+	if (!l->dir) {
+		/* the contract's default place; kept in the document */
+		json_object_set_new(obj, "dir", json_sprintf("%s/%s", branch, l->kind));
+		l->dir = json_string_value(json_object_get(obj, "dir"));
+	}
+	if (!l->dir || !safe_dir(l->dir))
+		return bad(c, "'dir' is '%s': not a relative path inside the run directory",
+			   l->dir ? l->dir : "");
+	return list_files(&l->files, &l->nfiles, rundir, l->dir);
+}
+
+static int load_lane(struct kb_report_lane *l, struct ctx *c, json_t *obj, const char *branch,
+		     const char *rundir)
+{
+	int err;
+
+	if (!json_is_object(obj))
+		return bad(c, "not an object");
+	if ((err = get_word(&l->kind, c, obj, "kind", true, lane_kinds)) < 0 ||
+	    (err = get_str(&l->ref, c, obj, "ref", false)) < 0 ||
+	    (err = get_str(&l->commit, c, obj, "commit", false)) < 0 ||
+	    (err = get_str(&l->base, c, obj, "base", false)) < 0 ||
+	    (err = get_str(&l->config, c, obj, "config", false)) < 0 ||
+	    (err = load_apply(&l->apply, c, obj)) < 0 ||
+	    (err = get_word(&l->build, c, obj, "build", false, build_statuses)) < 0 ||
+	    (err = get_number(&l->build_seconds, c, obj, "build_seconds")) < 0 ||
+	    (err = load_suites(l, c, obj)) < 0 ||
+	    (err = get_word(&l->verdict, c, obj, "verdict", true, lane_verdicts)) < 0 ||
+	    (err = get_lines(&l->reason, &l->nreason, c, obj, "reason")) < 0 ||
+	    (err = get_number(&l->test_seconds, c, obj, "test_seconds")) < 0)
+		return err;
+	return lane_dir(l, c, obj, branch, rundir);
+}
+
+static const struct kb_report_lane *find_lane(const struct kb_report_branch *b, const char *kind)
+{
+	size_t i;
+
+	for (i = 0; i < b->nlanes; i++)
+		if (!strcmp(b->lanes[i].kind, kind))
+			return &b->lanes[i];
+	return NULL;
+}
+
+/* The lane that should show the bug (kb_branch_verdict()'s baseline). */
+static void mark_baseline(struct kb_report_branch *b)
+{
+	const struct kb_report_lane *base = find_lane(b, "pre-fix");
+
+	if (!base && find_lane(b, "backport"))
+		base = find_lane(b, "as-is");
+	if (base)
+		((struct kb_report_lane *)base)->baseline = true;
+}
+
+static int load_lanes(struct kb_report_branch *b, struct ctx *c, json_t *obj, const char *rundir)
+{
+	json_t *lanes = json_object_get(obj, "lanes"), *item;
+	size_t i, at;
+	int err;
+
+	if (lanes && !json_is_array(lanes) && !json_is_null(lanes))
+		return bad(c, "'lanes' is not a list");
+	if (!(b->lanes = calloc(json_array_size(lanes) + 1, sizeof(*b->lanes))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	json_array_foreach(lanes, i, item) {
+		at = enter(c, ".lanes[%zu]", i);
+		if ((err = load_lane(&b->lanes[b->nlanes++], c, item, b->name, rundir)) < 0)
+			return err;
+		leave(c, at);
+	}
+	mark_baseline(b);
+	return 0;
+}
+
+static int load_branch(struct kb_report_branch *b, struct ctx *c, json_t *obj, const char *rundir)
+{
+	int err;
+
+	if (!json_is_object(obj))
+		return bad(c, "not an object");
+	if ((err = get_str(&b->name, c, obj, "name", true)) < 0 ||
+	    (err = get_word(&b->verdict, c, obj, "verdict", true, branch_verdicts)) < 0 ||
+	    (err = get_str(&b->note, c, obj, "note", false)) < 0 ||
+	    (err = get_str(&b->repo, c, obj, "repo", false)) < 0 ||
+	    (err = get_str(&b->ref, c, obj, "ref", false)) < 0 ||
+	    (err = load_apply(&b->apply, c, obj)) < 0)
+		return err;
+	if (!safe_dir(b->name))
+		return bad(c, "'name' is '%s': not usable as a directory name", b->name);
+	if ((err = load_lanes(b, c, obj, rundir)) < 0)
+		return err;
+	return list_files(&b->files, &b->nfiles, rundir, b->name);
+}
+
+static int check_unique(const struct kb_report *r, struct ctx *c)
+{
+	size_t i, j;
+
+	for (i = 0; i < r->nbranches; i++)
+		for (j = 0; j < i; j++)
+			if (!strcmp(r->branches[i].name, r->branches[j].name))
+				return bad(c, "branch '%s' is there twice", r->branches[i].name);
+	return 0;
+}
+
+static int load_branches(struct kb_report *r, struct ctx *c)
+{
+	json_t *branches = json_object_get(r->doc, "branches"), *item;
+	size_t i, at;
+	int err;
+
+	if (!json_is_array(branches))
+		return bad(c, branches ? "'branches' is not a list" : "'branches' is missing");
+	if (!(r->branches = calloc(json_array_size(branches) + 1, sizeof(*r->branches))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	json_array_foreach(branches, i, item) {
+		at = enter(c, "branches[%zu]", i);
+		if ((err = load_branch(&r->branches[r->nbranches++], c, item, r->dir)) < 0)
+			return err;
+		leave(c, at);
+	}
+	return check_unique(r, c);
+}
+
+static int load_top(struct kb_report *r, struct ctx *c)
+{
+	json_t *schema = json_object_get(r->doc, "schema");
+	int err;
+
+	if (!json_is_integer(schema))
+		return bad(c, schema ? "'schema' is not a number" : "'schema' is missing");
+	if (json_integer_value(schema) != KB_REPORT_SCHEMA)
+		return bad(c, "schema %lld, this kbackport reads schema %d",
+			   (long long)json_integer_value(schema), KB_REPORT_SCHEMA);
+	if ((err = get_str(&r->run, c, r->doc, "run", true)) < 0 ||
+	    (err = get_str(&r->fix, c, r->doc, "fix", true)) < 0 ||
+	    (err = get_str(&r->upstream, c, r->doc, "upstream", false)) < 0 ||
+	    (err = get_str(&r->subject, c, r->doc, "subject", false)) < 0 ||
+	    (err = get_str(&r->author, c, r->doc, "author", false)) < 0 ||
+	    (err = get_str(&r->started, c, r->doc, "started", false)) < 0 ||
+	    (err = get_str(&r->finished, c, r->doc, "finished", false)) < 0 ||
+	    (err = get_str(&r->host, c, r->doc, "host", false)) < 0)
+		return err;
+	return load_branches(r, c);
+}
+
+static int parse(struct kb_report *r, const char *file)
+{
+	json_error_t jerr;
+	struct stat st;
+
+	if (stat(file, &st) < 0)
+		return kb_error_set(errno == ENOENT ? KB_ENOTFOUND : KB_ERROR, "cannot read '%s': %s",
+				    file, strerror(errno));
+	if (!(r->doc = json_load_file(file, JSON_REJECT_DUPLICATES, &jerr)))
+		return kb_error_set(KB_EINVALID, "'%s': line %d, column %d: %s", file, jerr.line,
+				    jerr.column, jerr.text);
+	if (!json_is_object(r->doc))
+		return kb_error_set(KB_EINVALID, "'%s': not a JSON object", file);
+	return 0;
+}
+
+int kb_report_load(struct kb_report **out, const char *rundir)
+{
+	struct kb_buf file = KB_BUF_INIT;
+	struct kb_report *r;
+	struct ctx c = { NULL, "" };
+	size_t len;
+	int err;
+
+	*out = NULL;
+	if (!(r = calloc(1, sizeof(*r))) || !(r->dir = kb_strdup(rundir))) {
+		free(r);
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	}
+	for (len = strlen(r->dir); len > 1 && r->dir[len - 1] == '/'; len--)
+		r->dir[len - 1] = '\0';
+	if ((err = kb_buf_printf(&file, "%s/results.json", rundir)) == 0) {
+		c.file = file.ptr;
+		if ((err = parse(r, file.ptr)) == 0)
+			err = load_top(r, &c);
+	}
+	kb_buf_release(&file);
+	if (err < 0)
+		kb_report_free(r);
+	else
+		*out = r;
+	return err;
+}
+
+static void apply_release(struct kb_report_apply *a)
+{
+	free(a->notes);
+	free(a->reproduce);
+}
+
+static void lane_release(struct kb_report_lane *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nsuites; i++)
+		free(l->suites[i].cases);
+	free(l->suites);
+	free(l->reason);
+	apply_release(&l->apply);
+	report_strv_free(l->files);
+}
+
+void kb_report_free(struct kb_report *r)
+{
+	size_t i, j;
+
+	if (!r)
+		return;
+	for (i = 0; r->branches && i < r->nbranches; i++) {
+		for (j = 0; j < r->branches[i].nlanes; j++)
+			lane_release(&r->branches[i].lanes[j]);
+		free(r->branches[i].lanes);
+		apply_release(&r->branches[i].apply);
+		report_strv_free(r->branches[i].files);
+	}
+	free(r->branches);
+	json_decref(r->doc);
+	free(r->dir);
+	free(r);
+}
+
+bool kb_report_verdict_ok(const char *v)
+{
+	return v && (!strcmp(v, "verified") || !strcmp(v, "fixed") || !strcmp(v, "not-affected") ||
+		     !strcmp(v, "skipped"));
+}

@@ -1,0 +1,313 @@
+/* What the report writers share: escaping, the cells of the matrix, files. */
+#include "report_priv.h"
+#include "error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The length of the UTF-8 sequence at `s` (at most `n` bytes), 0 if none. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len, i;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) || cp == 0xfffe || cp == 0xffff)
+		return 0;
+	return len;
+}
+
+static const char *xml_entity(unsigned char c)
+{
+	switch (c) {
+	case '&': return "&amp;";
+	case '<': return "&lt;";
+	case '>': return "&gt;";
+	case '"': return "&quot;";
+	case '\'': return "&#39;";
+	case '\t': case '\n': return NULL;
+	case '\r': return "&#13;";
+	default: return c < 0x20 || c == 0x7f ? "\xef\xbf\xbd" : NULL;
+	}
+}
+
+int report_put_xmln(struct kb_buf *out, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	const char *ent;
+	size_t i = 0, len;
+	int err = 0;
+
+	while (i < n && !err) {
+		if ((ent = xml_entity(p[i]))) {
+			err = kb_buf_puts(out, ent);
+			i++;
+		} else if ((len = utf8_len(p + i, n - i))) {
+			err = kb_buf_put(out, s + i, len);
+			i += len;
+		} else {
+			err = kb_buf_puts(out, "\xef\xbf\xbd");
+			i++;
+		}
+	}
+	return err;
+}
+
+int report_put_utf8(struct kb_buf *out, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, len;
+	int err = 0;
+
+	while (i < n && !err) {
+		if ((len = utf8_len(p + i, n - i)) && p[i]) {
+			err = kb_buf_put(out, s + i, len);
+			i += len;
+		} else {
+			err = kb_buf_puts(out, "\xef\xbf\xbd");
+			i++;
+		}
+	}
+	return err;
+}
+
+int report_put_xml(struct kb_buf *out, const char *s)
+{
+	return s ? report_put_xmln(out, s, strlen(s)) : 0;
+}
+
+int report_put_url(struct kb_buf *out, const char *path)
+{
+	const unsigned char *p = (const unsigned char *)path;
+	int err = 0;
+
+	for (; *p && !err; p++)
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("-._~/", *p))
+			err = kb_buf_putc(out, (char)*p);
+		else
+			err = kb_buf_printf(out, "%%%02X", *p);
+	return err;
+}
+
+int report_put_md(struct kb_buf *out, const char *s)
+{
+	int err = 0;
+
+	for (; s && *s && !err; s++)
+		if (strchr("\\`*_[]<>|&~#", *s))
+			err = kb_buf_printf(out, "\\%c", *s);
+		else
+			err = kb_buf_putc(out, *s == '\n' ? ' ' : *s);
+	return err;
+}
+
+/* Enough backticks around `s` that none inside ends the span. */
+int report_put_md_code(struct kb_buf *out, const char *s)
+{
+	size_t run = 0, longest = 0, i;
+	const char *p;
+	int err = 0;
+
+	for (p = s; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	for (i = 0; i <= longest && !err; i++)
+		err = kb_buf_putc(out, '`');
+	if (!err && (*s == '`' || longest))
+		err = kb_buf_putc(out, ' ');
+	for (p = s; *p && !err; p++)
+		err = *p == '|' ? kb_buf_puts(out, "\\|") : kb_buf_putc(out, *p == '\n' ? ' ' : *p);
+	if (!err && longest)
+		err = kb_buf_putc(out, ' ');
+	for (i = 0; i <= longest && !err; i++)
+		err = kb_buf_putc(out, '`');
+	return err;
+}
+
+int report_put_first_line(struct kb_buf *out, const char *s, const char *dflt)
+{
+	if (!s || !*s)
+		return kb_buf_puts(out, dflt);
+	return kb_buf_put(out, s, strcspn(s, "\n"));
+}
+
+bool report_has_file(char *const *files, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(files[i], name))
+			return true;
+	return false;
+}
+
+const struct kb_report_apply *report_lane_apply(const struct kb_report_branch *b,
+						const struct kb_report_lane *l)
+{
+	return l && l->apply.status ? &l->apply : &b->apply;
+}
+
+const char *report_lane_verdict_text(const struct kb_report_lane *l)
+{
+	if (l->baseline && !strcmp(l->verdict, "vulnerable"))
+		return "vulnerable (baseline)";
+	return l->verdict;
+}
+
+int report_put_suite_counts(struct kb_buf *out, const struct kb_report_lane *l)
+{
+	size_t i;
+	int err = 0;
+
+	if (!l->nsuites)
+		return kb_buf_puts(out, "-");
+	for (i = 0; i < l->nsuites && !err; i++) {
+		const struct kb_report_suite *s = &l->suites[i];
+		err = kb_buf_printf(out, "%s%s %lld/%lld", i ? ", " : "", s->name, s->pass,
+				    s->pass + s->fail + s->skip);
+		if (!err && s->skip)
+			err = kb_buf_printf(out, " (%lld skipped)", s->skip);
+		if (!err && !strcmp(s->status, "error"))
+			err = kb_buf_puts(out, " (broken)");
+	}
+	return err;
+}
+
+int report_put_apply_cell(struct kb_buf *out, const struct kb_report_apply *a)
+{
+	if (!a->status)
+		return kb_buf_puts(out, "-");
+	if (a->variant && (!strcmp(a->status, "applied") || !strcmp(a->status, "already-applied") ||
+			   !strcmp(a->status, "reverse-applied")))
+		return kb_buf_printf(out, "%s (%s)", a->status, a->variant);
+	return kb_buf_puts(out, a->status);
+}
+
+bool report_case_expected_failure(const struct kb_report_lane *l, const struct kb_report_case *c)
+{
+	return l->baseline && c->detects && !strcmp(c->status, "fail");
+}
+
+void report_strv_free(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+void kb_report_strv_free(char **v)
+{
+	report_strv_free(v);
+}
+
+int report_strv_add(char ***v, size_t *n, const char *s)
+{
+	char **grown = realloc(*v, (*n + 2) * sizeof(*grown));
+
+	if (!grown)
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	*v = grown;
+	if (!(grown[*n] = kb_strdup(s)))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	grown[++*n] = NULL;
+	return 0;
+}
+
+int report_mkdir_p(const char *path)
+{
+	char *copy = kb_strdup(path), *p;
+	int err = 0;
+
+	if (!copy)
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	for (p = copy + 1; !err; p++) {
+		if (*p && *p != '/')
+			continue;
+		char c = *p;
+		*p = '\0';
+		if (mkdir(copy, 0755) < 0 && errno != EEXIST)
+			err = kb_error_set(KB_ERROR, "cannot create '%s': %s", copy, strerror(errno));
+		*p = c;
+		if (!c)
+			break;
+	}
+	free(copy);
+	return err;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		if ((n = write(fd, data, len)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int report_write_file(const char *dir, const char *rel, const char *data, size_t len)
+{
+	struct kb_buf path = KB_BUF_INIT, tmp = KB_BUF_INIT;
+	char *slash;
+	int fd = -1, err;
+
+	if ((err = kb_buf_printf(&path, "%s/%s", dir, rel)) < 0 ||
+	    (err = kb_buf_printf(&tmp, "%s.tmp%ld", path.ptr, (long)getpid())) < 0)
+		goto done;
+	if ((slash = strrchr(path.ptr, '/'))) {
+		*slash = '\0';
+		err = report_mkdir_p(path.ptr);
+		*slash = '/';
+		if (err < 0)
+			goto done;
+	}
+	if ((fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0 ||
+	    write_all(fd, data, len) < 0)
+		err = kb_error_set(KB_ERROR, "cannot write '%s': %s", tmp.ptr, strerror(errno));
+	if (fd >= 0 && close(fd) < 0 && !err)
+		err = kb_error_set(KB_ERROR, "cannot write '%s': %s", tmp.ptr, strerror(errno));
+	fd = -1;
+	if (!err && rename(tmp.ptr, path.ptr) < 0)
+		err = kb_error_set(KB_ERROR, "cannot write '%s': %s", path.ptr, strerror(errno));
+	if (err < 0)
+		unlink(tmp.ptr);
+done:
+	if (fd >= 0)
+		close(fd);
+	kb_buf_release(&path);
+	kb_buf_release(&tmp);
+	return err;
+}
