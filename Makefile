@@ -75,6 +75,66 @@ integration: $(BUILD)/kbackport
 
 check-asan:
 	@$(MAKE) --no-print-directory SAN=1 unit integration
+	@$(MAKE) --no-print-directory SAN=1 fuzz-replay
+
+# libFuzzer targets tests/fuzz/fuzz_<name>.c, built with clang into build/fuzz
+# and run FUZZ_SECONDS each (one process) on a copy of tests/fuzz/corpus/<name>,
+# with tests/fuzz/<name>.dict.
+.PHONY: fuzz fuzz-deps fuzz-replay
+FUZZ_NAMES   := patch locate yaml ktap
+FUZZ_SECONDS ?= 600
+FUZZ_CC      ?= clang
+FUZZ_SAN     := address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=build/fuzz/%.o)
+FUZZ_BIN     := $(FUZZ_NAMES:%=build/fuzz/fuzz_%)
+REPLAY_BIN   := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
+
+fuzz-deps:
+	@./ci/install-deps.sh clang libclang-rt-14-dev
+
+build/fuzz/%.o: %.c $(wildcard tools/kbackport/lib/*.h tests/fuzz/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(ALL_CFLAGS) -Itests/fuzz -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -c -o $@ $<
+
+build/fuzz/libkbackport.a: $(FUZZ_LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+.SECONDARY: $(FUZZ_NAMES:%=build/fuzz/tests/fuzz/fuzz_%.o)
+build/fuzz/fuzz_%: build/fuzz/tests/fuzz/fuzz_%.o build/fuzz/libkbackport.a
+	$(FUZZ_CC) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $^ $(LDLIBS)
+
+# A crash or a hang leaves its input in build/fuzz/crash-<name>/ and fails.
+fuzz: fuzz-deps
+	@$(MAKE) --no-print-directory $(FUZZ_BIN)
+	@st=0; for n in $(FUZZ_NAMES); do \
+		mkdir -p build/fuzz/corpus-$$n build/fuzz/crash-$$n; \
+		cp tests/fuzz/corpus/$$n/* build/fuzz/corpus-$$n/; \
+		echo "fuzz_$$n: $(FUZZ_SECONDS)s"; \
+		build/fuzz/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -timeout=30 \
+			-dict=tests/fuzz/$$n.dict \
+			-print_final_stats=1 -artifact_prefix=build/fuzz/crash-$$n/ \
+			build/fuzz/corpus-$$n $$(ls -d tests/fuzz/regressions/$$n 2>/dev/null) \
+			|| { echo "error: fuzz_$$n failed, input in build/fuzz/crash-$$n/"; st=1; }; \
+	done; exit $$st
+
+# Every regression and corpus file through the targets without libFuzzer,
+# built with $(CC) and ASan/UBSan (SAN=1, into build/asan/fuzz).
+ifeq ($(SAN),1)
+fuzz-replay: $(REPLAY_BIN)
+	@for n in $(FUZZ_NAMES); do \
+		set -- $$(find tests/fuzz/corpus/$$n tests/fuzz/regressions/$$n -type f 2>/dev/null | sort); \
+		$(BUILD)/fuzz/replay_$$n "$$@" || { echo "error: replay of fuzz_$$n failed"; exit 1; }; \
+		echo "fuzz_$$n: replayed $$# inputs"; \
+	done
+else
+fuzz-replay:
+	@$(MAKE) --no-print-directory SAN=1 fuzz-replay
+endif
+
+$(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(BUILD)/libkbackport.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/fuzz $(LDFLAGS) -o $@ $(filter %.c,$^) $(BUILD)/libkbackport.a $(LDLIBS)
 
 # Real kernels: Debian's linux-source packages, imported into build/e2e.
 e2e: $(BUILD)/kbackport

@@ -75,6 +75,15 @@ assert_eq "nothing to do twice: the backport commit reused" \
 assert_eq "exit 0: skipped and not-affected need nobody" "not-affected skipped" \
 	"$(jq -r '[.branches[].verdict] | sort | join(" ")' reports/latest/results.json)"
 
+T_NAME="locked"
+mkdir -p work && flock work/kbackport.lock sleep 10 &
+locker=$!
+sleep 0.5
+run_kb 2 run --branch 2.6.32.y
+assert_contains "a work directory in use: refused, nothing run" \
+	"error: work directory '$TMP/work' is in use by another kbackport" "$ERR"
+kill $locker 2>/dev/null; wait $locker 2>/dev/null
+
 T_NAME="errors"
 run_kb 2 run --branch nope
 assert_contains "unknown branch" "no branch 'nope'" "$ERR"

@@ -93,7 +93,7 @@ static json_t *pre_fix_json(const struct kb_result *r)
 
 static json_t *result_json(const struct kb_result *r)
 {
-	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:b, s:b, s:s, s:o, s:o, s:o}",
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o}",
 			 "branch", r->branch,
 			 "status", kb_status_name(r->status),
 			 "variant", cli_json_str(r->variant),
@@ -102,7 +102,8 @@ static json_t *result_json(const struct kb_result *r)
 			 "ref", cli_json_str(r->ref),
 			 "created", r->created,
 			 "forced", r->forced,
-			 "detail", r->detail ? r->detail : "",
+			 "detail", cli_json_text(r->detail ? r->detail : "",
+						 r->detail ? strlen(r->detail) : 0),
 			 "notes", cli_json_lines(r->notes),
 			 "reproduce", cli_json_lines(r->reproduce),
 			 "pre_fix", pre_fix_json(r));

@@ -3,6 +3,7 @@
 #include "buf.h"
 #include "cli.h"
 #include "error.h"
+#include "fsutil.h"
 #include "lanes.h"
 #include "repo.h"
 
@@ -342,6 +343,7 @@ static int run(struct build_cli *o)
 	struct kb_config *config = NULL;
 	struct kb_fix **fixes = NULL;
 	struct cli_build_paths paths = { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT };
+	int lock_fd = -1;
 	struct kb_build_opts opts;
 	struct rows rows = { NULL, 0 };
 	size_t nbranches = 0, nfixes = 0, b;
@@ -351,7 +353,7 @@ static int run(struct build_cli *o)
 	    cli_select(&branches, &nbranches, config, &o->branches) < 0 ||
 	    cli_load_fixes(&fixes, &nfixes, o->fixes, o->nfixes, config) < 0 ||
 	    cli_build_paths(&paths, config, &o->workdir, &o->fragment, &o->overlay,
-			    o->no_overlay) < 0) {
+			    o->no_overlay) < 0 || kb_lock_dir(&lock_fd, o->workdir) < 0) {
 		cli_error_last();
 		goto done;
 	}
@@ -381,6 +383,8 @@ done:
 	}
 	free(rows.v);
 	cli_build_paths_release(&paths);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	free(branches);
 	kb_fix_free_all(fixes, nfixes);
 	kb_config_free(config);

@@ -57,6 +57,11 @@ static const char usage[] =
 "  -t, --timeout SECS    per boot (default: 120)\n"
 "  -h, --help            this text\n"
 "\n"
+"One kbackport at a time works in a work directory: a second one started\n"
+"meanwhile refuses, naming the first one's pid. ^C or a kill stops the make\n"
+"or QEMU running; the next run picks up cleanly (half-done builds, boots and\n"
+"reports are never trusted).\n"
+"\n"
 "Branch verdicts: verified, fixed, not-affected, vulnerable, conflict,\n"
 "regression, error, skipped. Exit status: 0 when every branch is verified,\n"
 "fixed, not-affected or skipped; 1 when one is vulnerable, in conflict,\n"
@@ -82,6 +87,7 @@ struct runner {
 	struct kb_build_opts build;
 	struct kb_tester tester;
 	char *rundir;		/* <reports>/<id> */
+	int lock_fd;		/* <workdir>/kbackport.lock, held for the run */
 	char id[64];
 	struct timespec start;
 	bool tty;
@@ -771,9 +777,13 @@ static int setup(struct runner *r, struct run_cli *o, struct run_paths *p,
 	topts.guest_source = p->guest.ptr;
 	topts.timeout = o->timeout;
 	topts.reuse = true;
-	if (err || (err = kb_tester_init(&r->tester, &topts, p->cases.ptr, o->accel_auto)) < 0)
+	/* a bad --reports is found before the work directory is touched */
+	if (err || (err = make_rundir(r, o->reports)) < 0)
 		return err;
-	return make_rundir(r, o->reports);
+	if ((err = kb_lock_dir(&r->lock_fd, o->workdir)) < 0 ||
+	    (err = kb_tester_init(&r->tester, &topts, p->cases.ptr, o->accel_auto)) < 0)
+		rmdir(r->rundir);
+	return err;
 }
 
 static int run(struct run_cli *o)
@@ -789,6 +799,7 @@ static int run(struct run_cli *o)
 	int rc = EXIT_USAGE, err;
 
 	memset(&r, 0, sizeof(r));
+	r.lock_fd = -1;
 	clock_gettime(CLOCK_MONOTONIC, &r.start);
 	r.tty = isatty(STDERR_FILENO);
 	if (kb_config_load(&config, o->config) < 0 ||
@@ -815,6 +826,8 @@ static int run(struct run_cli *o)
 done:
 	json_decref(r.branches);
 	kb_tester_release(&r.tester);
+	if (r.lock_fd >= 0)
+		close(r.lock_fd);
 	free(r.rundir);
 	kb_fix_free_all(fixes, nfixes);
 	free(branches);

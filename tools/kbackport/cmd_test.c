@@ -7,6 +7,7 @@
 #include "cases.h"
 #include "cli.h"
 #include "error.h"
+#include "fsutil.h"
 #include "distro.h"
 #include "lanes.h"
 #include "repo.h"
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage[] =
 "usage: kbackport test [--config FILE] [--fix DIR]... [--branch NAME]...\n"
@@ -556,13 +558,14 @@ static int run(struct test_cli *o)
 	struct kb_tester t;
 	struct kb_build_opts build;
 	size_t nbranches = 0, nfixes = 0;
-	int rc = EXIT_USAGE;
+	int rc = EXIT_USAGE, lock_fd = -1;
 
 	memset(&t, 0, sizeof(t));
 	if (kb_config_load(&config, o->config) < 0 ||
 	    cli_select_all(&branches, &nbranches, config, &o->branches) < 0 ||
 	    cli_load_fixes(&fixes, &nfixes, o->fixes, o->nfixes, config) < 0 ||
-	    default_paths(o, &p, config) < 0 || setup(&t, &build, o, &p) < 0) {
+	    default_paths(o, &p, config) < 0 || kb_lock_dir(&lock_fd, o->workdir) < 0 ||
+	    setup(&t, &build, o, &p) < 0) {
 		cli_error_last();
 		goto done;
 	}
@@ -583,6 +586,8 @@ static int run(struct test_cli *o)
 done:
 	rows_free(rows, nbranches);
 	kb_tester_release(&t);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	kb_fix_free_all(fixes, nfixes);
 	free(branches);
 	kb_config_free(config);

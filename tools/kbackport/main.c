@@ -3,8 +3,10 @@
  * One table of subcommands; each lives in cmd_<name>.c.
  */
 #include "cli.h"
+#include "child.h"
 
 #include <git2.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,6 +38,31 @@ static void usage(FILE *out)
 	fputs("\n'kbackport <command> --help' describes a command.\n", out);
 }
 
+/*
+ * ^C, kill, a closed terminal: stop the programs kbackport started (make,
+ * QEMU, each in a group of its own), then die of the signal as usual.
+ * What was half-done is never trusted later: builds, boots and refs are
+ * only marked complete (stamp, rename, ref update) at their very end.
+ */
+static void on_signal(int sig)
+{
+	kb_children_kill(SIGTERM);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void stop_children_on_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
@@ -54,6 +81,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], commands[i].name))
 			continue;
 		git_libgit2_init();
+		stop_children_on_signals();
 		rc = commands[i].fn(argc - 1, argv + 1);
 		git_libgit2_shutdown();
 		return rc;

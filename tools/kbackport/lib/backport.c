@@ -218,6 +218,7 @@ static int reconstruct(struct kb_result *res, struct lane *lane,
 	}
 	if ((err = kb_prefix_ref(&res->pre_fix_ref, fix->id, branch->name)) < 0 ||
 	    (err = set_str(&res->pre_fix_variant, variant->name)) < 0 ||
+	    (!opts->dry_run && (err = kb_ref_check_lock(lane->repo, res->pre_fix_ref)) < 0) ||
 	    (err = kb_apply_write_tree(&tree, lane->repo, lane->tree, &apply)) < 0 ||
 	    (err = pre_fix_message(&message, branch, lane, fix, variant)) < 0 ||
 	    (err = pre_fix_commit(&commit, res, lane, res->pre_fix_ref, &tree, message,
@@ -350,6 +351,7 @@ static int commit_result(struct kb_result *res, struct lane *lane,
 	int err;
 
 	if ((err = kb_backport_ref(&refname, fix->id, res->branch)) < 0 ||
+	    (!dry_run && (err = kb_ref_check_lock(lane->repo, refname)) < 0) ||
 	    (err = kb_apply_write_tree(&tree, lane->repo, lane->tree, apply)) < 0)
 		goto done;
 	/* every hunk was already there: an empty commit would say otherwise */

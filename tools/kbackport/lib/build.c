@@ -1,5 +1,6 @@
 #include "build.h"
 #include "buf.h"
+#include "child.h"
 #include "error.h"
 #include "fsutil.h"
 #include "overlay.h"
@@ -769,6 +770,7 @@ static void exec_child(const char *const argv[], const char *cwd, int out_fd)
 	const char *path = getenv("PATH");
 	char full[8192];
 
+	kb_child_own_group();
 	dup2(null_fd, STDIN_FILENO);
 	dup2(out_fd, STDOUT_FILENO);
 	dup2(out_fd, STDERR_FILENO);
@@ -863,12 +865,16 @@ static int run_step(struct lane_build *b, const char *const argv[], const char *
 		err = kb_error_set(KB_ERROR, "cannot run '%s': %s", cmd, strerror(errno));
 	else if (pid == 0)
 		exec_child(argv, cwd, fds[1]);
+	if (pid > 0)
+		kb_child_track(pid);
 	if (fds[1] >= 0)
 		close(fds[1]);
 	if (!err)
 		err = pump(&w, fds[0]);
 	if (pid > 0 && (status = wait_child(pid)) != 0 && !err)
 		err = step_failed(&w, cmd, status);
+	if (pid > 0)
+		kb_child_untrack(pid);
 	if (fds[0] >= 0)
 		close(fds[0]);
 	if (compiled)

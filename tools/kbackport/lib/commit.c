@@ -196,6 +196,22 @@ static int head_is(git_repository *repo, const char *refname)
 	return is;
 }
 
+int kb_ref_check_lock(git_repository *repo, const char *refname)
+{
+	struct kb_buf lock = KB_BUF_INIT;
+	int err;
+
+	if ((err = kb_buf_printf(&lock, "%s%s.lock", git_repository_commondir(repo),
+				 refname)) < 0)
+		return err;
+	if (access(lock.ptr, F_OK) == 0)
+		err = kb_error_set(KB_EEXISTS, "cannot lock '%s': '%s' exists "
+				   "(another git at work, or a stale lock to remove)",
+				   refname, lock.ptr);
+	kb_buf_release(&lock);
+	return err;
+}
+
 int kb_commit_backport(git_oid *commit_id, bool *created, git_repository *repo,
 		       const char *refname, git_commit *base, const git_oid *tree_id,
 		       const char *message, const git_signature *author,

@@ -31,6 +31,12 @@ int kb_commit_author(git_signature **out, const struct kb_fix *fix);
 int kb_committer(git_signature **out, git_repository *repo);
 
 /*
+ * Fails when `refname`'s lock file exists (a stale lock, or a git at work):
+ * checked before anything is written, so that no object is left behind.
+ */
+int kb_ref_check_lock(git_repository *repo, const char *refname);
+
+/*
  * Make `refname` point at a commit with parent `base`, `tree` and `message`.
  * When the ref already points at such a commit (same parent, tree and
  * message) nothing is written and *created is false: re-running is

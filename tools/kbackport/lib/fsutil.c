@@ -4,6 +4,8 @@
 #include "run.h"
 
 #include <errno.h>
+#include <sys/file.h>
+#include <fcntl.h>
 #include <git2.h>
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -125,5 +127,41 @@ int kb_file_sha256(char *out, size_t size, const char *path)
 	for (i = 0; !err && i < mdlen; i++)
 		snprintf(out + 2 * i, 3, "%02x", md[i]);
 	free(data);
+	return err;
+}
+
+int kb_lock_dir(int *fd, const char *dir)
+{
+	struct kb_buf path = KB_BUF_INIT;
+	char pid[32] = "";
+	ssize_t n;
+	int err;
+
+	*fd = -1;
+	if ((err = kb_mkdir_p(dir)) < 0 || (err = kb_buf_printf(&path, "%s/kbackport.lock", dir)) < 0)
+		goto done;
+	if ((*fd = open(path.ptr, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+		err = kb_error_set(KB_ERROR, "cannot open '%s': %s", path.ptr, strerror(errno));
+		goto done;
+	}
+	if (flock(*fd, LOCK_EX | LOCK_NB) == 0) {
+		snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+		if (ftruncate(*fd, 0) < 0 || pwrite(*fd, pid, strlen(pid), 0) < 0)
+			err = kb_error_set(KB_ERROR, "cannot write '%s': %s", path.ptr, strerror(errno));
+		goto done;
+	}
+	if (errno == EWOULDBLOCK) {
+		n = pread(*fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		err = kb_error_set(KB_EEXISTS, "work directory '%s' is in use by another kbackport "
+				   "(pid %s): wait for it to end", dir, *pid ? pid : "unknown");
+	} else {
+		err = kb_error_set(KB_ERROR, "cannot lock '%s': %s", path.ptr, strerror(errno));
+	}
+	close(*fd);
+	*fd = -1;
+done:
+	kb_buf_release(&path);
 	return err;
 }

@@ -39,4 +39,13 @@ int kb_copy_file(const char *to, const char *from);
  */
 int kb_file_sha256(char *out, size_t size, const char *path);
 
+/*
+ * Take <dir>/kbackport.lock (created when missing) for this process, so two
+ * kbackport commands never work in one work directory at once: *fd holds
+ * the lock until closed (or the process ends). When another process holds
+ * it: KB_EEXISTS, "work directory '<dir>' is in use by another kbackport
+ * (pid N)".
+ */
+int kb_lock_dir(int *fd, const char *dir);
+
 #endif

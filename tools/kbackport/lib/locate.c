@@ -18,6 +18,7 @@
 #include "buf.h"
 #include "error.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -547,7 +548,9 @@ static int apply_hunk(struct kb_lines *file, const struct kb_hunk *h,
 		      struct kb_hunk_result *r, struct apply_state *st,
 		      const struct kb_locate_opts *opts)
 {
-	long e = (long)h->old_start - 1 + st->delta + st->offset;
+	/* headers may name any line: past every file, clamped so e cannot overflow */
+	size_t start = h->old_start < LONG_MAX / 2 ? h->old_start : LONG_MAX / 2;
+	long e = (long)start - 1 + st->delta + st->offset;
 	size_t expected = e < 0 ? 0 : (size_t)e;
 	struct kb_locate_opts nofuzz = *opts;
 	bool found, present = false;

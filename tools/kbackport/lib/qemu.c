@@ -1,5 +1,6 @@
 #include "qemu.h"
 #include "buf.h"
+#include "child.h"
 #include "error.h"
 #include "run.h"
 
@@ -106,7 +107,7 @@ static void child(const struct argv *a, int err_fd)
 {
 	int null_fd = open("/dev/null", O_RDWR);
 
-	setpgid(0, 0);
+	kb_child_own_group();
 	if (null_fd >= 0)
 		dup2(null_fd, STDIN_FILENO);
 	dup2(err_fd, STDOUT_FILENO);
@@ -196,8 +197,10 @@ int kb_qemu_boot(struct kb_boot_result *out, const struct kb_boot_opts *o)
 	}
 	if (pid == 0)
 		child(&a, fd);
-	setpgid(pid, pid);
-	if ((err = wait_until(out, pid, start + (o->timeout ? o->timeout : 120))) < 0)
+	kb_child_track(pid);
+	err = wait_until(out, pid, start + (o->timeout ? o->timeout : 120));
+	kb_child_untrack(pid);
+	if (err < 0)
 		goto done;
 	out->seconds = now() - start;
 	if (out->end == KB_BOOT_QEMU_FAILED && !(out->reason = kb_file_tail(errlog.ptr, 5)))

@@ -1,5 +1,6 @@
 #include "run.h"
 #include "buf.h"
+#include "child.h"
 #include "error.h"
 
 #include <errno.h>
@@ -11,10 +12,11 @@
 #include <unistd.h>
 
 /* In the child: set up fds and exec; never returns. */
-static void child(const char *const argv[], const char *cwd, int out_fd)
+static __attribute__((noreturn)) void child(const char *const argv[], const char *cwd, int out_fd)
 {
 	int null_fd = open("/dev/null", O_RDWR);
 
+	kb_child_own_group();
 	if (null_fd >= 0)
 		dup2(null_fd, STDIN_FILENO);
 	if (out_fd < 0)
@@ -57,7 +59,9 @@ int kb_run(const char *const argv[], const char *cwd, const char *log)
 	} else if (pid == 0) {
 		child(argv, cwd, fd);
 	} else {
+		kb_child_track(pid);
 		rc = wait_for(pid, argv[0]);
+		kb_child_untrack(pid);
 	}
 	if (fd >= 0)
 		close(fd);

@@ -115,19 +115,21 @@ static int boot_inputs(char **out, const struct kb_boot_opts *boot)
 {
 	struct kb_buf in = KB_BUF_INIT;
 	struct stat st;
-	char *initrd = NULL, *digest = NULL;
+	char *initrd = NULL, *digest = NULL, *kernel;
 	size_t len = 0;
 	int err;
 
-	if (stat(boot->kernel, &st) < 0)
+	/* the same image however its path is spelt (symlinks, "..") */
+	if (stat(boot->kernel, &st) < 0 || !(kernel = realpath(boot->kernel, NULL)))
 		return kb_error_set(KB_ENOTFOUND, "no kernel image '%s': %s", boot->kernel,
 				    strerror(errno));
 	if ((err = kb_read_file(&initrd, &len, boot->initrd)) == 0 &&
 	    (err = kb_digest(&digest, initrd, len, "the initramfs")) == 0)
 		err = kb_buf_printf(&in, "kernel %s %lld %lld\ninitrd %s\nqemu %s %s %u\nappend %s\n",
-				    boot->kernel, (long long)st.st_size, (long long)st.st_mtime,
+				    kernel, (long long)st.st_size, (long long)st.st_mtime,
 				    digest, boot->qemu, kb_accel_name(boot->accel), boot->memory_mb,
 				    boot->append);
+	free(kernel);
 	free(initrd);
 	free(digest);
 	if (err < 0) {

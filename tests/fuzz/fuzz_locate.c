@@ -1,0 +1,78 @@
+/*
+ * The hunk locator: the input is a patch, a NUL byte, then the file to
+ * apply it to (patches may not hold NUL bytes, files may). Every file
+ * patch is applied to that file; with no NUL byte the file is empty.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "fuzz.h"
+#include "locate.h"
+#include "patch.h"
+
+static void free_blocks(char **blocks, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(blocks[i]);
+	free(blocks);
+}
+
+static void check_lines(const char *buf, size_t len)
+{
+	struct kb_lines lines = KB_LINES_INIT;
+	char *joined = NULL;
+	size_t jlen = 0;
+
+	if (kb_lines_split(&lines, buf, len) == 0 &&
+	    kb_lines_join(&joined, &jlen, &lines) == 0 &&
+	    (jlen != len || memcmp(joined, buf, len) != 0))
+		abort();	/* split then join must give the file back */
+	free(joined);
+	kb_lines_release(&lines);
+}
+
+static void apply_file(const struct kb_file_patch *fp, const char *buf, size_t len,
+		       const struct kb_locate_opts *opts)
+{
+	struct kb_hunk_result *results = calloc(fp->nhunks + 1, sizeof(*results));
+	char *out = NULL, **blocks = NULL;
+	size_t outlen = 0, nblocks = 0;
+
+	if (!results)
+		return;
+	(void)kb_file_apply(&out, &outlen, results, buf, len, fp, opts);
+	for (size_t i = 0; i < fp->nhunks; i++)
+		(void)kb_hunk_added_blocks(&blocks, &nblocks, &fp->hunks[i]);
+	for (size_t i = 0; i < nblocks; i++)
+		(void)kb_text_contains(buf, len, blocks[i], strlen(blocks[i]));
+	free_blocks(blocks, nblocks);
+	free(out);
+	free(results);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *in = (const char *)data;
+	const char *nul = memchr(in, '\0', size);
+	size_t plen = nul ? (size_t)(nul - in) : size;
+	const char *file = nul ? nul + 1 : "";
+	size_t flen = nul ? size - plen - 1 : 0;
+	struct kb_locate_opts opts;
+	struct kb_patch *patch = NULL;
+
+	check_lines(file, flen);
+	kb_locate_opts_init(&opts);
+	if (kb_patch_parse(&patch, in, plen, "fuzz.patch") == 0) {
+		for (size_t i = 0; i < patch->nfiles; i++) {
+			apply_file(&patch->files[i], file, flen, &opts);
+			opts.max_fuzz = 0;
+			opts.ignore_whitespace = false;
+			apply_file(&patch->files[i], file, flen, &opts);
+			kb_locate_opts_init(&opts);
+		}
+	}
+	kb_patch_free(patch);
+	kb_error_clear();
+	return 0;
+}

@@ -1,0 +1,39 @@
+/*
+ * kb_patch_parse() on arbitrary bytes. A patch that parses is also
+ * reversed twice: the result must have the same shape as the original.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "fuzz.h"
+#include "patch.h"
+
+static void check_reverse(const struct kb_patch *patch)
+{
+	struct kb_patch *rev = NULL, *back = NULL;
+
+	if (kb_patch_reverse(&rev, patch) < 0 || kb_patch_reverse(&back, rev) < 0)
+		goto done;
+	if (back->nfiles != patch->nfiles)
+		abort();
+	for (size_t i = 0; i < patch->nfiles; i++) {
+		if (back->files[i].nhunks != patch->files[i].nhunks)
+			abort();
+		(void)kb_file_patch_path(&back->files[i]);
+	}
+done:
+	kb_patch_free(rev);
+	kb_patch_free(back);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct kb_patch *patch = NULL;
+
+	if (kb_patch_parse(&patch, (const char *)data, size, "fuzz.patch") == 0)
+		check_reverse(patch);
+	kb_patch_free(patch);
+	kb_error_clear();
+	return 0;
+}

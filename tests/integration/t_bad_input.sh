@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# Bad input of every kind: one clear line naming the input and the
+# position, the documented exit code (2 for bad input files and usage, 1
+# for a branch-level failure in the results), and nothing written: no ref,
+# no new object in the repository, no report directory.
+source "$(dirname "$0")/../lib.sh"
+T_SUITE=bad-input
+hermetic
+"$FIXTURES/make-era-repos.sh" "$TMP/repos" >/dev/null
+cd "$TMP"
+R=repos/linux
+
+# everything a run may write: the user's state, our refs, the count of
+# objects, the files beside branches.yaml (reports/, work/)
+state() {
+	user_state "$R"
+	git -C "$R" for-each-ref --format='%(refname)' refs/heads/backport/
+	echo "objects: $(find "$R/.git/objects" -type f | wc -l)"
+	ls -A "$TMP" | grep -vxE 'home|out|err'
+}
+# nothing_written: the state is the one `before` saved
+before() { BEFORE=$(state); }
+nothing_written() { assert_eq "nothing written" "$BEFORE" "$(state)"; }
+one_line() { assert_eq "one line" 1 "$(printf '%s\n' "$ERR" | wc -l)"; }
+
+# ---- a fix of our own: one hunk on the era trees' Makefile ----
+# make_fix DIR PATCH_FILE_NAME: fix.yaml naming the patch, written by the caller
+make_fix() {
+	mkdir -p "$1"
+	cat > "$1/fix.yaml" <<YAML
+id: $(basename "$1")
+subject: "name the fixture"
+upstream: 1234567890123456789012345678901234567890
+patch: $2
+variants:
+  - name: upstream
+    patch: $2
+    why: "the patch itself"
+YAML
+}
+header() {
+	printf 'From: A U Thor <author@example.org>\nDate: Fri, 1 Jan 2010 00:00:00 +0000\n'
+	printf 'Subject: [PATCH] name the fixture\n\n---\n'
+}
+hunk() {
+	printf 'diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n' "$1" "$1" "$1" "$1"
+	printf '@@ -4,2 +4,2 @@\n EXTRAVERSION =\n-NAME = kbackport era fixture\n+NAME = named\n'
+}
+mkdir fixes
+make_fix fixes/GOOD good.patch
+{ header; hunk Makefile; } > fixes/GOOD/good.patch
+cat > branches.yaml <<'YAML'
+repo: repos/linux
+branches:
+  - name: 2.6.32.y
+    ref: linux-2.6.32.y
+YAML
+T_NAME="the good fix"
+before
+run_kb 0 apply --fix fixes/GOOD --dry-run && nothing_written
+
+# ---- branches.yaml ----
+# bad_config NAME TEXT EXPECTED_ERROR
+bad_config() {
+	T_NAME="branches.yaml: $1"
+	printf '%s' "$2" > bad.yaml
+	before
+	run_kb 2 apply --config bad.yaml --fix fixes/GOOD && assert_eq "message" "$3" "$ERR"
+	one_line
+	nothing_written
+	rm bad.yaml
+}
+bad_config "malformed" $'repo: repos/linux\nbranches: [\n  - name: a\n' \
+	"error: bad.yaml:3:3: did not find expected node content (while parsing a flow node at line 3)"
+bad_config "cut mid-mapping" $'repo: repos/linux\nbranches:\n  - {name: a, ref: linux-2.6.3' \
+	"error: bad.yaml:4:1: did not find expected ',' or '}' (while parsing a flow mapping at line 3)"
+bad_config "cut mid-mapping, block style" $'repo: repos/linux\nbranches:\n  - name: a\n    ref' \
+	"error: bad.yaml:5:1: could not find expected ':' (while scanning a simple key at line 4)"
+bad_config "unknown key" $'repo: repos/linux\nbranches:\n  - name: a\n    ref: linux-2.6.32.y\n    refs: x\n' \
+	"error: bad.yaml:5:5: unknown key 'refs' in branch (expected name, ref, repo, variant, arch, config, build, build-skip-reason, pre-fix, kernel)"
+bad_config "wrong type" $'repo: repos/linux\nbranches:\n  - name: a\n    ref: [linux-2.6.32.y]\n' \
+	"error: bad.yaml:4:10: 'ref' must be a string, not a sequence"
+
+# a missing repository or ref: an error in the results, exit 1
+T_NAME="branches.yaml: missing repository and ref"
+cat > missing.yaml <<'YAML'
+repo: repos/linux
+branches:
+  - name: no-such-ref
+    ref: linux-9.9.y
+  - name: no-such-repo
+    repo: nowhere
+    ref: master
+YAML
+before
+run_kb 1 apply --config missing.yaml --fix fixes/GOOD
+assert_eq "ref named" "ref 'linux-9.9.y' not found in '$TMP/repos/linux'" \
+	"$(grep -o "ref 'linux-9.9.y' not found in '[^']*'" <<<"$OUT")"
+assert_contains "repository named" "cannot open repository '$TMP/nowhere'" "$OUT"
+nothing_written
+rm missing.yaml
+
+# ---- the fix directory: bad input, exit 2 ----
+# bad_fix NAME EXPECTED_ERROR: fixes/BAD/p.patch written by the caller
+bad_fix() {
+	T_NAME="fix: $1"
+	before
+	run_kb 2 apply --fix fixes/BAD && assert_eq "message" "$2" "$ERR"
+	one_line
+	nothing_written
+	rm -rf fixes/BAD
+}
+make_fix fixes/BAD p.patch
+bad_fix "no patch file" "error: fixes/BAD/fix.yaml:4:8: cannot open 'fixes/BAD/p.patch': No such file or directory"
+mkdir -p fixes/BAD
+bad_fix "no fix.yaml" "error: no fixes under 'fixes/BAD'"
+make_fix fixes/BAD p.patch
+{ header; hunk Makefile; } | head -n -1 > fixes/BAD/p.patch
+bad_fix "cut mid-hunk" "error: fixes/BAD/p.patch:9: hunk ends early (0 old and 1 new lines missing)"
+make_fix fixes/BAD p.patch
+{ header; printf 'diff --git a/Makefile b/Makefile\nindex 1234567..89abcde 100644\nGIT binary patch\nliteral 5\n'; } > fixes/BAD/p.patch
+bad_fix "binary patch" "error: fixes/BAD/p.patch:8: binary patches are not supported"
+# CRLF: rejected, not normalised. A patch with CRLF lines is a mail
+# client's doing; stripping the CRs would also strip them from the few
+# files that have CRLF lines, and applying as-is matches nothing.
+make_fix fixes/BAD p.patch
+{ header; hunk Makefile; } | sed 's/$/\r/' > fixes/BAD/p.patch
+bad_fix "CRLF line endings" "error: fixes/BAD/p.patch:1: CRLF line endings are not supported"
+make_fix fixes/BAD p.patch
+{ header; hunk Makefile | sed 's|[ab]/Makefile|/tmp/Makefile|g'; } > fixes/BAD/p.patch
+bad_fix "absolute path" "error: fixes/BAD/p.patch:7: absolute path '/tmp/Makefile' is not allowed"
+make_fix fixes/BAD p.patch
+{ header; hunk ../Makefile; } > fixes/BAD/p.patch
+bad_fix "path with .." "error: fixes/BAD/p.patch:7: path 'a/../Makefile' leaves the tree"
+assert_eq "nothing written outside the tree" "no" "$([ -e "$TMP/repos/Makefile" ] && echo yes || echo no)"
+
+# ---- trees the patch does not fit: a result per branch, exit 1 ----
+# branch_with BASE BRANCH MODE PATH CONTENT: BASE's tree plus one entry
+branch_with() {
+	local g="git -C $R" blob tree
+	blob=$(printf '%s' "$5" | $g hash-object -w --stdin)
+	GIT_INDEX_FILE=$TMP/idx $g read-tree "$1"
+	printf '%s %s\t%s\n' "$3" "$blob" "$4" | GIT_INDEX_FILE=$TMP/idx $g update-index --index-info
+	tree=$(GIT_INDEX_FILE=$TMP/idx $g write-tree)
+	rm -f "$TMP/idx"
+	$g update-ref "refs/heads/$2" "$($g commit-tree "$tree" -p "$1" -m "$2")"
+}
+branch_with linux-2.6.32.y symlinked 120000 Makefile Makefile.real
+branch_with symlinked symlinked 100644 Makefile.real "$(git -C $R show linux-2.6.32.y:Makefile)"
+branch_with linux-2.6.32.y latin1 100644 $'caf\xe9.c' $'x\n'
+cat > trees.yaml <<'YAML'
+repo: repos/linux
+branches:
+  - name: symlinked
+    ref: symlinked
+  - name: latin1
+    ref: latin1
+YAML
+r() { printf '%s' "$OUT" | jq -r --arg b "$1" ".results[] | select(.branch == \$b) | $2"; }
+make_fix fixes/LACKS p.patch
+{ header; hunk no/such/Makefile; } > fixes/LACKS/p.patch
+T_NAME="fix: a file the branch lacks"
+before
+run_kb 1 apply --fix fixes/LACKS --json
+assert_eq "a conflict naming the file" "conflict: variant 'upstream' does not apply: 'no/such/Makefile': no file 'no/such/Makefile' in the tree" \
+	"$(r 2.6.32.y '"\(.status): \(.detail)"')"
+nothing_written
+T_NAME="fix: a symlink where the patch expects a file"
+before
+run_kb 1 apply --config trees.yaml --fix fixes/GOOD --json -b symlinked
+assert_eq "an error naming the file" "error: 'Makefile' is not a regular file (mode 120000)" \
+	"$(r symlinked '"\(.status): \(.detail)"')"
+nothing_written
+# Non-UTF-8 file names: names are bytes, as in git; JSON shows the bytes
+# that are not UTF-8 as git quotes them
+T_NAME="non-UTF-8 file names"
+run_kb 0 apply --config trees.yaml --fix fixes/GOOD --json -b latin1 &&
+	assert_eq "a tree with one: the fix applies, the name kept" $'applied\n100644 blob 587be6b4c3f93f93c489c0111bba5596147a26cb\t"caf\\351.c"' \
+	"$(r latin1 .status; git -C $R ls-tree refs/heads/backport/GOOD/latin1 | grep '"caf')"
+make_fix fixes/LATIN1 p.patch
+{ header; printf 'diff --git a/caf\xe9.c b/caf\xe9.c\n--- a/caf\xe9.c\n+++ b/caf\xe9.c\n@@ -1 +1 @@\n-x\n+y\n'; } > fixes/LATIN1/p.patch
+run_kb 1 apply --config trees.yaml --fix fixes/LATIN1 --json
+assert_eq "a patch with one: applied where the file is" "applied y" \
+	"$(r latin1 .status) $(git -C $R show "refs/heads/backport/LATIN1/latin1:caf"$'\xe9'".c")"
+assert_eq "...a conflict where it is not, in JSON as git quotes it" "conflict: variant 'upstream' does not apply: 'caf\\351.c': no file 'caf\\351.c' in the tree" \
+	"$(r symlinked '"\(.status): \(.detail)"')"
+
+# ---- the repository's state ----
+T_NAME="a stale lock on the backport ref"
+mkdir -p $R/.git/refs/heads/backport/GOOD
+touch $R/.git/refs/heads/backport/GOOD/2.6.32.y.lock
+before
+run_kb 1 apply --fix fixes/GOOD --json
+assert_eq "an error naming the lock file" "error: cannot lock 'refs/heads/backport/GOOD/2.6.32.y': '$TMP/$R/.git/refs/heads/backport/GOOD/2.6.32.y.lock' exists (another git at work, or a stale lock to remove)" \
+	"$(r 2.6.32.y '"\(.status): \(.detail)"')"
+nothing_written
+rm -r $R/.git/refs/heads/backport/GOOD
+T_NAME="a stale lock on the pre-fix ref"
+ln -s "$TOP_DIR/backports" backports
+printf 'repo: repos/linux\nbranches:\n  - {name: 4.19.y, ref: linux-4.19.y}\n' > first.yaml
+run_kb 0 apply --config first.yaml
+git -C $R branch shipped-4.19 refs/heads/backport/CVE-2011-1019/4.19.y
+printf 'repo: repos/linux\nbranches:\n  - {name: shipped, ref: shipped-4.19, pre-fix: true}\n' > prefix.yaml
+touch $R/.git/refs/heads/backport/CVE-2011-1019/shipped.pre-fix.lock
+before
+run_kb 1 apply --config prefix.yaml --json
+assert_eq "an error naming the lock file" "error: cannot lock 'refs/heads/backport/CVE-2011-1019/shipped.pre-fix': '$TMP/$R/.git/refs/heads/backport/CVE-2011-1019/shipped.pre-fix.lock' exists (another git at work, or a stale lock to remove)" \
+	"$(r shipped '"\(.status): \(.detail)"')"
+nothing_written
+rm $R/.git/refs/heads/backport/CVE-2011-1019/shipped.pre-fix.lock
+# kbackport never reads or writes HEAD, the index or the working tree: a
+# held index.lock or a rebase in progress do not matter, and stay as found
+T_NAME="index.lock and a rebase in progress"
+git -C $R checkout -q -b topic linux-2.6.32.y
+touch $R/.git/index.lock
+mkdir $R/.git/rebase-merge
+echo refs/heads/topic > $R/.git/rebase-merge/head-name
+before
+run_kb 0 apply --fix fixes/GOOD --json
+assert_eq "applied" "applied" "$(r 2.6.32.y .status)"
+assert_eq "only the backport ref and its objects are new" \
+	"$(sed '/^objects: /d' <<<"$BEFORE")" "$(state | sed '/^refs\/heads\/backport\/GOOD\/2.6.32.y$/d; /^objects: /d')"
+assert_eq "index.lock and rebase-merge untouched" "0 refs/heads/topic" \
+	"$(stat -c %s $R/.git/index.lock) $(cat $R/.git/rebase-merge/head-name)"
+rm -r $R/.git/index.lock $R/.git/rebase-merge
+
+# ---- run and report ----
+T_NAME="run --reports under a file"
+touch somefile
+before
+run_kb 2 run --fix fixes/LATIN1 --reports somefile/sub &&
+	assert_eq "message" "error: cannot create 'somefile/sub': Not a directory" "$ERR"
+nothing_written
+T_NAME="report"
+run_kb 2 report nowhere && assert_eq "a missing run directory" "error: cannot read 'nowhere/results.json': No such file or directory" "$ERR"
+run_kb 2 report --reports nowhere &&
+	assert_eq "no reports/latest" "error: cannot read 'nowhere/latest/results.json': No such file or directory" "$ERR"
+run_kb 2 report somefile && assert_eq "a file, not a directory" "error: cannot read 'somefile/results.json': Not a directory" "$ERR"
+mkdir cut && echo '{"run": "x",' > cut/results.json
+before
+run_kb 2 report cut && assert_eq "a cut results.json" "error: 'cut/results.json': line 2, column 0: string or '}' expected near end of file" "$ERR"
+nothing_written
+finish
