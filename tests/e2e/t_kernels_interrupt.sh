@@ -60,8 +60,10 @@ T_NAME="the next run"
 assert_eq "exits 0" 0 $?
 R=$TMP/reports/latest/results.json
 assert_eq "verified" "verified" "$(jq -r '.branches[0].verdict' "$R")"
-assert_eq "the cut lane booted again, the others read from their logs" "false true true" \
-	"$(jq -r '[.branches[0].lanes[] | .test_reused] | "\(.[1]) \(.[0]) \(.[2])"' "$R")"
+# (the backport lane may not have been booted before: the cut runs never got
+# that far, so only the as-is lane is known to have a finished boot)
+assert_eq "the cut lane (pre-fix) booted again, the as-is lane read from its log" "false true" \
+	"$(jq -r '[.branches[0].lanes[] | .test_reused] | "\(.[1]) \(.[0])"' "$R")"
 assert_eq "its boot stamp written" "yes" "$([ -s "$LANE/boot.stamp" ] && echo yes)"
 
 T_NAME="two at once"
