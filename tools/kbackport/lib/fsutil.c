@@ -110,10 +110,20 @@ done:
 	return err;
 }
 
-int kb_file_sha256(char *out, size_t size, const char *path)
+int kb_sha256_hex(char out[65], const void *data, size_t len)
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int mdlen = 0, i;
+
+	if (!EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
+		return kb_error_set(KB_ERROR, "cannot compute a SHA-256");
+	for (i = 0; i < mdlen; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	return 0;
+}
+
+int kb_file_sha256(char *out, size_t size, const char *path)
+{
 	char *data = NULL;
 	size_t len = 0;
 	int err;
@@ -122,10 +132,8 @@ int kb_file_sha256(char *out, size_t size, const char *path)
 		return kb_error_set(KB_EINVALID, "no room for a SHA-256");
 	if ((err = kb_read_file(&data, &len, path)) < 0)
 		return err;
-	if (!EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL))
+	if ((err = kb_sha256_hex(out, data, len)) < 0)
 		err = kb_error_set(KB_ERROR, "cannot hash '%s'", path);
-	for (i = 0; !err && i < mdlen; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
 	free(data);
 	return err;
 }

@@ -7,6 +7,7 @@
 #include "report_priv.h"
 #include "kcidb.h"
 #include "error.h"
+#include "fsutil.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -76,7 +77,7 @@ static int copy_tree(const char *from, const char *to)
 	if (!(d = opendir(from)))
 		return errno == ENOENT ? 0 : kb_error_set(KB_ERROR, "cannot read '%s': %s", from,
 							  strerror(errno));
-	err = report_mkdir_p(to);
+	err = kb_mkdir_p(to);
 	while (!err && (e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
@@ -115,7 +116,7 @@ static int copy_branch(const struct merge *m, const struct kb_report *from,
 		kb_buf_clear(&dst);
 		if ((err = kb_buf_printf(&src, "%s/%s/%s", from->dir, b->name, b->files[i])) == 0 &&
 		    (err = kb_buf_printf(&dst, "%s/%s", m->out.ptr, b->name)) == 0 &&
-		    (err = report_mkdir_p(dst.ptr)) == 0 &&
+		    (err = kb_mkdir_p(dst.ptr)) == 0 &&
 		    (err = kb_buf_printf(&dst, "/%s", b->files[i])) == 0)
 			err = copy_file(src.ptr, dst.ptr);
 	}
@@ -404,7 +405,7 @@ int kb_report_merge(struct kb_report **out, char ***notes, const struct kb_repor
 		goto done;
 	if ((err = o->output ? kb_buf_puts(&m.out, o->output) :
 		   kb_buf_printf(&m.out, "%s/%s", o->reports ? o->reports : "reports", m.id)) < 0 ||
-	    (err = check_output(m.out.ptr)) < 0 || (err = report_mkdir_p(m.out.ptr)) < 0 ||
+	    (err = check_output(m.out.ptr)) < 0 || (err = kb_mkdir_p(m.out.ptr)) < 0 ||
 	    (err = write_merged(&m)) < 0)
 		goto done;
 	err = kb_report_load(out, m.out.ptr);

@@ -54,8 +54,6 @@ bool report_case_expected_failure(const struct kb_report_lane *l, const struct k
 void report_strv_free(char **v);
 int report_strv_add(char ***v, size_t *n, const char *s);
 
-/* mkdir -p */
-int report_mkdir_p(const char *path);
 /* Write `data` to `dir`/`rel` through a temporary file and a rename,
  * creating `rel`'s directories. */
 int report_write_file(const char *dir, const char *rel, const char *data, size_t len);

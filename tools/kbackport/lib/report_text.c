@@ -1,6 +1,7 @@
 /* What the report writers share: escaping, the cells of the matrix, files. */
 #include "report_priv.h"
 #include "error.h"
+#include "fsutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -240,28 +241,6 @@ int report_strv_add(char ***v, size_t *n, const char *s)
 	return 0;
 }
 
-int report_mkdir_p(const char *path)
-{
-	char *copy = kb_strdup(path), *p;
-	int err = 0;
-
-	if (!copy)
-		return kb_error_set(KB_ENOMEM, "out of memory");
-	for (p = copy + 1; !err; p++) {
-		if (*p && *p != '/')
-			continue;
-		char c = *p;
-		*p = '\0';
-		if (mkdir(copy, 0755) < 0 && errno != EEXIST)
-			err = kb_error_set(KB_ERROR, "cannot create '%s': %s", copy, strerror(errno));
-		*p = c;
-		if (!c)
-			break;
-	}
-	free(copy);
-	return err;
-}
-
 static int write_all(int fd, const char *data, size_t len)
 {
 	ssize_t n;
@@ -289,7 +268,7 @@ int report_write_file(const char *dir, const char *rel, const char *data, size_t
 		goto done;
 	if ((slash = strrchr(path.ptr, '/'))) {
 		*slash = '\0';
-		err = report_mkdir_p(path.ptr);
+		err = kb_mkdir_p(path.ptr);
 		*slash = '/';
 		if (err < 0)
 			goto done;
