@@ -5,8 +5,11 @@
 #                 (installs missing Debian packages first)
 #   make demo     kbackport run (apply, build, test, report) on the built-in
 #                 default branches.yaml
-#   make bench    apply stage vs `git worktree add` + `git cherry-pick -x`,
-#                 build stage, boot-to-verdict per lane
+#   make bench    after make demo: apply vs `git worktree add` + `git
+#                 cherry-pick -x`, the whole run cold and unchanged (lane
+#                 builds cold and incremental), boot-to-verdict per lane,
+#                 into BENCHMARKS.md
+#   make fuzz     each libFuzzer target for FUZZ_SECONDS (600)
 #
 # DEVELOPER=0 drops -Werror; SAN=1 builds with ASan/UBSan (into build/asan).
 
@@ -81,7 +84,7 @@ check-asan:
 # and run FUZZ_SECONDS each (one process) on a copy of tests/fuzz/corpus/<name>,
 # with tests/fuzz/<name>.dict.
 .PHONY: fuzz fuzz-deps fuzz-replay
-FUZZ_NAMES   := patch locate yaml ktap
+FUZZ_NAMES   := patch locate yaml ktap fix
 FUZZ_SECONDS ?= 600
 FUZZ_CC      ?= clang
 FUZZ_SAN     := address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -157,10 +160,9 @@ check: deps
 demo: deps all
 	@./tests/demo.sh $(BUILD)/kbackport
 
-bench: deps all
-	@./tests/bench/apply-vs-cherry-pick.sh $(BUILD)/kbackport
-	@./tests/bench/build.sh $(BUILD)/kbackport
-	@./tests/bench/boot.sh $(BUILD)/kbackport
+# The demo imports the kernels and builds the lanes the benches use.
+bench: demo
+	@./tests/bench/bench.sh $(BUILD)/kbackport
 
 clean:
 	rm -rf build work

@@ -41,3 +41,19 @@ void kb_children_kill(int sig)
 		if (groups[i] > 0)
 			kill(-(pid_t)groups[i], sig);
 }
+
+void kb_signals_hold(sigset_t *saved)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, saved);
+}
+
+void kb_signals_release(const sigset_t *saved)
+{
+	sigprocmask(SIG_SETMASK, saved, NULL);
+}

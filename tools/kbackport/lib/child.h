@@ -8,6 +8,7 @@
 #ifndef KB_CHILD_H
 #define KB_CHILD_H
 
+#include <signal.h>
 #include <sys/types.h>
 
 /* In the child, before exec: a process group of its own. */
@@ -19,5 +20,14 @@ void kb_child_untrack(pid_t pid);
 
 /* Send `sig` to every tracked child's group. Async-signal-safe. */
 void kb_children_kill(int sig);
+
+/*
+ * Hold SIGINT, SIGTERM and SIGHUP while a ref is written (its lock file
+ * created, written, renamed), so that an interruption never leaves a stale
+ * "<ref>.lock" the next run would refuse: a signal that came meanwhile is
+ * delivered by kb_signals_release(), with the ref whole.
+ */
+void kb_signals_hold(sigset_t *saved);
+void kb_signals_release(const sigset_t *saved);
 
 #endif

@@ -1,4 +1,5 @@
 #include "commit.h"
+#include "child.h"
 #include "buf.h"
 #include "error.h"
 
@@ -220,6 +221,7 @@ int kb_commit_backport(git_oid *commit_id, bool *created, git_repository *repo,
 	const git_commit *parents[1] = { base };
 	git_reference *ref = NULL;
 	git_tree *tree = NULL;
+	sigset_t saved;
 	git_oid old;
 	int err;
 
@@ -240,10 +242,12 @@ int kb_commit_backport(git_oid *commit_id, bool *created, git_repository *repo,
 		err = kb_error_git(err, "cannot write the backport commit");
 		goto done;
 	}
+	kb_signals_hold(&saved);
 	err = git_oid_is_zero(&old) ?
 		git_reference_create(&ref, repo, refname, commit_id, 0, "kbackport: backport") :
 		git_reference_create_matching(&ref, repo, refname, commit_id, 1, &old,
 					      "kbackport: backport");
+	kb_signals_release(&saved);
 	if (err < 0) {
 		err = kb_error_git(err, "cannot update '%s'", refname);
 		goto done;

@@ -97,34 +97,52 @@ static int resolve_image(char **name, struct apt_package *p, const char *package
 			    package);
 }
 
-/* apt-get download, unless the .deb is already there. */
+/*
+ * apt-get download, unless the .deb is already there: into a temporary
+ * directory, then renamed, so a download cut short is never taken for a
+ * package.
+ */
 static int download(char **deb, const char *package, const struct apt_package *p,
 		    const char *downloads, const char *log)
 {
-	struct kb_buf path = KB_BUF_INIT, spec = KB_BUF_INIT;
+	struct kb_buf name = KB_BUF_INIT, path = KB_BUF_INIT, spec = KB_BUF_INIT;
+	struct kb_buf tmp = KB_BUF_INIT, got = KB_BUF_INIT;
 	const char *colon = strchr(p->version, ':');
 	int err;
 
 	/* apt writes an epoch's colon as %3a in file names */
 	if ((err = kb_buf_printf(&spec, "%s=%s", package, p->version)) < 0 ||
-	    (err = colon ? kb_buf_printf(&path, "%s/%s_%.*s%%3a%s_%s.deb", downloads, package,
+	    (err = colon ? kb_buf_printf(&name, "%s_%.*s%%3a%s_%s.deb", package,
 					 (int)(colon - p->version), p->version, colon + 1, p->arch) :
-			   kb_buf_printf(&path, "%s/%s_%s_%s.deb", downloads, package, p->version,
-					 p->arch)) < 0)
+			   kb_buf_printf(&name, "%s_%s_%s.deb", package, p->version, p->arch)) < 0 ||
+	    (err = kb_buf_printf(&path, "%s/%s", downloads, name.ptr)) < 0)
 		goto done;
 	if (!kb_path_exists(path.ptr)) {
 		const char *argv[] = { "apt-get", "-q", "download", spec.ptr, NULL };
-		if ((err = kb_run_logged(argv, downloads, log)) < 0)
+
+		if ((err = kb_tmp_path(&tmp, path.ptr)) < 0 ||
+		    (err = kb_remove_tree(tmp.ptr)) < 0 || (err = kb_mkdir_p(tmp.ptr)) < 0 ||
+		    (err = kb_buf_printf(&got, "%s/%s", tmp.ptr, name.ptr)) < 0 ||
+		    (err = kb_run_logged(argv, tmp.ptr, log)) < 0)
 			goto done;
-		if (!kb_path_exists(path.ptr)) {
+		if (!kb_path_exists(got.ptr)) {
 			err = kb_error_set(KB_ENOTFOUND, "apt-get download left no '%s'", path.ptr);
+			goto done;
+		}
+		if (rename(got.ptr, path.ptr) < 0) {
+			err = kb_error_set(KB_ERROR, "cannot rename '%s': %s", got.ptr, strerror(errno));
 			goto done;
 		}
 	}
 	*deb = kb_buf_detach(&path);
 done:
+	if (tmp.ptr)
+		kb_remove_tree(tmp.ptr);
+	kb_buf_release(&name);
 	kb_buf_release(&path);
 	kb_buf_release(&spec);
+	kb_buf_release(&tmp);
+	kb_buf_release(&got);
 	return err;
 }
 
@@ -161,7 +179,7 @@ static int unpack(const char *root, const char *deb, const char *log)
 	char *mods = NULL, *release = NULL;
 	int err;
 
-	if ((err = kb_buf_printf(&tmp, "%s.tmp.%ld", root, (long)getpid())) < 0 ||
+	if ((err = kb_tmp_path(&tmp, root)) < 0 ||
 	    (err = kb_remove_tree(tmp.ptr)) < 0)
 		goto done;
 	{

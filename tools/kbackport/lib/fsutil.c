@@ -3,11 +3,14 @@
 #include "error.h"
 #include "run.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <fcntl.h>
 #include <git2.h>
 #include <openssl/evp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +52,56 @@ int kb_remove_tree(const char *path)
 
 	return kb_run(argv, NULL, NULL) == 0 ? 0 :
 	       kb_error_set(KB_ERROR, "cannot remove '%s'", path);
+}
+
+/* The pid of "<base>.tmp.<pid>" in `name`, or 0 when `name` is not one. */
+static pid_t tmp_pid(const char *name, const char *base, size_t baselen)
+{
+	const char *p = name + baselen + 5;
+	char *end;
+	long pid;
+
+	if (strncmp(name, base, baselen) || strncmp(name + baselen, ".tmp.", 5) ||
+	    *p < '1' || *p > '9')
+		return 0;
+	errno = 0;
+	pid = strtol(p, &end, 10);
+	return (*end || errno || pid > INT32_MAX) ? 0 : (pid_t)pid;
+}
+
+int kb_tmp_path(struct kb_buf *tmp, const char *path)
+{
+	struct kb_buf dir = KB_BUF_INIT, stale = KB_BUF_INIT;
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t baselen = strlen(base);
+	struct dirent *de;
+	DIR *d = NULL;
+	pid_t pid;
+	int err;
+
+	kb_buf_clear(tmp);
+	if ((err = kb_buf_printf(tmp, "%s.tmp.%ld", path, (long)getpid())) < 0 ||
+	    (err = kb_buf_put(&dir, path, slash ? (size_t)(slash - path) + 1 : 0)) < 0 ||
+	    (err = kb_buf_puts(&dir, ".")) < 0)
+		goto done;
+	if (!(d = opendir(dir.ptr)))
+		goto done;	/* nothing there yet, nothing to sweep */
+	while ((de = readdir(d))) {
+		if (!(pid = tmp_pid(de->d_name, base, baselen)) || pid == getpid() ||
+		    kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		kb_buf_clear(&stale);
+		if ((err = kb_buf_printf(&stale, "%s/%s", dir.ptr, de->d_name)) < 0 ||
+		    (err = kb_remove_tree(stale.ptr)) < 0)
+			goto done;
+	}
+done:
+	if (d)
+		closedir(d);
+	kb_buf_release(&dir);
+	kb_buf_release(&stale);
+	return err;
 }
 
 int kb_write_atomic(const char *path, const char *text)

@@ -24,6 +24,15 @@ int kb_remove_tree(const char *path);
 int kb_write_atomic(const char *path, const char *text);
 
 /*
+ * The temporary name "<path>.tmp.<pid>" for a file or directory this process
+ * writes and then renames to `path`, in `tmp`. First, whatever an interrupted
+ * kbackport left beside `path` is removed: every "<path>.tmp.<pid>" whose
+ * process is gone (a killed Debian package unpack leaves ~470 MB).
+ */
+struct kb_buf;
+int kb_tmp_path(struct kb_buf *tmp, const char *path);
+
+/*
  * *out gets the hex SHA-1 of `len` bytes at `data` (malloc'ed): git's blob
  * hash serves as a plain digest. `what` names the data in the message when
  * hashing fails ("cannot hash <what>").

@@ -44,7 +44,7 @@ static int compile(const char *binary, const char *source, const char *dir)
 	struct kb_buf tmp = KB_BUF_INIT, log = KB_BUF_INIT;
 	int err;
 
-	if ((err = kb_buf_printf(&tmp, "%s.tmp.%ld", binary, (long)getpid())) < 0 ||
+	if ((err = kb_tmp_path(&tmp, binary)) < 0 ||
 	    (err = kb_buf_printf(&log, "%s/cc.log", dir)) < 0)
 		goto done;
 	unlink(log.ptr);

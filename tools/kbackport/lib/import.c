@@ -1,4 +1,5 @@
 #include "import.h"
+#include "child.h"
 #include "buf.h"
 #include "commit.h"
 #include "error.h"
@@ -350,6 +351,7 @@ static int commit_tree(git_oid *out, git_repository *repo, const char *refname,
 	git_signature *sig = NULL;
 	git_reference *ref = NULL;
 	git_tree *tree = NULL;
+	sigset_t saved;
 	int err;
 
 	if ((err = kb_committer(&sig, repo)) < 0)
@@ -358,11 +360,15 @@ static int commit_tree(git_oid *out, git_repository *repo, const char *refname,
 	    (err = git_commit_create(out, repo, NULL, sig, sig, NULL, message, tree,
 				     parent ? 1 : 0, parents)) < 0)
 		err = kb_error_git(err, "cannot write the import commit");
-	else if ((err = parent ?
-		  git_reference_create_matching(&ref, repo, refname, out, 1,
-						git_commit_id(parent), "kbackport import") :
-		  git_reference_create(&ref, repo, refname, out, 0, "kbackport import")) < 0)
-		err = kb_error_git(err, "cannot update '%s'", refname);
+	else {
+		kb_signals_hold(&saved);
+		err = parent ? git_reference_create_matching(&ref, repo, refname, out, 1,
+							     git_commit_id(parent), "kbackport import") :
+			       git_reference_create(&ref, repo, refname, out, 0, "kbackport import");
+		kb_signals_release(&saved);
+		if (err < 0)
+			err = kb_error_git(err, "cannot update '%s'", refname);
+	}
 	git_reference_free(ref);
 	git_tree_free(tree);
 	git_signature_free(sig);

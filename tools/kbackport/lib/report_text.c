@@ -264,7 +264,7 @@ int report_write_file(const char *dir, const char *rel, const char *data, size_t
 	int fd = -1, err;
 
 	if ((err = kb_buf_printf(&path, "%s/%s", dir, rel)) < 0 ||
-	    (err = kb_buf_printf(&tmp, "%s.tmp%ld", path.ptr, (long)getpid())) < 0)
+	    (err = kb_tmp_path(&tmp, path.ptr)) < 0)
 		goto done;
 	if ((slash = strrchr(path.ptr, '/'))) {
 		*slash = '\0';

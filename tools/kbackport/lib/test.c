@@ -38,7 +38,7 @@ static int make_initrd(struct kb_buf *initrd, const struct kb_test_target *targe
 	int err;
 
 	memset(&spec, 0, sizeof(spec));
-	if ((err = kb_buf_printf(initrd, "%s/initrd.gz", target->outdir)) < 0)
+	if ((err = kb_buf_printf(initrd, "%s/initrd.cpio", target->outdir)) < 0)
 		return err;
 	if (!o->guest_program &&
 	    (err = kb_guest_program(&program, o->guest_source, o->workdir)) < 0)

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# make bench: every benchmark, side by side in one run, into BENCHMARKS.md
+# (with the command, the machine and the commit that produced the figures).
+#
+#   tests/bench/bench.sh [KBACKPORT]
+#   env: OUT (default BENCHMARKS.md at the top), and each bench's own (see
+#        apply-vs-cherry-pick.sh, run.sh, boot.sh): APPLY_RUNS (3),
+#        RUN_RUNS (3), BOOT_RUNS (5), RUN_BRANCHES for run.sh ("6.1.y").
+# Needs `make demo` done first (make bench does it): the imported
+# repository and the built lanes.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+kb=$(realpath "${1:-$top/build/kbackport}")
+out=${OUT:-$top/BENCHMARKS.md}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kbackport-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+started=$(date -u '+%Y-%m-%d %H:%M UTC')
+t0=$(date +%s)
+
+RUNS=${APPLY_RUNS:-3} "$top/tests/bench/apply-vs-cherry-pick.sh" "$kb" > "$tmp/1-apply.md"
+RUNS=${RUN_RUNS:-3} BRANCHES=${RUN_BRANCHES:-6.1.y} "$top/tests/bench/run.sh" "$kb" > "$tmp/2-run.md"
+RUNS=${BOOT_RUNS:-5} BRANCHES= "$top/tests/bench/boot.sh" "$kb" > "$tmp/3-boot.md"
+
+commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$top" diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
+{
+	cat <<MD
+# kbackport benchmarks
+
+Written by \`make bench\` (tests/bench/bench.sh); do not edit by hand. Each
+figure is the median of several runs measured in one \`make bench\` run,
+side by side; the single runs are listed next to it.
+
+- command: \`make bench\`${APPLY_RUNS:+ APPLY_RUNS=$APPLY_RUNS}${RUN_RUNS:+ RUN_RUNS=$RUN_RUNS}${BOOT_RUNS:+ BOOT_RUNS=$BOOT_RUNS}${RUN_BRANCHES:+ RUN_BRANCHES=\"$RUN_BRANCHES\"}
+- started: $started, took $(( ($(date +%s) - t0) / 60 )) min
+- commit: $commit
+- machine: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)), $(free -g | awk '/^Mem:/ {print $2}') GiB, $(. /etc/os-release && echo "$PRETTY_NAME"), Linux $(uname -r)
+- tools: $(gcc --version | head -1), $(git --version), $(qemu-system-x86_64 --version | head -1)
+
+MD
+	cat "$tmp"/*.md
+} > "$out.tmp"
+mv "$out.tmp" "$out"
+echo "bench: wrote $out" >&2
