@@ -18,6 +18,18 @@ for cmd in apply audit; do
 	run_kb 2 $cmd stray-argument && assert_eq "$cmd: stray argument" "error: unexpected argument 'stray-argument'" "$ERR"
 done
 run_kb 2 apply --max-fuzz x && assert_eq "bad --max-fuzz" "error: --max-fuzz wants a number from 0 to 10, not 'x'" "$ERR"
+# the options build, test and run share, checked by the same code
+run_kb 2 apply --workdir w && assert_contains "apply takes no --workdir" "unrecognized option '--workdir'" "$ERR"
+for cmd in build run; do
+	run_kb 2 $cmd --jobs 0 && assert_eq "$cmd: bad --jobs" "error: --jobs wants a number from 1 to 1024, not '0'" "$ERR"
+	run_kb 2 $cmd -j 2x && assert_eq "$cmd: bad -j" "error: --jobs wants a number from 1 to 1024, not '2x'" "$ERR"
+done
+for cmd in test run; do
+	run_kb 2 $cmd --timeout 3601 && assert_eq "$cmd: bad --timeout" "error: --timeout wants seconds from 1 to 3600, not '3601'" "$ERR"
+	run_kb 2 $cmd --accel kvm && assert_eq "$cmd: bad --accel" "error: --accel is 'tcg' or 'auto', not 'kvm'" "$ERR"
+done
+run_kb 2 run --timeout 99999999999999999999 && assert_eq "an overflowing number" \
+	"error: --timeout wants seconds from 1 to 3600, not '99999999999999999999'" "$ERR"
 
 run_kb 2 apply --config missing.yaml && assert_contains "missing config named" "missing.yaml" "$ERR"
 cat > bad.yaml <<'YAML'

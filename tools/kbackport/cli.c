@@ -2,6 +2,7 @@
 #include "buf.h"
 #include "error.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -138,6 +139,51 @@ void cli_branches_release(struct cli_branches *b)
 	free(b->names);
 	b->names = NULL;
 	b->n = 0;
+}
+
+int cli_target_option(struct cli_target *t, int c, const char *arg)
+{
+	switch (c) {
+	case 'c': t->config = arg; return 0;
+	case 'f': return cli_strv_add(&t->fixes, &t->nfixes, arg);
+	case 'b': return cli_branches_add(&t->branches, arg) < 0 ? EXIT_USAGE : 0;
+	case 'w': t->workdir = arg; return 0;
+	default: return EXIT_USAGE;
+	}
+}
+
+void cli_target_release(struct cli_target *t)
+{
+	free(t->fixes);
+	t->fixes = NULL;
+	t->nfixes = 0;
+	cli_branches_release(&t->branches);
+}
+
+int cli_parse_number(unsigned *out, const char *arg, const char *option,
+		     const char *what, long max)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (*end || end == arg || errno || n < 1 || n > max) {
+		cli_error("%s wants %s from 1 to %ld, not '%s'", option, what, max, arg);
+		return EXIT_USAGE;
+	}
+	*out = (unsigned)n;
+	return 0;
+}
+
+int cli_parse_accel(bool *automatic, const char *arg)
+{
+	if (!strcmp(arg, "tcg") || !strcmp(arg, "auto")) {
+		*automatic = !strcmp(arg, "auto");
+		return 0;
+	}
+	cli_error("--accel is 'tcg' or 'auto', not '%s'", arg);
+	return EXIT_USAGE;
 }
 
 static bool named(const struct cli_branches *names, const char *name)

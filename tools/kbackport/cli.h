@@ -57,6 +57,39 @@ int cli_branches_add(struct cli_branches *b, const char *name);
 void cli_branches_release(struct cli_branches *b);
 
 /*
+ * What apply, build, test and run are pointed at: --config, --fix (a
+ * repeatable list), --branch (repeatable), and --workdir but for apply.
+ * CLI_TARGET_OPTIONS goes into a getopt_long table ("workdir" is listed
+ * by the commands that take it), "c:f:b:" (and "w:") into the short ones.
+ */
+struct cli_target {
+	const char *config;
+	const char **fixes;
+	size_t nfixes;
+	struct cli_branches branches;
+	const char *workdir;
+};
+
+#define CLI_TARGET_OPTIONS \
+	{ "config", required_argument, NULL, 'c' }, \
+	{ "fix", required_argument, NULL, 'f' }, \
+	{ "branch", required_argument, NULL, 'b' }
+
+/* Take option `c` ('c', 'f', 'b' or 'w') of getopt: 0, or EXIT_USAGE. */
+int cli_target_option(struct cli_target *t, int c, const char *arg);
+void cli_target_release(struct cli_target *t);
+
+/*
+ * A number from 1 to `max` for `option` ("--jobs"): 0, or EXIT_USAGE with
+ * "<option> wants <what> from 1 to <max>, not '<arg>'" (what: "a number",
+ * "seconds").
+ */
+int cli_parse_number(unsigned *out, const char *arg, const char *option,
+		     const char *what, long max);
+/* --accel tcg|auto: *automatic is whether it is auto; EXIT_USAGE otherwise. */
+int cli_parse_accel(bool *automatic, const char *arg);
+
+/*
  * The branches with a repository to work on (apply, audit, build): every
  * such branch of `config`, or those named, in the config's order. Unknown
  * names are an error; a distribution kernel branch (`kernel:`) is left

@@ -30,10 +30,7 @@ static const char usage[] =
 "Exit status: 0 when no result is conflict or error, 1 otherwise, 2 for usage.\n";
 
 struct apply_opts {
-	const char *config;
-	const char **fixes;
-	size_t nfixes;
-	struct cli_branches branches;
+	struct cli_target t;
 	struct kb_backport_opts backport;
 	bool json;
 };
@@ -41,9 +38,7 @@ struct apply_opts {
 static int parse_options(struct apply_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "fix", required_argument, NULL, 'f' },
-		{ "branch", required_argument, NULL, 'b' },
+		CLI_TARGET_OPTIONS,
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "max-fuzz", required_argument, NULL, 'z' },
@@ -56,13 +51,8 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "c:f:b:nh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'c': o->config = optarg; break;
-		case 'f':
-			if (cli_strv_add(&o->fixes, &o->nfixes, optarg))
-				return EXIT_USAGE;
-			break;
-		case 'b':
-			if (cli_branches_add(&o->branches, optarg) < 0)
+		case 'c': case 'f': case 'b':
+			if (cli_target_option(&o->t, c, optarg))
 				return EXIT_USAGE;
 			break;
 		case 'n': o->backport.dry_run = true; break;
@@ -180,9 +170,9 @@ static int run(struct apply_opts *o)
 	size_t nbranches = 0, nfixes = 0, f, b, nresults = 0;
 	int rc = EXIT_USAGE;
 
-	if (kb_config_load(&config, o->config) < 0 ||
-	    cli_select(&branches, &nbranches, config, &o->branches) < 0 ||
-	    cli_load_fixes(&fixes, &nfixes, o->fixes, o->nfixes, config) < 0) {
+	if (kb_config_load(&config, o->t.config) < 0 ||
+	    cli_select(&branches, &nbranches, config, &o->t.branches) < 0 ||
+	    cli_load_fixes(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0) {
 		cli_error_last();
 		goto done;
 	}
@@ -216,7 +206,7 @@ done:
 
 int cmd_apply(int argc, char **argv)
 {
-	struct apply_opts o = { .config = "branches.yaml" };
+	struct apply_opts o = { .t.config = "branches.yaml" };
 	int rc;
 
 	kb_backport_opts_init(&o.backport);
@@ -224,7 +214,6 @@ int cmd_apply(int argc, char **argv)
 		rc = run(&o);
 	else if (rc < 0)
 		rc = EXIT_OK;
-	free(o.fixes);
-	cli_branches_release(&o.branches);
+	cli_target_release(&o.t);
 	return rc;
 }

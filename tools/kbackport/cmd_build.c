@@ -54,11 +54,7 @@ static const char usage[] =
 "Exit status: 0 when no lane failed, 1 otherwise, 2 for usage.\n";
 
 struct build_cli {
-	const char *config;
-	const char **fixes;
-	size_t nfixes;
-	struct cli_branches branches;
-	const char *workdir;
+	struct cli_target t;
 	const char *fragment;
 	const char *overlay;
 	bool no_overlay;
@@ -76,25 +72,10 @@ struct row {
 	struct kb_build_result result;
 };
 
-static int parse_jobs(unsigned *out, const char *arg)
-{
-	char *end;
-	long n = strtol(arg, &end, 10);
-
-	if (*end || end == arg || n < 1 || n > 1024) {
-		cli_error("--jobs wants a number from 1 to 1024, not '%s'", arg);
-		return EXIT_USAGE;
-	}
-	*out = (unsigned)n;
-	return 0;
-}
-
 static int parse_options(struct build_cli *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "fix", required_argument, NULL, 'f' },
-		{ "branch", required_argument, NULL, 'b' },
+		CLI_TARGET_OPTIONS,
 		{ "workdir", required_argument, NULL, 'w' },
 		{ "fragment", required_argument, NULL, 'F' },
 		{ "overlay", required_argument, NULL, 'O' },
@@ -108,21 +89,15 @@ static int parse_options(struct build_cli *o, int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "c:f:b:w:j:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'c': o->config = optarg; break;
-		case 'f':
-			if (cli_strv_add(&o->fixes, &o->nfixes, optarg))
+		case 'c': case 'f': case 'b': case 'w':
+			if (cli_target_option(&o->t, c, optarg))
 				return EXIT_USAGE;
 			break;
-		case 'b':
-			if (cli_branches_add(&o->branches, optarg) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'w': o->workdir = optarg; break;
 		case 'F': o->fragment = optarg; break;
 		case 'O': o->overlay = optarg; o->no_overlay = false; break;
 		case 'N': o->overlay = NULL; o->no_overlay = true; break;
 		case 'j':
-			if (parse_jobs(&o->jobs, optarg))
+			if (cli_parse_number(&o->jobs, optarg, "--jobs", "a number", 1024))
 				return EXIT_USAGE;
 			break;
 		case 'J': o->json = true; break;
@@ -349,16 +324,16 @@ static int run(struct build_cli *o)
 	size_t nbranches = 0, nfixes = 0, b;
 	int rc = EXIT_USAGE, err = 0;
 
-	if (kb_config_load(&config, o->config) < 0 ||
-	    cli_select(&branches, &nbranches, config, &o->branches) < 0 ||
-	    cli_load_fixes(&fixes, &nfixes, o->fixes, o->nfixes, config) < 0 ||
-	    cli_build_paths(&paths, config, &o->workdir, &o->fragment, &o->overlay,
-			    o->no_overlay) < 0 || kb_lock_dir(&lock_fd, o->workdir) < 0) {
+	if (kb_config_load(&config, o->t.config) < 0 ||
+	    cli_select(&branches, &nbranches, config, &o->t.branches) < 0 ||
+	    cli_load_fixes(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
+	    cli_build_paths(&paths, config, &o->t.workdir, &o->fragment, &o->overlay,
+			    o->no_overlay) < 0 || kb_lock_dir(&lock_fd, o->t.workdir) < 0) {
 		cli_error_last();
 		goto done;
 	}
 	kb_build_opts_init(&opts);
-	opts.workdir = o->workdir;
+	opts.workdir = o->t.workdir;
 	opts.fragment = o->fragment;
 	opts.overlay = o->overlay;
 	opts.jobs = o->jobs;
@@ -393,14 +368,13 @@ done:
 
 int cmd_build(int argc, char **argv)
 {
-	struct build_cli o = { .config = "branches.yaml" };
+	struct build_cli o = { .t.config = "branches.yaml" };
 	int rc;
 
 	if ((rc = parse_options(&o, argc, argv)) == 0)
 		rc = run(&o);
 	else if (rc < 0)
 		rc = EXIT_OK;
-	free(o.fixes);
-	cli_branches_release(&o.branches);
+	cli_target_release(&o.t);
 	return rc;
 }

@@ -68,11 +68,7 @@ static const char usage[] =
 "regressed or in error; 2 for usage.\n";
 
 struct run_cli {
-	const char *config;
-	const char **fixes;
-	size_t nfixes;
-	struct cli_branches branches;
-	const char *workdir;
+	struct cli_target t;
 	const char *reports;
 	unsigned jobs;
 	bool accel_auto;
@@ -95,25 +91,10 @@ struct runner {
 	json_t *branches;	/* results.json's "branches" */
 };
 
-static int parse_number(unsigned *out, const char *arg, const char *what, long max)
-{
-	char *end;
-	long n = strtol(arg, &end, 10);
-
-	if (*end || end == arg || n < 1 || n > max) {
-		cli_error("%s wants a number from 1 to %ld, not '%s'", what, max, arg);
-		return EXIT_USAGE;
-	}
-	*out = (unsigned)n;
-	return 0;
-}
-
 static int parse_options(struct run_cli *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "fix", required_argument, NULL, 'f' },
-		{ "branch", required_argument, NULL, 'b' },
+		CLI_TARGET_OPTIONS,
 		{ "workdir", required_argument, NULL, 'w' },
 		{ "reports", required_argument, NULL, 'r' },
 		{ "jobs", required_argument, NULL, 'j' },
@@ -126,30 +107,21 @@ static int parse_options(struct run_cli *o, int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "c:f:b:w:r:j:t:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'c': o->config = optarg; break;
-		case 'f':
-			if (cli_strv_add(&o->fixes, &o->nfixes, optarg))
+		case 'c': case 'f': case 'b': case 'w':
+			if (cli_target_option(&o->t, c, optarg))
 				return EXIT_USAGE;
 			break;
-		case 'b':
-			if (cli_branches_add(&o->branches, optarg) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'w': o->workdir = optarg; break;
 		case 'r': o->reports = optarg; break;
 		case 'j':
-			if (parse_number(&o->jobs, optarg, "--jobs", 1024))
+			if (cli_parse_number(&o->jobs, optarg, "--jobs", "a number", 1024))
 				return EXIT_USAGE;
 			break;
 		case 'A':
-			if (strcmp(optarg, "tcg") && strcmp(optarg, "auto")) {
-				cli_error("--accel is 'tcg' or 'auto', not '%s'", optarg);
+			if (cli_parse_accel(&o->accel_auto, optarg))
 				return EXIT_USAGE;
-			}
-			o->accel_auto = !strcmp(optarg, "auto");
 			break;
 		case 't':
-			if (parse_number(&o->timeout, optarg, "--timeout", 3600))
+			if (cli_parse_number(&o->timeout, optarg, "--timeout", "seconds", 3600))
 				return EXIT_USAGE;
 			break;
 		case 'h': cli_help(usage); return -1;
@@ -759,7 +731,7 @@ static int setup(struct runner *r, struct run_cli *o, struct run_paths *p,
 	const char *overlay = NULL, *fragment = NULL;
 	int err;
 
-	if ((err = cli_build_paths(&p->build, config, &o->workdir, &fragment, &overlay, false)) < 0 ||
+	if ((err = cli_build_paths(&p->build, config, &o->t.workdir, &fragment, &overlay, false)) < 0 ||
 	    (err = cli_data_path(&p->cases, config, "tests/cases.yaml")) < 0 ||
 	    (err = cli_data_path(&p->guest, config, "tests/qemu/guest.c")) < 0)
 		return err;
@@ -767,20 +739,20 @@ static int setup(struct runner *r, struct run_cli *o, struct run_paths *p,
 		o->reports = p->reports.ptr;
 	kb_backport_opts_init(&r->backport);
 	kb_build_opts_init(&r->build);
-	r->build.workdir = o->workdir;
+	r->build.workdir = o->t.workdir;
 	r->build.fragment = fragment;
 	r->build.overlay = overlay;
 	r->build.jobs = o->jobs;
 	r->build.progress = build_progress;
 	kb_test_opts_init(&topts);
-	topts.workdir = o->workdir;
+	topts.workdir = o->t.workdir;
 	topts.guest_source = p->guest.ptr;
 	topts.timeout = o->timeout;
 	topts.reuse = true;
 	/* a bad --reports is found before the work directory is touched */
 	if (err || (err = make_rundir(r, o->reports)) < 0)
 		return err;
-	if ((err = kb_lock_dir(&r->lock_fd, o->workdir)) < 0 ||
+	if ((err = kb_lock_dir(&r->lock_fd, o->t.workdir)) < 0 ||
 	    (err = kb_tester_init(&r->tester, &topts, p->cases.ptr, o->accel_auto)) < 0)
 		rmdir(r->rundir);
 	return err;
@@ -802,9 +774,9 @@ static int run(struct run_cli *o)
 	r.lock_fd = -1;
 	clock_gettime(CLOCK_MONOTONIC, &r.start);
 	r.tty = isatty(STDERR_FILENO);
-	if (kb_config_load(&config, o->config) < 0 ||
-	    cli_select_all(&branches, &nbranches, config, &o->branches) < 0 ||
-	    cli_load_fixes(&fixes, &nfixes, o->fixes, o->nfixes, config) < 0 ||
+	if (kb_config_load(&config, o->t.config) < 0 ||
+	    cli_select_all(&branches, &nbranches, config, &o->t.branches) < 0 ||
+	    cli_load_fixes(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
 	    pick_fix(&r.fix, fixes, nfixes) < 0 || setup(&r, o, &p, config) < 0) {
 		cli_error_last();
 		goto done;
@@ -841,14 +813,13 @@ done:
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_cli o = { .config = "branches.yaml" };
+	struct run_cli o = { .t.config = "branches.yaml" };
 	int rc;
 
 	if ((rc = parse_options(&o, argc, argv)) == 0)
 		rc = run(&o);
 	else if (rc < 0)
 		rc = EXIT_OK;
-	free(o.fixes);
-	cli_branches_release(&o.branches);
+	cli_target_release(&o.t);
 	return rc;
 }

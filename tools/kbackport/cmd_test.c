@@ -71,11 +71,7 @@ static const char usage[] =
 "is vulnerable, regressed or in error; 2 for usage.\n";
 
 struct test_cli {
-	const char *config;
-	const char **fixes;
-	size_t nfixes;
-	struct cli_branches branches;
-	const char *workdir;
+	struct cli_target t;
 	const char *fragment;
 	const char *overlay;
 	bool no_overlay;
@@ -105,35 +101,10 @@ struct branch_row {
 	char *error;		/* why the branch could not be tested at all */
 };
 
-static int parse_timeout(unsigned *out, const char *arg)
-{
-	char *end;
-	long n = strtol(arg, &end, 10);
-
-	if (*end || end == arg || n < 1 || n > 3600) {
-		cli_error("--timeout wants seconds from 1 to 3600, not '%s'", arg);
-		return EXIT_USAGE;
-	}
-	*out = (unsigned)n;
-	return 0;
-}
-
-static int parse_accel(bool *automatic, const char *arg)
-{
-	if (!strcmp(arg, "tcg") || !strcmp(arg, "auto")) {
-		*automatic = !strcmp(arg, "auto");
-		return 0;
-	}
-	cli_error("--accel is 'tcg' or 'auto', not '%s'", arg);
-	return EXIT_USAGE;
-}
-
 static int parse_options(struct test_cli *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "fix", required_argument, NULL, 'f' },
-		{ "branch", required_argument, NULL, 'b' },
+		CLI_TARGET_OPTIONS,
 		{ "workdir", required_argument, NULL, 'w' },
 		{ "fragment", required_argument, NULL, 'F' },
 		{ "overlay", required_argument, NULL, 'O' },
@@ -150,26 +121,20 @@ static int parse_options(struct test_cli *o, int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "c:f:b:w:t:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'c': o->config = optarg; break;
-		case 'f':
-			if (cli_strv_add(&o->fixes, &o->nfixes, optarg))
+		case 'c': case 'f': case 'b': case 'w':
+			if (cli_target_option(&o->t, c, optarg))
 				return EXIT_USAGE;
 			break;
-		case 'b':
-			if (cli_branches_add(&o->branches, optarg) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'w': o->workdir = optarg; break;
 		case 'F': o->fragment = optarg; break;
 		case 'O': o->overlay = optarg; o->no_overlay = false; break;
 		case 'N': o->overlay = NULL; o->no_overlay = true; break;
 		case 'C': o->cases = optarg; break;
 		case 'A':
-			if (parse_accel(&o->accel_auto, optarg))
+			if (cli_parse_accel(&o->accel_auto, optarg))
 				return EXIT_USAGE;
 			break;
 		case 't':
-			if (parse_timeout(&o->timeout, optarg))
+			if (cli_parse_number(&o->timeout, optarg, "--timeout", "seconds", 3600))
 				return EXIT_USAGE;
 			break;
 		case 'G': o->guest = optarg; break;
@@ -488,7 +453,7 @@ static int default_paths(struct test_cli *o, struct paths *p, const struct kb_co
 {
 	int err;
 
-	if ((err = cli_build_paths(&p->build, config, &o->workdir, &o->fragment, &o->overlay,
+	if ((err = cli_build_paths(&p->build, config, &o->t.workdir, &o->fragment, &o->overlay,
 				   o->no_overlay)) < 0)
 		return err;
 	if (!o->cases && (err = cli_data_path(&p->cases, config, "tests/cases.yaml")) == 0)
@@ -536,12 +501,12 @@ static int setup(struct kb_tester *t, struct kb_build_opts *build, const struct 
 	struct kb_test_opts opts;
 
 	kb_test_opts_init(&opts);
-	opts.workdir = o->workdir;
+	opts.workdir = o->t.workdir;
 	opts.guest_source = p->guest.ptr;
 	opts.guest_program = o->guest;
 	opts.timeout = o->timeout;
 	kb_build_opts_init(build);
-	build->workdir = o->workdir;
+	build->workdir = o->t.workdir;
 	build->fragment = o->fragment;
 	build->overlay = o->overlay;
 	build->lookup_only = true;
@@ -561,10 +526,10 @@ static int run(struct test_cli *o)
 	int rc = EXIT_USAGE, lock_fd = -1;
 
 	memset(&t, 0, sizeof(t));
-	if (kb_config_load(&config, o->config) < 0 ||
-	    cli_select_all(&branches, &nbranches, config, &o->branches) < 0 ||
-	    cli_load_fixes(&fixes, &nfixes, o->fixes, o->nfixes, config) < 0 ||
-	    default_paths(o, &p, config) < 0 || kb_lock_dir(&lock_fd, o->workdir) < 0 ||
+	if (kb_config_load(&config, o->t.config) < 0 ||
+	    cli_select_all(&branches, &nbranches, config, &o->t.branches) < 0 ||
+	    cli_load_fixes(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
+	    default_paths(o, &p, config) < 0 || kb_lock_dir(&lock_fd, o->t.workdir) < 0 ||
 	    setup(&t, &build, o, &p) < 0) {
 		cli_error_last();
 		goto done;
@@ -599,14 +564,13 @@ done:
 
 int cmd_test(int argc, char **argv)
 {
-	struct test_cli o = { .config = "branches.yaml" };
+	struct test_cli o = { .t.config = "branches.yaml" };
 	int rc;
 
 	if ((rc = parse_options(&o, argc, argv)) == 0)
 		rc = run(&o);
 	else if (rc < 0)
 		rc = EXIT_OK;
-	free(o.fixes);
-	cli_branches_release(&o.branches);
+	cli_target_release(&o.t);
 	return rc;
 }
