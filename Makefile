@@ -74,7 +74,7 @@ unit: $(UNIT_BIN)
 	@./tests/run-unit.sh $(UNIT_BIN)
 
 integration: $(BUILD)/kbackport
-	@KBACKPORT=$(abspath $(BUILD)/kbackport) ./tests/integration/run.sh
+	@KBACKPORT=$(abspath $(BUILD)/kbackport) ./tests/run-suite.sh tests/integration
 
 check-asan:
 	@$(MAKE) --no-print-directory SAN=1 unit integration
@@ -141,7 +141,7 @@ $(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.
 
 # Real kernels: Debian's linux-source packages, imported into build/e2e.
 e2e: $(BUILD)/kbackport
-	@KBACKPORT=$(abspath $(BUILD)/kbackport) ./tests/e2e/run.sh
+	@KBACKPORT=$(abspath $(BUILD)/kbackport) ./tests/run-suite.sh tests/e2e
 
 check-valgrind: $(UNIT_BIN) $(BUILD)/kbackport
 	@KBACKPORT=$(abspath $(BUILD)/kbackport) ./tests/valgrind.sh $(UNIT_BIN)

@@ -6,11 +6,10 @@
 # (tests/qemu/harness/misbehave.c): a panic, a hang, broken KTAP. None may
 # end as anything but `error`, with the console log kept. And the guest
 # program refuses to run on this host.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/lib.sh"
 T_SUITE=e2e-harness
 hermetic
-WORK=${KB_E2E_DIR:-$TOP_DIR/build/e2e}/work	# downloads kept across runs
-mkdir -p "$WORK"
+mkdir -p "$WORK"	# downloads kept across runs
 cat > "$TMP/branches.yaml" <<YAML
 branches:
   - name: debian

@@ -4,12 +4,10 @@
 # lanes, backport onto them, and check the backport lane is the tree Debian
 # ships. The imported repository lives in build/e2e (git-ignored) so later
 # stages and re-runs reuse it; everything else is hermetic.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/lib.sh"
 T_SUITE=e2e-kernels
 hermetic
-E2E=${KB_E2E_DIR:-$TOP_DIR/build/e2e}
 mkdir -p "$E2E"
-REPO=$E2E/linux
 OLD_61=${KB_OLD_61:-6.1.190-1}
 REF=refs/heads/backport/CVE-2011-1019
 git_k() { git -C "$REPO" "$@"; }

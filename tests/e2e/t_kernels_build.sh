@@ -6,18 +6,11 @@
 # as-is tree again, so it shares that build. A second run builds nothing.
 # Every lane carries the KUnit suite (tests/kunit, an overlay). The builds
 # stay in build/e2e/work for t_kernels_test.sh.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/lib.sh"
 T_SUITE=e2e-build
 hermetic
-E2E=${KB_E2E_DIR:-$TOP_DIR/build/e2e}
-REPO=$E2E/linux
-WORK=$E2E/work
 rm -rf "$WORK/src" "$WORK/obj" "$WORK/builds" "$WORK/odb"	# cold, each run
-if ! git -C "$REPO" rev-parse -q --verify stable/6.12.y >/dev/null; then
-	fail "the imported repository '$REPO' is missing: run t_kernels.sh first"
-	finish
-	exit 1
-fi
+e2e_need stable/6.12.y "the imported repository '$REPO' is missing: run t_kernels.sh first"
 cat > "$TMP/branches.yaml" <<YAML
 repo: $REPO
 branches:

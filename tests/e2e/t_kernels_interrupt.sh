@@ -7,17 +7,10 @@
 # killed while make compiles: make must stop with it, the cut build must not
 # be taken for a complete one, and the next build completes it. A second
 # kbackport started while one runs refuses, naming the first one's pid.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/lib.sh"
 T_SUITE=e2e-interrupt
 hermetic
-E2E=${KB_E2E_DIR:-$TOP_DIR/build/e2e}
-REPO=$E2E/linux
-WORK=$E2E/work
-if ! git -C "$REPO" rev-parse -q --verify refs/heads/backport/CVE-2011-1019/6.1.y >/dev/null; then
-	fail "no lanes in '$REPO': run t_kernels.sh and t_kernels_build.sh first"
-	finish
-	exit 1
-fi
+e2e_need refs/heads/backport/CVE-2011-1019/6.1.y "no lanes in '$REPO': run t_kernels.sh and t_kernels_build.sh first"
 cat > "$TMP/branches.yaml" <<YAML
 repo: $REPO
 branches:

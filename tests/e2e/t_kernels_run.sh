@@ -5,17 +5,10 @@
 # results.json and on the HTML page as headless Chromium renders it. A
 # second run redoes nothing (builds cached, boots read again) and keeps the
 # first report.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/lib.sh"
 T_SUITE=e2e-run
 hermetic
-E2E=${KB_E2E_DIR:-$TOP_DIR/build/e2e}
-REPO=$E2E/linux
-WORK=$E2E/work
-if ! git -C "$REPO" rev-parse -q --verify stable/6.12.y >/dev/null; then
-	fail "the imported repository '$REPO' is missing: run t_kernels.sh first"
-	finish
-	exit 1
-fi
+e2e_need stable/6.12.y "the imported repository '$REPO' is missing: run t_kernels.sh first"
 cat > "$TMP/branches.yaml" <<YAML
 repo: $REPO
 branches:

@@ -6,18 +6,11 @@
 # backport lane and the branch as shipped end `fixed`, so both branches are
 # `verified`. The console KTAP is cross-checked against the kernel's own
 # parser (tools/testing/kunit/kunit.py). A lane nobody built is an error.
-source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/lib.sh"
 T_SUITE=e2e-test
 hermetic
-E2E=${KB_E2E_DIR:-$TOP_DIR/build/e2e}
-REPO=$E2E/linux
-WORK=$E2E/work
 FIX=CVE-2011-1019
-if ! git -C "$REPO" rev-parse -q --verify refs/heads/backport/$FIX/6.12.y >/dev/null; then
-	fail "no lanes in '$REPO': run t_kernels.sh and t_kernels_build.sh first"
-	finish
-	exit 1
-fi
+e2e_need refs/heads/backport/$FIX/6.12.y "no lanes in '$REPO': run t_kernels.sh and t_kernels_build.sh first"
 cat > "$TMP/branches.yaml" <<YAML
 repo: $REPO
 branches:
