@@ -358,3 +358,15 @@ int cli_build_paths(struct cli_build_paths *p, const struct kb_config *config,
 			"KUnit suite (--overlay DIR, or --no-overlay)\n", p->overlay.ptr);
 	return 0;
 }
+
+void cli_print_indented(const char *text, const char *indent)
+{
+	const char *p = text;
+	size_t len;
+
+	while (p && *p) {
+		len = strcspn(p, "\n");
+		printf("%s%.*s\n", indent, (int)len, p);
+		p += len + (p[len] == '\n');
+	}
+}

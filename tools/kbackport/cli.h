@@ -130,6 +130,9 @@ int cli_build_paths(struct cli_build_paths *p, const struct kb_config *config,
 		    bool no_overlay);
 void cli_build_paths_release(struct cli_build_paths *p);
 
+/* Each line of `text` (NULL: none) on stdout, after `indent`. */
+void cli_print_indented(const char *text, const char *indent);
+
 /* Print `usage` to stdout for --help. */
 void cli_help(const char *usage);
 

@@ -118,18 +118,6 @@ static void print_json(struct kb_result *results, size_t nbranches,
 	json_decref(docs);
 }
 
-static void print_indented(const char *text, const char *indent)
-{
-	const char *p = text;
-	size_t len;
-
-	while (p && *p) {
-		len = strcspn(p, "\n");
-		printf("%s%.*s\n", indent, (int)len, p);
-		p += len + (p[len] == '\n');
-	}
-}
-
 static void print_matrix(const struct kb_result *results, size_t n)
 {
 	size_t i, w = 6;
@@ -153,10 +141,10 @@ static void print_matrix(const struct kb_result *results, size_t n)
 			       r->pre_fix_ref, r->pre_fix_variant);
 		if (r->ref)
 			printf("  ref: %s\n", r->ref);
-		print_indented(r->notes, "  ");
+		cli_print_indented(r->notes, "  ");
 		if (r->reproduce) {
 			printf("  to resolve it by hand:\n");
-			print_indented(r->reproduce, "    ");
+			cli_print_indented(r->reproduce, "    ");
 		}
 	}
 }

@@ -156,18 +156,6 @@ static void print_json(const struct row *rows, size_t n)
 	json_decref(doc);
 }
 
-static void print_indented(const char *text, const char *indent)
-{
-	const char *p = text;
-	size_t len;
-
-	while (p && *p) {
-		len = strcspn(p, "\n");
-		printf("%s%.*s\n", indent, (int)len, p);
-		p += len + (p[len] == '\n');
-	}
-}
-
 static void print_notes(const struct row *w)
 {
 	const struct kb_build_result *r = &w->result;
@@ -181,9 +169,9 @@ static void print_notes(const struct row *w)
 		       r->shared_with);
 	if (r->missing_options) {
 		printf("  warning: options of the fragment that olddefconfig dropped:\n");
-		print_indented(r->missing_options, "    ");
+		cli_print_indented(r->missing_options, "    ");
 	}
-	print_indented(r->reason, "  ");
+	cli_print_indented(r->reason, "  ");
 }
 
 static void print_matrix(const struct row *rows, size_t n)

@@ -326,18 +326,6 @@ static const char *suite_counts(char *buf, size_t size, const struct lane_row *l
 	return buf;
 }
 
-static void print_indented(const char *text, const char *indent)
-{
-	const char *p = text;
-	size_t len;
-
-	while (p && *p) {
-		len = strcspn(p, "\n");
-		printf("%s%.*s\n", indent, (int)len, p);
-		p += len + (p[len] == '\n');
-	}
-}
-
 static void print_text(const struct branch_row *rows, size_t n, const struct kb_tester *t)
 {
 	char a[32], c[32];
@@ -362,7 +350,7 @@ static void print_text(const struct branch_row *rows, size_t n, const struct kb_
 	for (i = 0; i < n; i++) {
 		printf("%s: %s\n", rows[i].branch->name, kb_verdict_name(rows[i].verdict));
 		if (rows[i].error)
-			print_indented(rows[i].error, "  ");
+			cli_print_indented(rows[i].error, "  ");
 		if (rows[i].note)
 			printf("  %s%s\n", rows[i].verdict == KB_VERDICT_SKIPPED ? "" : "WARNING: ",
 			       rows[i].note);
@@ -372,7 +360,7 @@ static void print_text(const struct branch_row *rows, size_t n, const struct kb_
 				continue;
 			printf("  %s (%s):\n", kb_lane_kind_name(l->kind),
 			       kb_verdict_name(l->t.verdict.verdict));
-			print_indented(l->t.verdict.reason, "    ");
+			cli_print_indented(l->t.verdict.reason, "    ");
 		}
 	}
 	if (t->accel_note)
