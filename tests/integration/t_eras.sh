@@ -101,6 +101,12 @@ git cherry-pick -x $UPSTREAM
 # resolve the conflicts (see the failed hunks), then: git add <files>
 # build and test the kernel
 git commit -s" "$(field vendor-reworked '.reproduce | join("\n")')"
+# a fix from elsewhere names where its upstream commit is fetched from
+mkdir -p custom && cp -r "$TOP_DIR/backports/CVE-2011-1019" custom/
+sed -i 's|^upstream: .*|&\nupstream-repo: https://git.example.org/net-next.git|' custom/CVE-2011-1019/fix.yaml
+run_kb 1 apply --fix custom/CVE-2011-1019 --branch vendor-reworked --dry-run --json
+assert_eq "the fetch from upstream-repo" "git fetch https://git.example.org/net-next.git $UPSTREAM" \
+	"$(printf '%s' "$OUT" | jq -r '.results[0].reproduce[1]')"
 T_NAME=
 assert_eq "only backport refs for applied branches" \
 	"$REF/2.6.32.y $REF/2.6.35.y $REF/2.6.37.y $REF/4.19.y" \

@@ -140,6 +140,7 @@ static const char valid_yaml[] =
 	ID SUBJECT UPSTREAM
 	"cve: CVE-2011-1019\n"
 	"introduced-by: a8f80e8ff94ecba629542d9b4b5f5a8ee3eb565c\n"
+	"upstream-repo: https://git.example.org/pub/linux.git\n"
 	PATCH
 	"vulnerable:\n"
 	"  - paths: [net/core/dev.c, net/core/dev_ioctl.c]\n"
@@ -216,6 +217,7 @@ static void test_valid(void **state)
 	assert_string_equal(fix->upstream, "8909c9ad8ff03611c9c96c9a92656213e4bb495b");
 	assert_string_equal(fix->cve, "CVE-2011-1019");
 	assert_string_equal(fix->introduced_by, "a8f80e8ff94ecba629542d9b4b5f5a8ee3eb565c");
+	assert_string_equal(fix->upstream_repo, "https://git.example.org/pub/linux.git");
 	assert_string_equal(fix->patch->author_name, "Vasiliy Kulikov");
 	assert_string_equal(fix->patch->subject, SUBJECT_TEXT);
 	assert_int_equal(fix->nvulnerable, 1);
@@ -241,6 +243,7 @@ static void test_minimal(void **state)
 	assert_string_equal(fix->dir, s->fix);
 	assert_null(fix->cve);
 	assert_null(fix->introduced_by);
+	assert_null(fix->upstream_repo);	/* the reproduce commands use mainline */
 	assert_int_equal(fix->nvulnerable, 0);
 	assert_int_equal(fix->nvariants, 1);
 	assert_int_equal(fix->variants[0].nwhen, 0);
@@ -273,6 +276,20 @@ static void test_short_introduced_by(void **state)
 		     KB_EINVALID,
 		     "4:16: 'introduced-by' must be a full commit id (40 lowercase "
 		     "hex digits), not 'a8f80e8ff94e'");
+}
+
+/* It is copied into shell commands: one word, nothing the shell expands. */
+static void test_bad_upstream_repo(void **state)
+{
+	static const char *const bad[] = { "\"a b\"", "\"x;rm -rf /\"", "\"$(id)\"" };
+	char yaml[512];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(yaml, sizeof(yaml), ID SUBJECT UPSTREAM "upstream-repo: %s\n", bad[i]);
+		expect_error(state, yaml, KB_EINVALID,
+			     "4:16: 'upstream-repo' must be a URL or path without spaces or "
+			     "shell characters");
+	}
 }
 
 static void test_subject_mismatch(void **state)
@@ -485,6 +502,7 @@ int main(void)
 		SANDBOXED(test_id_mismatch),
 		SANDBOXED(test_bad_sha),
 		SANDBOXED(test_short_introduced_by),
+		SANDBOXED(test_bad_upstream_repo),
 		SANDBOXED(test_subject_mismatch),
 		SANDBOXED(test_missing_patch),
 		SANDBOXED(test_patch_dotdot),

@@ -271,14 +271,14 @@ static char *reproduce_commands(const struct kb_branch *branch, const struct kb_
 
 	kb_buf_printf(&out,
 		"cd %s\n"
-		"git fetch https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git %s\n"
+		"git fetch %s %s\n"
 		"git checkout -b backport/%s/%s %s\n"
 		"git cherry-pick -x %s\n"
 		"# resolve the conflicts (see the failed hunks), then: git add <files>\n"
 		"# build and test the kernel\n"
 		"git commit -s\n",
-		branch->repo, fix->upstream, fix->id, branch->name, branch->ref,
-		fix->upstream);
+		branch->repo, fix->upstream_repo ? fix->upstream_repo : KB_MAINLINE_REPO,
+		fix->upstream, fix->id, branch->name, branch->ref, fix->upstream);
 	return kb_buf_detach(&out);
 }
 

@@ -406,6 +406,22 @@ static int add_upstream(void *ctx, void *obj, yaml_node_t *value)
 	return dup_sha(&((struct kb_fix *)obj)->upstream, l, value, "upstream");
 }
 
+/* It goes into shell commands to copy: one word, nothing the shell expands. */
+static int add_upstream_repo(void *ctx, void *obj, yaml_node_t *value)
+{
+	struct loader *l = ctx;
+	char **repo = &((struct kb_fix *)obj)->upstream_repo;
+	int err;
+
+	if ((err = kb_yaml_dup_string(repo, &l->y, value, "upstream-repo")) < 0)
+		return err;
+	if (*repo && (*repo)[strcspn(*repo, " \t\n'\"\\`$;&|<>()*?[]{}~#!")])
+		return kb_yaml_error(&l->y, value, KB_EINVALID,
+				     "'upstream-repo' must be a URL or path without spaces or "
+				     "shell characters");
+	return 0;
+}
+
 static int add_cve(void *ctx, void *obj, yaml_node_t *value)
 {
 	struct loader *l = ctx;
@@ -429,6 +445,7 @@ static const struct kb_yaml_key fix_keys[] = {
 	{ "id", add_id },
 	{ "subject", add_subject },
 	{ "upstream", add_upstream },
+	{ "upstream-repo", add_upstream_repo },
 	{ "cve", add_cve },
 	{ "introduced-by", add_introduced_by },
 	{ "patch", add_patch },
@@ -664,6 +681,7 @@ void kb_fix_free(struct kb_fix *fix)
 	free(fix->dir);
 	free(fix->subject);
 	free(fix->upstream);
+	free(fix->upstream_repo);
 	free(fix->cve);
 	free(fix->introduced_by);
 	kb_patch_free(fix->patch);
