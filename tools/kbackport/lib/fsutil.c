@@ -57,12 +57,14 @@ int kb_remove_tree(const char *path)
 /* The pid of "<base>.tmp.<pid>" in `name`, or 0 when `name` is not one. */
 static pid_t tmp_pid(const char *name, const char *base, size_t baselen)
 {
-	const char *p = name + baselen + 5;
+	const char *p;
 	char *end;
 	long pid;
 
-	if (strncmp(name, base, baselen) || strncmp(name + baselen, ".tmp.", 5) ||
-	    *p < '1' || *p > '9')
+	if (strncmp(name, base, baselen) || strncmp(name + baselen, ".tmp.", 5))
+		return 0;
+	p = name + baselen + 5;
+	if (*p < '1' || *p > '9')
 		return 0;
 	errno = 0;
 	pid = strtol(p, &end, 10);
