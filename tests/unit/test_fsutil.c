@@ -49,7 +49,7 @@ static void test_tmp_path_sweeps_the_dead(void **state)
 	write_file(sb, "root.tmp.1", "pid 1 lives");
 	write_file(sb, "root.tmp.x12", "not a pid");
 	write_file(sb, "root.tmp.012", "not a pid either");
-	write_file(sb, "root.tmp", "kb_write_atomic's, no pid");
+	write_file(sb, "root.tmp", "no pid");
 	write_file(sb, "rootfs.tmp.999999999", "another name's");
 	write_file(sb, "root", "the complete one");
 	snprintf(target, sizeof(target), "%s", sb_path(sb, "root"));

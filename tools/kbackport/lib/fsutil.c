@@ -106,23 +106,45 @@ done:
 	return err;
 }
 
-int kb_write_atomic(const char *path, const char *text)
+static int write_all(int fd, const char *data, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		if ((n = write(fd, data, len)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int kb_write_file_atomic(const char *path, const char *data, size_t len)
 {
 	struct kb_buf tmp = KB_BUF_INIT;
-	FILE *f = NULL;
-	int err;
+	int fd = -1, err;
 
-	if ((err = kb_buf_printf(&tmp, "%s.tmp", path)) < 0)
+	if ((err = kb_tmp_path(&tmp, path)) < 0)
 		return err;
-	if (!(f = fopen(tmp.ptr, "w")) || fputs(text, f) < 0 || fflush(f) != 0 ||
-	    fsync(fileno(f)) < 0 || rename(tmp.ptr, path) < 0)
+	if ((fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0 ||
+	    write_all(fd, data, len) < 0 || fsync(fd) < 0)
 		err = kb_error_set(KB_ERROR, "cannot write '%s': %s", path, strerror(errno));
-	if (f)
-		fclose(f);
+	if (fd >= 0 && close(fd) < 0 && !err)
+		err = kb_error_set(KB_ERROR, "cannot write '%s': %s", path, strerror(errno));
+	if (!err && rename(tmp.ptr, path) < 0)
+		err = kb_error_set(KB_ERROR, "cannot write '%s': %s", path, strerror(errno));
 	if (err < 0)
 		unlink(tmp.ptr);
 	kb_buf_release(&tmp);
 	return err;
+}
+
+int kb_write_atomic(const char *path, const char *text)
+{
+	return kb_write_file_atomic(path, text, strlen(text));
 }
 
 int kb_digest(char **out, const char *data, size_t len, const char *what)

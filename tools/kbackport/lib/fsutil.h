@@ -18,9 +18,12 @@ int kb_mkdir_p(const char *path);
 int kb_remove_tree(const char *path);
 
 /*
- * `text` into "<path>.tmp", flushed to disk, then renamed to `path`: a
- * reader finds the old file or the whole new one, never a part.
+ * `len` bytes of `data` into a temporary beside `path` (kb_tmp_path()),
+ * flushed to disk, then renamed to `path`: a reader finds the old file or
+ * the whole new one, never a part.
  */
+int kb_write_file_atomic(const char *path, const char *data, size_t len);
+/* The same for the string `text`. */
 int kb_write_atomic(const char *path, const char *text);
 
 /*

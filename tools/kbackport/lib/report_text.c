@@ -3,13 +3,9 @@
 #include "error.h"
 #include "fsutil.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* The length of the UTF-8 sequence at `s` (at most `n` bytes), 0 if none. */
 static size_t utf8_len(const unsigned char *s, size_t n)
@@ -241,30 +237,13 @@ int report_strv_add(char ***v, size_t *n, const char *s)
 	return 0;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	ssize_t n;
-
-	while (len) {
-		if ((n = write(fd, data, len)) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int report_write_file(const char *dir, const char *rel, const char *data, size_t len)
 {
-	struct kb_buf path = KB_BUF_INIT, tmp = KB_BUF_INIT;
+	struct kb_buf path = KB_BUF_INIT;
 	char *slash;
-	int fd = -1, err;
+	int err;
 
-	if ((err = kb_buf_printf(&path, "%s/%s", dir, rel)) < 0 ||
-	    (err = kb_tmp_path(&tmp, path.ptr)) < 0)
+	if ((err = kb_buf_printf(&path, "%s/%s", dir, rel)) < 0)
 		goto done;
 	if ((slash = strrchr(path.ptr, '/'))) {
 		*slash = '\0';
@@ -273,20 +252,8 @@ int report_write_file(const char *dir, const char *rel, const char *data, size_t
 		if (err < 0)
 			goto done;
 	}
-	if ((fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0 ||
-	    write_all(fd, data, len) < 0)
-		err = kb_error_set(KB_ERROR, "cannot write '%s': %s", tmp.ptr, strerror(errno));
-	if (fd >= 0 && close(fd) < 0 && !err)
-		err = kb_error_set(KB_ERROR, "cannot write '%s': %s", tmp.ptr, strerror(errno));
-	fd = -1;
-	if (!err && rename(tmp.ptr, path.ptr) < 0)
-		err = kb_error_set(KB_ERROR, "cannot write '%s': %s", path.ptr, strerror(errno));
-	if (err < 0)
-		unlink(tmp.ptr);
+	err = kb_write_file_atomic(path.ptr, data, len);
 done:
-	if (fd >= 0)
-		close(fd);
 	kb_buf_release(&path);
-	kb_buf_release(&tmp);
 	return err;
 }
