@@ -48,38 +48,6 @@ int cli_no_arguments(int argc, char **argv)
 	return EXIT_USAGE;
 }
 
-/* Length of the valid UTF-8 sequence at `p` (at most `n` bytes), 0 if none. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len, i;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		len = 2;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		len = 3;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	if (p[0] == 0xe0)
-		lo = 0xa0;
-	else if (p[0] == 0xed)
-		hi = 0x9f;
-	else if (p[0] == 0xf0)
-		lo = 0x90;
-	else if (p[0] == 0xf4)
-		hi = 0x8f;
-	if (len > n || p[1] < lo || p[1] > hi)
-		return 0;
-	for (i = 2; i < len; i++)
-		if (p[i] < 0x80 || p[i] > 0xbf)
-			return 0;
-	return len;
-}
-
 /*
  * File names are bytes, as in git: bytes that are not UTF-8 are written
  * as git quotes them (\351), so that a result is never lost to JSON.
@@ -94,7 +62,7 @@ json_t *cli_json_text(const char *s, size_t n)
 	if ((j = json_stringn(s, n)))
 		return j;
 	while (i < n) {
-		if ((len = utf8_len(p + i, n - i)) && p[i]) {
+		if ((len = kb_utf8_len(p + i, n - i)) && p[i]) {
 			kb_buf_put(&b, s + i, len);
 		} else {
 			kb_buf_printf(&b, "\\%03o", p[i]);

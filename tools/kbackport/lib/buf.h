@@ -30,4 +30,11 @@ int kb_read_file(char **out, size_t *len, const char *path);
 char *kb_strdup(const char *s);
 char *kb_strndup(const char *s, size_t n);
 
+/*
+ * The length of the well-formed UTF-8 sequence at `s` (at most `n` bytes,
+ * n >= 1), 0 if there is none: no overlong forms, no surrogates, nothing
+ * past U+10FFFF.
+ */
+size_t kb_utf8_len(const unsigned char *s, size_t n);
+
 #endif

@@ -6,7 +6,7 @@
  * fix is verdict.h's business; this module says what was seen, and
  * whether the boot went far enough to be believed.
  *
- *   <outdir>/initrd.cpio        the initramfs booted
+ *   <outdir>/initrd.cpio      the initramfs booted
  *   <outdir>/console.log      everything the serial console printed
  *   <outdir>/console.log.qemu QEMU's own messages
  *   <outdir>/<suite>.ktap     each suite's KTAP, alone
