@@ -48,7 +48,7 @@ static int merge_from_preimage(char **out, size_t *outlen, git_repository *repo,
 			       const struct kb_file_patch *fp, const char *ours,
 			       size_t ours_len)
 {
-	struct kb_locate_opts exact = { 0, false };
+	struct kb_locate_opts exact = { 0, false, false, false };
 	git_merge_file_input base, mine, theirs;
 	git_merge_file_options opts;
 	git_merge_file_result result = { 0 };
@@ -94,49 +94,292 @@ done:
 
 static int file_error(struct kb_file_result *fr, int code)
 {
+	fr->state = KB_FILE_FAILED;
 	if (!(fr->error = kb_strdup(kb_error_last())))
 		return KB_ENOMEM;
 	return code == KB_ENOMEM ? code : 0;
 }
 
-static int apply_file(struct kb_apply *apply, struct kb_file_result *fr,
-		      struct kb_source *src, const struct kb_locate_opts *opts)
+/* One way to read a file's change: a file patch, its reverse, whose it is. */
+struct cand {
+	const struct kb_file_patch *fwd, *rev;
+	const char *from;		/* another variant's name, or NULL */
+	struct kb_file_decision d;
+	struct kb_hunk_result *hunks;
+};
+
+struct cands {
+	struct cand *v;
+	size_t n;
+};
+
+static void cands_release(struct cands *c)
 {
-	const struct kb_file_patch *fp = fr->fp;
-	const char *path = kb_file_patch_path(fp), *buf = "";
-	git_filemode_t mode = GIT_FILEMODE_BLOB;
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		kb_file_decision_release(&c->v[i].d);
+		free(c->v[i].hunks);
+	}
+	free(c->v);
+}
+
+static int cands_add(struct cands *c, const struct kb_file_patch *fwd,
+		     const struct kb_file_patch *rev, const char *from)
+{
+	struct cand *v = realloc(c->v, (c->n + 1) * sizeof(*v));
+
+	if (!v)
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	c->v = v;
+	memset(&v[c->n], 0, sizeof(*v));
+	v[c->n].fwd = fwd;
+	v[c->n].rev = rev;
+	v[c->n].from = from;
+	if (!(v[c->n].hunks = calloc(fwd->nhunks ? fwd->nhunks : 1, sizeof(*v->hunks))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	c->n++;
+	return 0;
+}
+
+/* The variant's own hunks first, then every other variant's for the file. */
+static int gather(struct cands *c, const struct kb_file_patch *fp,
+		  const struct kb_file_patch *rfp, const struct kb_fix *fix,
+		  const struct kb_variant *self)
+{
+	const char *path = kb_file_patch_path(fp);
+	size_t v, f;
+	int err;
+
+	if ((err = cands_add(c, fp, rfp, NULL)) < 0 || !fix)
+		return err;
+	for (v = 0; v < fix->nvariants; v++) {
+		const struct kb_variant *other = &fix->variants[v];
+		if (other == self)
+			continue;
+		for (f = 0; f < other->patch->nfiles; f++) {
+			const struct kb_file_patch *g = &other->patch->files[f];
+			if (g->old_path && g->new_path && !strcmp(g->new_path, path) &&
+			    (err = cands_add(c, g, &other->reverse->files[f], other->name)) < 0)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static int decide(struct cand *c, const char *buf, size_t len,
+		  const struct kb_locate_opts *opts)
+{
+	return kb_file_decide(&c->d, c->hunks, buf, len, c->fwd, c->rev, opts);
+}
+
+static int add_undo(struct kb_apply *apply, const char *path, char *data,
+		    size_t len, git_filemode_t mode)
+{
+	struct kb_apply_output *v, *o;
+
+	if (!(v = realloc(apply->undo, (apply->nundo + 1) * sizeof(*v)))) {
+		free(data);
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	}
+	apply->undo = v;
+	o = &v[apply->nundo++];
+	o->data = data;
+	o->len = len;
+	o->mode = mode;
+	if (!(o->path = kb_strdup(path)))
+		return KB_ENOMEM;
+	return 0;
+}
+
+static void use(struct kb_file_result *fr, struct cand *c, enum kb_file_state state)
+{
+	fr->state = state;
+	fr->used = c->fwd;
+	fr->from = c->from;
+	fr->hunks = c->hunks;
+	c->hunks = NULL;
+}
+
+/*
+ * Which reading of the file wins: the change found in (by any variant's
+ * hunks, unless the own hunks apply more cheaply), else the own hunks
+ * applied, else another variant's, else the 3-way merge.
+ */
+static int choose(struct kb_apply *apply, struct kb_file_result *fr, struct cands *c,
+		  struct kb_source *src, const char *buf, size_t len, git_filemode_t mode,
+		  const struct kb_locate_opts *opts)
+{
+	const char *path = kb_file_patch_path(fr->fp);
+	struct cand *own = &c->v[0], *in = NULL;
 	char *out = NULL;
-	size_t len = 0, outlen = 0;
+	size_t i, outlen = 0;
+	int err;
+
+	for (i = 0; i < c->n; i++) {
+		if ((err = decide(&c->v[i], buf, len, opts)) < 0)
+			return err;
+		if (c->v[i].d.state == KB_FILE_PRESENT && (!in || c->v[i].d.cost < in->d.cost))
+			in = &c->v[i];
+	}
+	if (in && !(own->d.state == KB_FILE_APPLIES && own->d.cost <= in->d.cost)) {
+		use(fr, in, KB_FILE_PRESENT);
+		err = add_undo(apply, path, in->d.undo, in->d.undolen, mode);
+		in->d.undo = NULL;
+		return err;
+	}
+	for (i = 0; i < c->n; i++)
+		if (c->v[i].d.state == KB_FILE_APPLIES) {
+			use(fr, &c->v[i], KB_FILE_APPLIES);
+			err = add_output(apply, path, c->v[i].d.out, c->v[i].d.outlen, mode);
+			c->v[i].d.out = NULL;
+			return err;
+		}
+	if (own->d.state == KB_FILE_FAILED &&
+	    merge_from_preimage(&out, &outlen, kb_source_repo(src), fr->fp, buf, len) == 0) {
+		use(fr, own, KB_FILE_APPLIES);
+		fr->merged = true;
+		return add_output(apply, path, out, outlen, mode);
+	}
+	use(fr, own, own->d.state);
+	return 0;
+}
+
+/* A new file: applies where nothing is, is in where exactly it is. */
+static int create_file(struct kb_apply *apply, struct kb_file_result *fr,
+		       const struct kb_file_patch *rfp, struct kb_source *src,
+		       const struct kb_locate_opts *opts)
+{
+	const char *path = fr->fp->new_path, *buf;
+	struct cands c = { NULL, 0 };
+	size_t len;
+	int err;
+
+	if ((err = kb_source_read(&buf, &len, src, path)) == KB_ENOTFOUND) {
+		buf = "";
+		len = 0;
+	} else if (err < 0) {
+		return file_error(fr, err);
+	}
+	if ((err = cands_add(&c, fr->fp, rfp, NULL)) < 0 ||
+	    (err = decide(&c.v[0], buf, len, opts)) < 0)
+		goto done;
+	if (len && c.v[0].d.state != KB_FILE_PRESENT) {
+		kb_error_set(KB_EEXISTS, "'%s' already exists", path);
+		err = file_error(fr, KB_EEXISTS);
+		goto done;
+	}
+	err = choose(apply, fr, &c, src, buf, len, GIT_FILEMODE_BLOB, opts);
+done:
+	cands_release(&c);
+	return err;
+}
+
+/* A deletion: applies only where the file is exactly what it removes. */
+static int delete_file(struct kb_apply *apply, struct kb_file_result *fr,
+		       const struct kb_file_patch *rfp, struct kb_source *src,
+		       const struct kb_locate_opts *opts)
+{
+	const char *path = fr->fp->old_path, *buf;
+	git_filemode_t mode = GIT_FILEMODE_BLOB;
+	struct cands c = { NULL, 0 };
+	size_t len;
 	git_oid id;
 	int err;
 
-	if (fp->old_path) {
-		if ((err = kb_source_read(&buf, &len, src, fp->old_path)) < 0 ||
-		    (err = kb_source_entry(&id, &mode, src, fp->old_path)) < 0)
-			return file_error(fr, err);
-	} else if (kb_source_entry(&id, &mode, src, fp->new_path) == 0) {
-		kb_error_set(KB_EEXISTS, "'%s' already exists", fp->new_path);
-		return file_error(fr, KB_EEXISTS);
+	if ((err = kb_source_read(&buf, &len, src, path)) == KB_ENOTFOUND) {
+		buf = "";
+		len = 0;
+	} else if (err < 0 || (err = kb_source_entry(&id, &mode, src, path)) < 0) {
+		return file_error(fr, err);
 	}
-	if (!fp->new_path)
-		return add_output(apply, path, NULL, 0, mode) < 0 ? KB_ENOMEM :
-			(fr->ok = true, 0);
-	err = kb_file_apply(&out, &outlen, fr->hunks, buf, len, fp, opts);
-	if (err == KB_ECONFLICT) {
-		err = merge_from_preimage(&out, &outlen, kb_source_repo(src), fp,
-					  buf, len);
-		fr->merged = err == 0;
+	if ((err = cands_add(&c, fr->fp, rfp, NULL)) < 0 ||
+	    (err = decide(&c.v[0], buf, len, opts)) < 0)
+		goto done;
+	if (c.v[0].d.state == KB_FILE_APPLIES && c.v[0].d.outlen) {
+		/* what is left is not nothing: the file holds more than the patch removes */
+		kb_file_decision_release(&c.v[0].d);
+		c.v[0].d.state = KB_FILE_FAILED;
 	}
-	if (err == KB_ECONFLICT)
-		return 0;
-	if (err < 0)
-		return err;
-	fr->ok = true;
-	return add_output(apply, path, out, outlen, mode);
+	use(fr, &c.v[0], c.v[0].d.state);
+	if (fr->state == KB_FILE_APPLIES)
+		err = add_output(apply, path, NULL, 0, mode);
+	else if (fr->state == KB_FILE_PRESENT)
+		err = add_undo(apply, path, c.v[0].d.undo, c.v[0].d.undolen, mode);
+	if (fr->state == KB_FILE_PRESENT)
+		c.v[0].d.undo = NULL;
+done:
+	cands_release(&c);
+	return err;
 }
 
-int kb_apply_patch(struct kb_apply *out, struct kb_source *src,
-		   const struct kb_patch *patch, const struct kb_locate_opts *opts)
+static int apply_file(struct kb_apply *apply, struct kb_file_result *fr,
+		      const struct kb_file_patch *rfp, struct kb_source *src,
+		      const struct kb_fix *fix, const struct kb_variant *self,
+		      const struct kb_locate_opts *opts)
+{
+	const struct kb_file_patch *fp = fr->fp;
+	git_filemode_t mode = GIT_FILEMODE_BLOB;
+	struct cands c = { NULL, 0 };
+	const char *buf;
+	size_t len = 0;
+	git_oid id;
+	int err;
+
+	if (!fp->old_path)
+		return create_file(apply, fr, rfp, src, opts);
+	if (!fp->new_path)
+		return delete_file(apply, fr, rfp, src, opts);
+	if ((err = kb_source_read(&buf, &len, src, fp->old_path)) < 0 ||
+	    (err = kb_source_entry(&id, &mode, src, fp->old_path)) < 0)
+		return file_error(fr, err);
+	if ((err = gather(&c, fp, rfp, fix, self)) == 0)
+		err = choose(apply, fr, &c, src, buf, len, mode, opts);
+	cands_release(&c);
+	return err;
+}
+
+/* Hunks found in the tree with some of their context around them. */
+static size_t in_with_context(const struct kb_apply *apply)
+{
+	size_t i, h, n = 0;
+
+	for (i = 0; i < apply->patch->nfiles; i++) {
+		const struct kb_file_result *fr = &apply->files[i];
+		for (h = 0; fr->hunks && h < fr->used->nhunks; h++)
+			n += fr->hunks[h].status == KB_HUNK_PRESENT &&
+			     fr->hunks[h].match.anchor != KB_ANCHOR_BLOCK;
+	}
+	return n;
+}
+
+/*
+ * Every file alike gives that state; a mix without failures is partial.
+ * A change found only by its own lines, nowhere with its context, is not
+ * evidence enough that the fix is in.
+ */
+static enum kb_file_state overall(const struct kb_apply *apply)
+{
+	size_t i, count[KB_FILE_FAILED + 1] = { 0 };
+	size_t n = apply->patch->nfiles;
+
+	for (i = 0; i < n; i++)
+		count[apply->files[i].state]++;
+	if (count[KB_FILE_FAILED] || count[KB_FILE_AMBIGUOUS] || !n)
+		return KB_FILE_FAILED;
+	if ((count[KB_FILE_PRESENT] || count[KB_FILE_PARTIAL]) && !in_with_context(apply))
+		return KB_FILE_FAILED;
+	if (count[KB_FILE_APPLIES] == n)
+		return KB_FILE_APPLIES;
+	if (count[KB_FILE_PRESENT] == n)
+		return KB_FILE_PRESENT;
+	return KB_FILE_PARTIAL;
+}
+
+static int apply_all(struct kb_apply *out, struct kb_source *src,
+		     const struct kb_patch *patch, const struct kb_patch *reverse,
+		     const struct kb_fix *fix, const struct kb_variant *self,
+		     const struct kb_locate_opts *opts)
 {
 	size_t i;
 	int err = 0;
@@ -145,31 +388,45 @@ int kb_apply_patch(struct kb_apply *out, struct kb_source *src,
 	out->patch = patch;
 	if (!(out->files = calloc(patch->nfiles ? patch->nfiles : 1, sizeof(*out->files))))
 		return kb_error_set(KB_ENOMEM, "out of memory");
-	out->ok = true;
+	if (reverse->nfiles != patch->nfiles)
+		return kb_error_set(KB_ERROR, "the reverse patch does not match");
 	for (i = 0; i < patch->nfiles; i++) {
 		struct kb_file_result *fr = &out->files[i];
-		fr->fp = &patch->files[i];
-		if (!(fr->hunks = calloc(fr->fp->nhunks ? fr->fp->nhunks : 1,
-					 sizeof(*fr->hunks))))
-			return kb_error_set(KB_ENOMEM, "out of memory");
-		if ((err = apply_file(out, fr, src, opts)) < 0)
+		fr->fp = fr->used = &patch->files[i];
+		if ((err = apply_file(out, fr, &reverse->files[i], src, fix, self, opts)) < 0)
 			return err;
-		out->ok = out->ok && fr->ok;
 	}
+	out->state = overall(out);
+	out->ok = out->state == KB_FILE_APPLIES;
 	return 0;
 }
 
-int kb_apply_write_tree(git_oid *tree_id, git_repository *repo, git_tree *base,
-			const struct kb_apply *apply)
+int kb_apply_variant(struct kb_apply *out, struct kb_source *src,
+		     const struct kb_fix *fix, const struct kb_variant *variant,
+		     const struct kb_locate_opts *opts)
 {
+	return apply_all(out, src, variant->patch, variant->reverse, fix, variant, opts);
+}
+
+int kb_apply_patch(struct kb_apply *out, struct kb_source *src,
+		   const struct kb_patch *patch, const struct kb_patch *reverse,
+		   const struct kb_locate_opts *opts)
+{
+	return apply_all(out, src, patch, reverse, NULL, NULL, opts);
+}
+
+int kb_apply_write_tree(git_oid *tree_id, git_repository *repo, git_tree *base,
+			const struct kb_apply *apply, bool undo)
+{
+	const struct kb_apply_output *outputs = undo ? apply->undo : apply->outputs;
+	size_t i, n = undo ? apply->nundo : apply->noutputs;
 	git_tree_update *updates;
-	size_t i;
 	int err = 0;
 
-	if (!(updates = calloc(apply->noutputs ? apply->noutputs : 1, sizeof(*updates))))
+	if (!(updates = calloc(n ? n : 1, sizeof(*updates))))
 		return kb_error_set(KB_ENOMEM, "out of memory");
-	for (i = 0; i < apply->noutputs && !err; i++) {
-		const struct kb_apply_output *o = &apply->outputs[i];
+	for (i = 0; i < n && !err; i++) {
+		const struct kb_apply_output *o = &outputs[i];
 		updates[i].path = o->path;
 		updates[i].filemode = o->mode;
 		updates[i].action = o->data ? GIT_TREE_UPDATE_UPSERT :
@@ -178,8 +435,7 @@ int kb_apply_write_tree(git_oid *tree_id, git_repository *repo, git_tree *base,
 								  o->data, o->len)) < 0)
 			err = kb_error_git(err, "cannot write blob for '%s'", o->path);
 	}
-	if (!err && (err = git_tree_create_updated(tree_id, repo, base,
-						   apply->noutputs, updates)) < 0)
+	if (!err && (err = git_tree_create_updated(tree_id, repo, base, n, updates)) < 0)
 		err = kb_error_git(err, "cannot write tree");
 	free(updates);
 	return err;
@@ -202,7 +458,41 @@ void kb_apply_release(struct kb_apply *apply)
 		free(apply->outputs[i].data);
 	}
 	free(apply->outputs);
+	for (i = 0; i < apply->nundo; i++) {
+		free(apply->undo[i].path);
+		free(apply->undo[i].data);
+	}
+	free(apply->undo);
 	memset(apply, 0, sizeof(*apply));
+}
+
+static const char *const file_state_names[] = {
+	[KB_FILE_APPLIES] = "applies",
+	[KB_FILE_PRESENT] = "already in",
+	[KB_FILE_PARTIAL] = "partly in",
+	[KB_FILE_AMBIGUOUS] = "ambiguous",
+	[KB_FILE_FAILED] = "does not apply",
+};
+
+const char *kb_file_state_name(enum kb_file_state state)
+{
+	return file_state_names[state];
+}
+
+/* " (offset +3, fuzz 1, ignoring whitespace, anchored on ...)" or "". */
+static void describe_place(struct kb_buf *out, const struct kb_match *m)
+{
+	if (!m->offset && !m->fuzz && !m->whitespace && !m->anchor)
+		return;
+	kb_buf_printf(out, " (offset %+ld", m->offset);
+	if (m->anchor)
+		kb_buf_printf(out, ", anchored on its %s context alone",
+			      m->anchor == KB_ANCHOR_LEAD ? "leading" : "trailing");
+	else if (m->fuzz)
+		kb_buf_printf(out, ", fuzz %u", m->fuzz);
+	if (m->whitespace)
+		kb_buf_puts(out, ", ignoring whitespace");
+	kb_buf_puts(out, ")");
 }
 
 static void describe_hunk(struct kb_buf *out, const struct kb_file_result *fr,
@@ -211,26 +501,36 @@ static void describe_hunk(struct kb_buf *out, const struct kb_file_result *fr,
 	const struct kb_hunk_result *r = &fr->hunks[h];
 	const char *path = kb_file_patch_path(fr->fp);
 	const struct kb_match *m = &r->match;
+	bool partial = fr->state == KB_FILE_PARTIAL;
 
-	if (r->status == KB_HUNK_FAILED) {
+	switch (r->status) {
+	case KB_HUNK_FAILED:
 		kb_buf_printf(out, "hunk %zu of '%s' does not apply\n", h + 1, path);
 		return;
+	case KB_HUNK_AMBIGUOUS:
+		kb_buf_printf(out, "hunk %zu of '%s' fits more than one place (lines %zu and %zu): not guessing\n",
+			      h + 1, path, m->line - m->trim_head + 1, m->other_line - m->trim_head + 1);
+		return;
+	case KB_HUNK_PRESENT:
+		if (failures_only && !partial)
+			return;
+		kb_buf_printf(out, "hunk %zu of '%s' is already in, at line %zu", h + 1, path,
+			      m->line - m->trim_head + 1);
+		break;
+	case KB_HUNK_APPLIED:
+		if (partial) {
+			kb_buf_printf(out, "hunk %zu of '%s' is missing (it would apply at line %zu)\n",
+				      h + 1, path, m->line - m->trim_head + 1);
+			return;
+		}
+		if (failures_only || (!m->offset && !m->fuzz && !m->whitespace && !m->anchor))
+			return;
+		kb_buf_printf(out, "hunk %zu of '%s' applied at line %zu", h + 1, path,
+			      m->line - m->trim_head + 1);
+		break;
 	}
-	if (failures_only)
-		return;
-	if (r->status == KB_HUNK_PRESENT) {
-		kb_buf_printf(out, "hunk %zu of '%s' is already present\n", h + 1, path);
-		return;
-	}
-	if (!m->offset && !m->fuzz && !m->whitespace)
-		return;
-	kb_buf_printf(out, "hunk %zu of '%s' applied at line %zu (offset %+ld",
-		      h + 1, path, m->line - m->trim_head + 1, m->offset);
-	if (m->fuzz)
-		kb_buf_printf(out, ", fuzz %u", m->fuzz);
-	if (m->whitespace)
-		kb_buf_puts(out, ", ignoring whitespace");
-	kb_buf_puts(out, ")\n");
+	describe_place(out, m);
+	kb_buf_puts(out, "\n");
 }
 
 char *kb_apply_describe(const struct kb_apply *apply, bool failures_only)
@@ -251,7 +551,10 @@ char *kb_apply_describe(const struct kb_apply *apply, bool failures_only)
 					      path, fr->fp->old_id);
 			continue;
 		}
-		for (h = 0; h < fr->fp->nhunks; h++)
+		if (fr->from && (!failures_only || fr->state == KB_FILE_PARTIAL))
+			kb_buf_printf(&out, "'%s': %s with the hunks of variant '%s'\n", path,
+				      kb_file_state_name(fr->state), fr->from);
+		for (h = 0; h < fr->used->nhunks && fr->hunks; h++)
 			describe_hunk(&out, fr, h, failures_only);
 	}
 	return kb_buf_detach(&out);

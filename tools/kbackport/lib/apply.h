@@ -1,8 +1,11 @@
 /*
- * A patch applied to a git tree in memory: blobs in, new file contents out,
- * then a new tree. Hunks are placed by locate.c (offset, fuzz, whitespace);
- * a file whose hunks do not place falls back to a 3-way merge through
- * git_merge_file() when the patch's preimage blob is in the object store.
+ * A fix's variant against a git tree, in memory: for each file the variant
+ * touches, is its change already in (the reverse fits), can it be applied,
+ * or neither? Hunks are placed by locate.c (offset, fuzz, whitespace,
+ * anchors). A file the variant's own hunks do not fit may take another
+ * variant's hunks for the same file; a file whose hunks do not place falls
+ * back to a 3-way merge through git_merge_file() when the patch's preimage
+ * blob is in the object store. Then new blobs and a new tree.
  */
 #ifndef KB_APPLY_H
 #define KB_APPLY_H
@@ -10,17 +13,21 @@
 #include <stdbool.h>
 #include <git2.h>
 
+#include "fix.h"
 #include "locate.h"
 #include "patch.h"
 #include "source.h"
 
 struct kb_file_result {
-	const struct kb_file_patch *fp;	/* borrowed from the patch */
-	struct kb_hunk_result *hunks;	/* fp->nhunks entries */
-	bool ok;			/* the file's change was computed */
-	bool merged;			/* by the 3-way fallback */
+	const struct kb_file_patch *fp;	/* the variant's own, borrowed */
+	const struct kb_file_patch *used; /* the hunks that decided: fp, or
+					   * another variant's for this file */
+	const char *from;		/* that other variant's name, or NULL */
+	enum kb_file_state state;
+	struct kb_hunk_result *hunks;	/* used->nhunks entries */
+	bool merged;			/* APPLIES by the 3-way fallback */
 	char *error;			/* file-level failure (missing file,
-					 * not a regular file), or NULL */
+					 * not a regular file, unreadable), or NULL */
 };
 
 struct kb_apply_output {
@@ -33,34 +40,54 @@ struct kb_apply_output {
 struct kb_apply {
 	const struct kb_patch *patch;	/* borrowed */
 	struct kb_file_result *files;	/* patch->nfiles entries */
-	struct kb_apply_output *outputs;	/* only when ok */
+	struct kb_apply_output *outputs;	/* APPLIES files: the new contents */
 	size_t noutputs;
-	bool ok;			/* every file applied */
+	struct kb_apply_output *undo;	/* PRESENT files: the change undone */
+	size_t nundo;
+	/*
+	 * APPLIES: every file applies; PRESENT: every file has the change;
+	 * PARTIAL: each file is in, applies or is partial, and not all alike;
+	 * FAILED: some file fits neither way (or is ambiguous).
+	 */
+	enum kb_file_state state;
+	bool ok;			/* state == KB_FILE_APPLIES */
 };
 
 /*
- * Apply `patch` to the tree of `src`. Returns 0 with out->ok telling
- * whether everything applied (per-file and per-hunk details in out->files),
- * or a negative code for failures that are not about the patch fitting
- * (out of memory, unreadable objects). Always release with
- * kb_apply_release(), also on error.
+ * Look at `variant` of `fix` on the tree of `src`. Returns 0 with the
+ * verdict in out->state (per-file and per-hunk details in out->files), or a
+ * negative code for failures that are not about the patch fitting (out of
+ * memory). Always release with kb_apply_release(), also on error.
  */
-int kb_apply_patch(struct kb_apply *out, struct kb_source *src,
-		   const struct kb_patch *patch, const struct kb_locate_opts *opts);
+int kb_apply_variant(struct kb_apply *out, struct kb_source *src,
+		     const struct kb_fix *fix, const struct kb_variant *variant,
+		     const struct kb_locate_opts *opts);
 
-/* Write the outputs as blobs and `base` updated with them as a new tree. */
+/* The same for a bare patch and its reverse: no other variant to borrow from. */
+int kb_apply_patch(struct kb_apply *out, struct kb_source *src,
+		   const struct kb_patch *patch, const struct kb_patch *reverse,
+		   const struct kb_locate_opts *opts);
+
+/*
+ * Write the outputs (or with `undo`, the undo outputs) as blobs and `base`
+ * updated with them as a new tree.
+ */
 int kb_apply_write_tree(git_oid *tree_id, git_repository *repo, git_tree *base,
-			const struct kb_apply *apply);
+			const struct kb_apply *apply, bool undo);
 
 void kb_apply_release(struct kb_apply *apply);
 
 /*
  * One line per notable event for people: hunks placed with an offset,
- * fuzz or whitespace tolerance, already present, merged, or failed:
+ * fuzz, whitespace tolerance or an anchor, hunks borrowed from another
+ * variant, hunks already in, merged, ambiguous or failed:
  * "hunk 1 of 'net/core/dev.c' applied at line 31 (offset -995)".
- * `failures_only` keeps just the failures. Returns a malloc'ed string
- * (lines end with '\n'; "" when nothing to say).
+ * `failures_only` keeps what stopped the variant. Returns a malloc'ed
+ * string (lines end with '\n'; "" when nothing to say).
  */
 char *kb_apply_describe(const struct kb_apply *apply, bool failures_only);
+
+/* "applies", "already in", "partly in", "ambiguous", "does not apply". */
+const char *kb_file_state_name(enum kb_file_state state);
 
 #endif

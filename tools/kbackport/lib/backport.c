@@ -20,6 +20,7 @@ static const char *const status_names[] = {
 	[KB_STATUS_ALREADY_APPLIED] = "already-applied",
 	[KB_STATUS_NOT_AFFECTED] = "not-affected",
 	[KB_STATUS_CONFLICT] = "conflict",
+	[KB_STATUS_PARTIAL] = "partial",
 	[KB_STATUS_ERROR] = "error",
 };
 
@@ -193,44 +194,31 @@ static int reconstruct(struct kb_result *res, struct lane *lane,
 		       const struct kb_branch *branch, const struct kb_fix *fix,
 		       const struct kb_backport_opts *opts)
 {
-	const struct kb_variant *variant;
-	struct kb_apply apply = { 0 };
-	struct kb_patch *reverse = NULL;
-	char *message = NULL, *why = NULL;
+	struct kb_survey survey = { 0 };
+	char *message = NULL;
 	git_oid tree, commit;
 	int err;
 
-	if ((err = kb_detect_applied(&variant, lane->src, fix)) < 0)
+	if ((err = kb_survey_fix(&survey, lane->src, fix, &opts->locate)) < 0)
 		goto done;
-	if (!variant) {
+	if (!survey.present) {
 		err = kb_error_set(KB_ENOTFOUND, "branch '%s': pre-fix: the fix is not in '%s', there is nothing to reverse",
 				   branch->name, branch->ref);
 		goto done;
 	}
-	if ((err = kb_patch_reverse(&reverse, variant->patch)) < 0 ||
-	    (err = kb_apply_patch(&apply, lane->src, reverse, &opts->locate)) < 0)
-		goto done;
-	if (!apply.ok) {
-		why = kb_apply_describe(&apply, true);
-		err = kb_error_set(KB_ECONFLICT, "branch '%s': cannot reconstruct the pre-fix state: %.*s",
-				   branch->name, (int)strcspn(why, "\n"), why);
-		goto done;
-	}
 	if ((err = kb_prefix_ref(&res->pre_fix_ref, fix->id, branch->name)) < 0 ||
-	    (err = set_str(&res->pre_fix_variant, variant->name)) < 0 ||
+	    (err = set_str(&res->pre_fix_variant, survey.present->name)) < 0 ||
 	    (!opts->dry_run && (err = kb_ref_check_lock(lane->repo, res->pre_fix_ref)) < 0) ||
-	    (err = kb_apply_write_tree(&tree, lane->repo, lane->tree, &apply)) < 0 ||
-	    (err = pre_fix_message(&message, branch, lane, fix, variant)) < 0 ||
+	    (err = kb_apply_write_tree(&tree, lane->repo, lane->tree, survey.present_apply, true)) < 0 ||
+	    (err = pre_fix_message(&message, branch, lane, fix, survey.present)) < 0 ||
 	    (err = pre_fix_commit(&commit, res, lane, res->pre_fix_ref, &tree, message,
 				  opts->dry_run)) < 0 ||
 	    (err = lane_move(lane, &commit)) < 0)
 		goto done;
 	git_oid_tostr(res->base, sizeof(res->base), &commit);
 done:
-	kb_apply_release(&apply);
-	kb_patch_free(reverse);
+	kb_survey_release(&survey);
 	free(message);
-	free(why);
 	return err;
 }
 
@@ -282,60 +270,117 @@ static char *reproduce_commands(const struct kb_branch *branch, const struct kb_
 	return kb_buf_detach(&out);
 }
 
-static int try_variants(struct kb_apply *apply, const struct kb_variant **chosen,
-			struct kb_source *src, const struct kb_variant **list, size_t n,
-			const struct kb_fix *fix, const struct kb_locate_opts *opts)
+/* The candidate's look at the tree, from the survey. */
+static struct kb_apply *survey_of(const struct kb_survey *survey, const struct kb_fix *fix,
+				  const struct kb_variant *variant)
 {
-	struct kb_apply first = { 0 };
-	size_t i;
+	return &survey->v[variant - fix->variants];
+}
+
+/* "variant 'X' is partly in: 'a' in, 'b' missing, 'c' partly in" */
+static int partial(struct kb_result *res, const struct kb_apply *apply,
+		   const struct kb_variant *variant, const char *why)
+{
+	struct kb_buf d = KB_BUF_INIT;
+	size_t f;
+
+	res->status = KB_STATUS_PARTIAL;
+	kb_buf_printf(&d, "%svariant '%s' is partly in:", why, variant->name);
+	for (f = 0; f < apply->patch->nfiles; f++) {
+		const struct kb_file_result *fr = &apply->files[f];
+		kb_buf_printf(&d, "%s '%s' %s", f ? "," : "", kb_file_patch_path(fr->fp),
+			      fr->state == KB_FILE_PRESENT ? "in" :
+			      fr->state == KB_FILE_APPLIES ? "missing" :
+			      kb_file_state_name(fr->state));
+	}
+	free(res->detail);
+	free(res->notes);
+	res->detail = kb_buf_detach(&d);
+	res->notes = kb_apply_describe(apply, true);
+	if (!res->detail || !res->notes || set_str(&res->variant, variant->name) < 0)
+		return KB_ENOMEM;
+	return 0;
+}
+
+/* Why no variant was chosen: one line each. */
+static int why_not(struct kb_buf *out, struct kb_source *src, const struct kb_fix *fix)
+{
+	const struct kb_cond *failed;
+	size_t v;
+	bool fits;
 	int err;
 
-	*chosen = NULL;
-	/* with no candidate, the upstream patch shows what a cherry-pick meets */
-	if (n == 0)
-		return kb_apply_patch(apply, src, fix->patch, opts);
-	for (i = 0; i < n; i++) {
-		if ((err = kb_apply_patch(apply, src, list[i]->patch, opts)) < 0)
-			break;
-		if (apply->ok) {
-			*chosen = list[i];
-			break;
-		}
-		if (i == 0) {
-			first = *apply;
-			memset(apply, 0, sizeof(*apply));
-		} else {
-			kb_apply_release(apply);
-		}
+	for (v = 0; v < fix->nvariants; v++) {
+		char *cond;
+		if ((err = kb_variant_fits(&fits, &failed, src, &fix->variants[v])) < 0)
+			return err;
+		if (fits || !failed || !(cond = kb_cond_describe(failed)))
+			continue;
+		kb_buf_printf(out, "variant '%s' not chosen: %s does not hold\n",
+			      fix->variants[v].name, cond);
+		free(cond);
 	}
-	if (!*chosen && first.patch) {
-		kb_apply_release(apply);
-		*apply = first;
-		return err < 0 ? err : 0;
+	return 0;
+}
+
+static char *first_line_of(const char *notes)
+{
+	return kb_strndup(notes, strcspn(notes, "\n"));
+}
+
+/* No variant's conditions hold: what the upstream patch meets, and why. */
+static int no_candidate(struct kb_result *res, struct kb_source *src,
+			const struct kb_branch *branch, const struct kb_fix *fix,
+			const struct kb_locate_opts *opts)
+{
+	struct kb_apply apply = { 0 };
+	struct kb_buf notes = KB_BUF_INIT;
+	char *failures = NULL, *first = NULL;
+	int err;
+
+	res->status = KB_STATUS_CONFLICT;
+	if ((err = kb_apply_patch(&apply, src, fix->patch, fix->reverse, opts)) < 0 ||
+	    (err = why_not(&notes, src, fix)) < 0)
+		goto done;
+	failures = kb_apply_describe(&apply, true);
+	if (!failures || !(first = first_line_of(failures))) {
+		err = KB_ENOMEM;
+		goto done;
 	}
-	kb_apply_release(&first);
-	return err < 0 ? err : 0;
+	kb_buf_puts(&notes, failures);
+	if (apply.state == KB_FILE_APPLIES)
+		err = set_detail(res, "no variant's conditions hold for this tree; the upstream patch would apply, but no variant says it fits");
+	else if (apply.state == KB_FILE_PRESENT)
+		err = set_detail(res, "no variant's conditions hold for this tree; the upstream patch's changes seem to be in");
+	else
+		err = set_detail(res, "no variant fits this tree; the upstream patch fails: %s",
+				 *first ? first : kb_file_state_name(apply.state));
+	free(res->notes);
+	res->notes = kb_buf_detach(&notes);
+	if (!err && (!res->notes || !(res->reproduce = reproduce_commands(branch, fix))))
+		err = KB_ENOMEM;
+done:
+	kb_apply_release(&apply);
+	kb_buf_release(&notes);
+	free(failures);
+	free(first);
+	return err;
 }
 
 static int conflict(struct kb_result *res, const struct kb_apply *apply,
-		    size_t ncandidates, const struct kb_branch *branch,
-		    const struct kb_fix *fix, const struct kb_variant *tried)
+		    const struct kb_branch *branch, const struct kb_fix *fix,
+		    const struct kb_variant *tried)
 {
 	char *first_line;
-	size_t len;
 
 	res->status = KB_STATUS_CONFLICT;
 	free(res->notes);
-	res->notes = kb_apply_describe(apply, true);
-	len = strcspn(res->notes, "\n");
-	if (!(first_line = kb_strndup(res->notes, len)) ||
-	    set_str(&res->variant, tried ? tried->name : NULL) < 0)
+	if (!(res->notes = kb_apply_describe(apply, true)) ||
+	    !(first_line = first_line_of(res->notes)) ||
+	    set_str(&res->variant, tried->name) < 0)
 		return KB_ENOMEM;
-	if (ncandidates == 0)
-		set_detail(res, "no variant fits this tree; the upstream patch fails: %s",
-			   first_line);
-	else
-		set_detail(res, "variant '%s' does not apply: %s", tried->name, first_line);
+	set_detail(res, "variant '%s' does not apply: %s", tried->name,
+		   *first_line ? first_line : kb_file_state_name(apply->state));
 	free(first_line);
 	res->reproduce = reproduce_commands(branch, fix);
 	return res->detail && res->reproduce ? 0 : KB_ENOMEM;
@@ -352,7 +397,7 @@ static int commit_result(struct kb_result *res, struct lane *lane,
 
 	if ((err = kb_backport_ref(&refname, fix->id, res->branch)) < 0 ||
 	    (!dry_run && (err = kb_ref_check_lock(lane->repo, refname)) < 0) ||
-	    (err = kb_apply_write_tree(&tree, lane->repo, lane->tree, apply)) < 0)
+	    (err = kb_apply_write_tree(&tree, lane->repo, lane->tree, apply, false)) < 0)
 		goto done;
 	/* every hunk was already there: an empty commit would say otherwise */
 	if (git_oid_equal(&tree, git_tree_id(lane->tree))) {
@@ -399,43 +444,74 @@ static int applied(struct kb_result *res, struct lane *lane, const struct kb_app
 			  variant->name, res->forced ? " (forced)" : "");
 }
 
+static int already_applied(struct kb_result *res, const struct kb_survey *survey,
+			   const struct kb_branch *branch)
+{
+	res->status = KB_STATUS_ALREADY_APPLIED;
+	free(res->notes);
+	if (!(res->notes = kb_apply_describe(survey->present_apply, false)) ||
+	    set_str(&res->variant, survey->present->name) < 0)
+		return KB_ENOMEM;
+	return set_detail(res, "the changes of variant '%s' are already in '%s'",
+			  survey->present->name, branch->ref);
+}
+
+/* What the tree is, from the survey and the candidates' looks at it. */
+static int decide(struct kb_result *res, struct lane *lane, const struct kb_survey *survey,
+		  const struct kb_branch *branch, const struct kb_fix *fix,
+		  const struct kb_backport_opts *opts)
+{
+	const struct kb_variant **list = NULL;
+	const char *where;
+	size_t i, n = 0;
+	int err;
+
+	if (survey->present)
+		return already_applied(res, survey, branch);
+	if ((err = kb_detect_vulnerable(&where, lane->src, fix)) < 0)
+		return err;
+	if (!where && survey->partly)
+		return partial(res, survey->partly_apply, survey->partly,
+			       "the vulnerable code is gone, but only part of the fix is in: ");
+	if (!where) {
+		res->status = KB_STATUS_NOT_AFFECTED;
+		return set_detail(res, "the vulnerable code is not in '%s'", branch->ref);
+	}
+	if ((err = candidates(&list, &n, res, lane->src, branch, fix)) < 0)
+		goto done;
+	for (i = 0; i < n; i++)
+		if (survey_of(survey, fix, list[i])->state == KB_FILE_APPLIES) {
+			err = applied(res, lane, survey_of(survey, fix, list[i]), list[i], fix,
+				      opts->dry_run);
+			goto done;
+		}
+	for (i = 0; i < n; i++)
+		if (survey_of(survey, fix, list[i])->state == KB_FILE_PARTIAL) {
+			err = partial(res, survey_of(survey, fix, list[i]), list[i], "");
+			goto done;
+		}
+	if (n)
+		err = conflict(res, survey_of(survey, fix, list[0]), branch, fix, list[0]);
+	else
+		err = no_candidate(res, lane->src, branch, fix, &opts->locate);
+done:
+	free(list);
+	return err;
+}
+
 static int run(struct kb_result *res, struct lane *lane, const struct kb_branch *branch,
 	       const struct kb_fix *fix, const struct kb_backport_opts *opts)
 {
-	const struct kb_variant **list = NULL, *variant = NULL;
-	struct kb_apply apply = { 0 };
-	const char *where;
-	size_t n = 0;
+	struct kb_survey survey = { 0 };
 	int err;
 
 	if ((err = lane_open(lane, res, branch, opts->dry_run)) < 0 ||
 	    (branch->pre_fix && (err = reconstruct(res, lane, branch, fix, opts)) < 0) ||
-	    (err = kb_detect_applied(&variant, lane->src, fix)) < 0)
+	    (err = kb_survey_fix(&survey, lane->src, fix, &opts->locate)) < 0)
 		goto done;
-	if (variant) {
-		res->status = KB_STATUS_ALREADY_APPLIED;
-		err = set_str(&res->variant, variant->name);
-		set_detail(res, "the changes of variant '%s' are already in '%s'",
-			   variant->name, branch->ref);
-		goto done;
-	}
-	if ((err = kb_detect_vulnerable(&where, lane->src, fix)) < 0)
-		goto done;
-	if (!where) {
-		res->status = KB_STATUS_NOT_AFFECTED;
-		set_detail(res, "the vulnerable code is not in '%s'", branch->ref);
-		goto done;
-	}
-	if ((err = candidates(&list, &n, res, lane->src, branch, fix)) < 0 ||
-	    (err = try_variants(&apply, &variant, lane->src, list, n, fix, &opts->locate)) < 0)
-		goto done;
-	if (!variant)
-		err = conflict(res, &apply, n, branch, fix, n ? list[0] : NULL);
-	else
-		err = applied(res, lane, &apply, variant, fix, opts->dry_run);
+	err = decide(res, lane, &survey, branch, fix, opts);
 done:
-	kb_apply_release(&apply);
-	free(list);
+	kb_survey_release(&survey);
 	return err;
 }
 

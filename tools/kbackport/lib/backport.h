@@ -17,10 +17,11 @@ enum kb_status {
 	KB_STATUS_ALREADY_APPLIED,	/* the fix is in the branch */
 	KB_STATUS_NOT_AFFECTED,		/* the vulnerable code is absent */
 	KB_STATUS_CONFLICT,		/* no variant applies */
+	KB_STATUS_PARTIAL,		/* part of the fix is in, part is missing */
 	KB_STATUS_ERROR,		/* bad input, missing repo or ref, ... */
 };
 
-/* "applied", "already-applied", "not-affected", "conflict", "error". */
+/* "applied", "already-applied", "not-affected", "conflict", "partial", "error". */
 const char *kb_status_name(enum kb_status status);
 
 struct kb_result {

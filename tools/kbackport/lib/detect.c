@@ -3,6 +3,7 @@
 #include "error.h"
 #include "locate.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,121 +87,76 @@ int kb_variant_fits(bool *fits, const struct kb_cond **failed,
 	return 0;
 }
 
-static void free_blocks(char **blocks, size_t n)
+/* Files of a variant in the tree; own: found by the variant's own hunks. */
+static void count_in(size_t *in, size_t *own, const struct kb_apply *a)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(blocks[i]);
-	free(blocks);
-}
-
-/* Are the hunk's changes visible in `buf`? Additions present, or for a
- * hunk that only removes lines, the removed lines gone. */
-static int hunk_in(bool *in, const struct kb_hunk *hunk, const char *buf,
-		   size_t len)
-{
-	char **blocks = NULL;
-	size_t n = 0, i;
-	int err;
-
-	if ((err = kb_hunk_added_blocks(&blocks, &n, hunk)) < 0)
-		return err;
-	*in = true;
-	for (i = 0; i < n && *in; i++)
-		*in = kb_text_contains(buf, len, blocks[i], strlen(blocks[i]));
-	free_blocks(blocks, n);
-	if (n == 0) {
-		struct kb_buf removed = KB_BUF_INIT;
-		for (i = 0; i < hunk->nlines; i++)
-			if (hunk->lines[i].type == KB_LINE_DEL) {
-				kb_buf_put(&removed, hunk->lines[i].text, hunk->lines[i].len);
-				kb_buf_putc(&removed, '\n');
-			}
-		*in = !kb_text_contains(buf, len, removed.ptr ? removed.ptr : "",
-					removed.size);
-		kb_buf_release(&removed);
-	}
-	return 0;
-}
-
-/* Is the hunk's whole postimage (context and additions) in `buf`? */
-static bool postimage_in(const struct kb_hunk *hunk, const char *buf, size_t len)
-{
-	struct kb_buf post = KB_BUF_INIT;
-	bool in;
-	size_t i;
-
-	for (i = 0; i < hunk->nlines; i++)
-		if (hunk->lines[i].type != KB_LINE_DEL) {
-			kb_buf_put(&post, hunk->lines[i].text, hunk->lines[i].len);
-			kb_buf_putc(&post, '\n');
-		}
-	in = kb_text_contains(buf, len, post.ptr ? post.ptr : "", post.size);
-	kb_buf_release(&post);
-	return in;
-}
-
-/*
- * Are the file's changes in the tree? *score counts the hunks whose whole
- * postimage is there too, which tells apart variants that add the same
- * lines in different surroundings.
- */
-static int file_patch_in(bool *in, size_t *score, struct kb_source *src,
-			 const struct kb_file_patch *fp)
-{
-	const char *buf;
-	size_t len, i;
-	int err;
-
-	if ((err = read_optional(&buf, &len, src, kb_file_patch_path(fp))) < 0)
-		return err;
-	if (!fp->new_path || !buf) {
-		/* a deletion is in when the file is gone; anything else needs it */
-		*in = !fp->new_path && !buf;
-		return 0;
-	}
-	*in = true;
-	for (i = 0; i < fp->nhunks && *in; i++) {
-		if ((err = hunk_in(in, &fp->hunks[i], buf, len)) < 0)
-			return err;
-		*score += *in && postimage_in(&fp->hunks[i], buf, len);
-	}
-	return 0;
-}
-
-static int variant_in(bool *in, size_t *score, struct kb_source *src,
-		      const struct kb_variant *variant)
-{
-	const struct kb_patch *patch = variant->patch;
 	size_t f;
+
+	*in = *own = 0;
+	for (f = 0; f < a->patch->nfiles; f++) {
+		if (a->files[f].state != KB_FILE_PRESENT && a->files[f].state != KB_FILE_PARTIAL)
+			continue;
+		(*in)++;
+		*own += !a->files[f].from;
+	}
+}
+
+int kb_survey_fix(struct kb_survey *out, struct kb_source *src,
+		  const struct kb_fix *fix, const struct kb_locate_opts *opts)
+{
+	size_t v, in, own, best_own = 0, best_in = 0;
 	int err;
 
-	*score = 0;
-	*in = patch->nfiles > 0;
-	for (f = 0; f < patch->nfiles && *in; f++)
-		if ((err = file_patch_in(in, score, src, &patch->files[f])) < 0)
+	memset(out, 0, sizeof(*out));
+	if (!(out->v = calloc(fix->nvariants ? fix->nvariants : 1, sizeof(*out->v))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	for (v = 0; v < fix->nvariants; v++) {
+		struct kb_apply *a = &out->v[v];
+		out->n++;
+		if ((err = kb_apply_variant(a, src, fix, &fix->variants[v], opts)) < 0)
 			return err;
+		count_in(&in, &own, a);
+		if (getenv("KB_DEBUG")) { char *d = kb_apply_describe(a, false); size_t f; fprintf(stderr, "DEBUG variant %s state %d\n", fix->variants[v].name, a->state); for (f = 0; f < a->patch->nfiles; f++) fprintf(stderr, "  %s: %s%s%s\n", kb_file_patch_path(a->files[f].fp), kb_file_state_name(a->files[f].state), a->files[f].from ? " from " : "", a->files[f].from ? a->files[f].from : ""); fprintf(stderr, "%s", d); free(d); }
+		if (a->state == KB_FILE_PRESENT && (!out->present || own > best_own)) {
+			out->present = &fix->variants[v];
+			out->present_apply = a;
+			best_own = own;
+		}
+		if (in > best_in) {
+			out->partly = &fix->variants[v];
+			out->partly_apply = a;
+			best_in = in;
+		}
+	}
+	if (out->present) {
+		out->partly = NULL;
+		out->partly_apply = NULL;
+	}
 	return 0;
+}
+
+void kb_survey_release(struct kb_survey *s)
+{
+	size_t v;
+
+	for (v = 0; v < s->n; v++)
+		kb_apply_release(&s->v[v]);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
 }
 
 int kb_detect_applied(const struct kb_variant **out, struct kb_source *src,
 		      const struct kb_fix *fix)
 {
-	size_t v, score, best = 0;
-	bool in;
+	struct kb_survey survey;
+	struct kb_locate_opts opts;
 	int err;
 
-	*out = NULL;
-	for (v = 0; v < fix->nvariants; v++) {
-		if ((err = variant_in(&in, &score, src, &fix->variants[v])) < 0)
-			return err;
-		if (in && (!*out || score > best)) {
-			*out = &fix->variants[v];
-			best = score;
-		}
-	}
-	return 0;
+	kb_locate_opts_init(&opts);
+	err = kb_survey_fix(&survey, src, fix, &opts);
+	*out = err < 0 ? NULL : survey.present;
+	kb_survey_release(&survey);
+	return err;
 }
 
 int kb_detect_vulnerable(const char **path, struct kb_source *src,

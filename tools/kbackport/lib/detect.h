@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 
+#include "apply.h"
 #include "fix.h"
 #include "source.h"
 
@@ -24,12 +25,32 @@ int kb_variant_fits(bool *fits, const struct kb_cond **failed,
 		    struct kb_source *src, const struct kb_variant *variant);
 
 /*
- * The variant whose every added block is already in the tree (whitespace-
- * insensitive, see kb_text_contains()), or NULL: this is how a vendor's
- * copy of the fix with whitespace drift is recognised. When several
- * variants add the same lines, the one with the most hunks whose whole
- * postimage (context included) is in the tree wins; ties go to the first.
+ * Every variant of a fix looked at on one tree (kb_apply_variant()): which
+ * one is wholly in, and is any part of the fix in at all?
  */
+struct kb_survey {
+	struct kb_apply *v;		/* one per variant, in fix order */
+	size_t n;
+	const struct kb_variant *present;	/* wholly in, or NULL */
+	struct kb_apply *present_apply;	/* its entry in v */
+	const struct kb_variant *partly;	/* NULL, or the variant with the
+						 * most files in when none is whole */
+	struct kb_apply *partly_apply;
+};
+
+/*
+ * Survey `fix` on the tree of `src`. A variant is present when each of its
+ * files has the change, found like a reverse apply (see kb_file_decide()),
+ * with its own hunks or another variant's for the same file. Among
+ * present variants the one with the most files found by its own hunks
+ * wins, ties to the first. Release with kb_survey_release(), also on error.
+ */
+int kb_survey_fix(struct kb_survey *out, struct kb_source *src,
+		  const struct kb_fix *fix, const struct kb_locate_opts *opts);
+
+void kb_survey_release(struct kb_survey *survey);
+
+/* The variant wholly in the tree (kb_survey_fix() with default options), or NULL. */
 int kb_detect_applied(const struct kb_variant **out, struct kb_source *src,
 		      const struct kb_fix *fix);
 

@@ -12,6 +12,7 @@ enum kb_error_code {
 	KB_EINVALID = -4,	/* malformed input: YAML, patch, option */
 	KB_ECONFLICT = -5,	/* a patch does not apply */
 	KB_EEXISTS = -6,	/* something is in the way */
+	KB_EAMBIGUOUS = -7,	/* more than one place fits */
 };
 
 /*

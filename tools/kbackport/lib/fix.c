@@ -287,7 +287,7 @@ static int add_variant(struct loader *l, yaml_node_t *map)
 		missing = "why";
 	if (missing)
 		return kb_yaml_error(&l->y, map, KB_EINVALID, "variant has no '%s'", missing);
-	return 0;
+	return kb_patch_reverse(&v->reverse, v->patch);
 }
 
 static int add_variants(void *ctx, void *obj, yaml_node_t *value)
@@ -437,8 +437,13 @@ static int add_introduced_by(void *ctx, void *obj, yaml_node_t *value)
 static int add_patch(void *ctx, void *obj, yaml_node_t *value)
 {
 	struct loader *l = ctx;
+	struct kb_fix *fix = obj;
+	int err;
+
 	l->patch = value;
-	return load_patch(&((struct kb_fix *)obj)->patch, NULL, l, value);
+	if ((err = load_patch(&fix->patch, NULL, l, value)) < 0)
+		return err;
+	return kb_patch_reverse(&fix->reverse, fix->patch);
 }
 
 static const struct kb_yaml_key fix_keys[] = {
@@ -653,6 +658,7 @@ static void variant_release(struct kb_variant *v)
 	free(v->note);
 	free(v->patch_path);
 	kb_patch_free(v->patch);
+	kb_patch_free(v->reverse);
 }
 
 static void marker_release(struct kb_marker *m)
@@ -685,6 +691,7 @@ void kb_fix_free(struct kb_fix *fix)
 	free(fix->cve);
 	free(fix->introduced_by);
 	kb_patch_free(fix->patch);
+	kb_patch_free(fix->reverse);
 	free(fix);
 }
 

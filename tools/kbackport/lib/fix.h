@@ -57,6 +57,7 @@ struct kb_variant {
 	char *note;		/* or NULL */
 	char *patch_path;	/* resolved path of the patch file */
 	struct kb_patch *patch;
+	struct kb_patch *reverse;	/* `patch` undone: finds it in a tree */
 	struct kb_cond *when;
 	size_t nwhen;
 };
@@ -79,6 +80,7 @@ struct kb_fix {
 	char *cve;		/* or NULL */
 	char *introduced_by;	/* or NULL */
 	struct kb_patch *patch;	/* the upstream commit: author, date, body */
+	struct kb_patch *reverse;	/* `patch` undone */
 	struct kb_marker *vulnerable;
 	size_t nvulnerable;
 	struct kb_variant *variants;

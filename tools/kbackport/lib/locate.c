@@ -99,6 +99,8 @@ void kb_locate_opts_init(struct kb_locate_opts *opts)
 {
 	opts->max_fuzz = 2;
 	opts->ignore_whitespace = true;
+	opts->anchor = true;
+	opts->block = false;
 }
 
 /* ---- comparing lines ---- */
@@ -167,11 +169,6 @@ static size_t count_pre(const struct kb_hunk *h, size_t from, size_t to)
 	return count_not(h, from, to, KB_LINE_ADD);
 }
 
-static size_t count_post(const struct kb_hunk *h, size_t from, size_t to)
-{
-	return count_not(h, from, to, KB_LINE_DEL);
-}
-
 static size_t lead_context(const struct kb_hunk *h)
 {
 	size_t i = 0;
@@ -190,15 +187,68 @@ static size_t trail_context(const struct kb_hunk *h)
 	return i;
 }
 
+static bool blank_line(const char *s, size_t len);
+
+/*
+ * How many file lines from `at` the span's preimage covers, or 0 when it
+ * does not fit there. Exact: line for line. Whitespace-insensitive (sp->ws):
+ * lines compared as ws_equal() does, and blank lines on either side may be
+ * skipped, so a vendor copy that lost or gained a blank line still fits.
+ */
+static size_t fit_at(const struct kb_lines *file, size_t at,
+		     const struct kb_hunk *h, const struct span *sp)
+{
+	size_t i = sp->from, j = at;
+	bool hb, fb;
+
+	if (!sp->ws) {
+		if (sp->npre > file->n || at > file->n - sp->npre)
+			return 0;
+		for (; i < sp->to; i++)
+			if (h->lines[i].type != KB_LINE_ADD &&
+			    !line_equal(&file->v[j++], &h->lines[i], false))
+				return 0;
+		return sp->npre;
+	}
+	for (;;) {
+		while (i < sp->to && h->lines[i].type == KB_LINE_ADD)
+			i++;
+		if (i == sp->to)
+			break;
+		hb = blank_line(h->lines[i].text, h->lines[i].len);
+		fb = j < file->n && blank_line(file->v[j].ptr, file->v[j].len);
+		if (j >= file->n && !hb)
+			return 0;
+		if (hb || fb) {
+			if (fb && !hb && j == at)
+				return 0;	/* never start on a skipped line */
+			i += hb;
+			j += fb;
+			continue;
+		}
+		if (!line_equal(&file->v[j], &h->lines[i], true))
+			return 0;
+		i++;
+		j++;
+	}
+	return j - at;
+}
+
 static bool match_at(const struct kb_lines *file, size_t at,
 		     const struct kb_hunk *h, const struct span *sp)
 {
-	size_t i;
+	return fit_at(file, at, h, sp) > 0;
+}
 
-	for (i = sp->from; i < sp->to; i++)
-		if (h->lines[i].type != KB_LINE_ADD &&
-		    !line_equal(&file->v[at++], &h->lines[i], sp->ws))
-			return false;
+/* The last line a match may start at; false when none can. */
+static bool last_start(size_t *last, const struct kb_lines *file, const struct span *sp,
+		       size_t min_line)
+{
+	size_t need = sp->ws ? 1 : sp->npre;
+
+	if (need > file->n || min_line > file->n - need)
+		return false;
+	*last = file->n - need;
 	return true;
 }
 
@@ -210,9 +260,8 @@ static bool search(size_t *found, const struct kb_lines *file,
 	size_t last, d;
 	bool lo, hi;
 
-	if (sp->npre > file->n || min_line > file->n - sp->npre)
+	if (!last_start(&last, file, sp, min_line))
 		return false;
-	last = file->n - sp->npre;
 	if (anchored)
 		return base >= min_line && base <= last &&
 		       match_at(file, base, h, sp) && (*found = base, true);
@@ -243,29 +292,169 @@ static int locate_in_empty(struct kb_match *out, const struct kb_lines *file,
 	return 0;
 }
 
-static bool try_fuzz(struct kb_match *out, const struct kb_lines *file,
-		     const struct kb_hunk *h, size_t th, size_t tt,
-		     size_t expected, size_t min_line, bool ignore_ws)
+/*
+ * Up to two places at or after `min_line` where the span fits, the first
+ * in *first and a second in *second. Returns how many (0, 1 or 2).
+ */
+static size_t find_two(size_t *first, size_t *second, const struct kb_lines *file,
+		       const struct kb_hunk *h, const struct span *sp, size_t min_line)
+{
+	size_t at, last, n = 0, prev_end = (size_t)-1;
+
+	if (!last_start(&last, file, sp, min_line))
+		return 0;
+	for (at = min_line; at <= last && n < 2; at++) {
+		size_t used = fit_at(file, at, h, sp);
+		/* a blank line skipped or not is still the same place */
+		if (!used || at + used == prev_end)
+			continue;
+		prev_end = at + used;
+		*(n++ ? second : first) = at;
+	}
+	return n;
+}
+
+static void set_match(struct kb_match *out, size_t line, size_t th, size_t tt,
+		      size_t expected, bool ws)
+{
+	out->line = line;
+	out->offset = (long)line - (long)th - (long)expected;
+	out->fuzz = (unsigned)(th > tt ? th : tt);
+	out->trim_head = (unsigned)th;
+	out->trim_tail = (unsigned)tt;
+	out->whitespace = ws;
+}
+
+/*
+ * With context dropped, the kept lines may fit elsewhere too: a place
+ * found by fuzz counts only when it is the one place they fit, compared
+ * whitespace-insensitively. Returns 0 or KB_EAMBIGUOUS.
+ */
+static int check_unique(struct kb_match *out, const struct kb_lines *file,
+			const struct kb_hunk *h, struct span sp, size_t min_line)
+{
+	size_t first = 0, second = 0;
+
+	if (!out->fuzz)
+		return 0;
+	sp.ws = true;
+	if (find_two(&first, &second, file, h, &sp, min_line) < 2)
+		return 0;
+	out->other_line = first == out->line ? second : first;
+	return KB_EAMBIGUOUS;
+}
+
+/* Returns 0 when found, KB_ENOTFOUND or KB_EAMBIGUOUS. */
+static int try_fuzz(struct kb_match *out, const struct kb_lines *file,
+		    const struct kb_hunk *h, size_t th, size_t tt,
+		    size_t expected, size_t min_line, bool ignore_ws)
 {
 	struct span sp = { th, h->nlines - tt, 0, false };
 	bool anchored = h->old_start <= 1 && lead_context(h) < trail_context(h);
-	size_t base = anchored ? th : expected + th;
+	size_t base = anchored ? th : expected + th, line;
 	int pass;
 
 	if (th + tt >= h->nlines || !(sp.npre = count_pre(h, sp.from, sp.to)))
-		return false;
+		return KB_ENOTFOUND;
 	for (pass = 0; pass < (ignore_ws ? 2 : 1); pass++) {
 		sp.ws = pass == 1;
-		if (search(&out->line, file, h, &sp, base, min_line, anchored)) {
-			out->offset = (long)out->line - (long)th - (long)expected;
-			out->fuzz = (unsigned)(th > tt ? th : tt);
-			out->trim_head = (unsigned)th;
-			out->trim_tail = (unsigned)tt;
-			out->whitespace = sp.ws;
-			return true;
+		if (search(&line, file, h, &sp, base, min_line, anchored)) {
+			set_match(out, line, th, tt, expected, sp.ws);
+			return check_unique(out, file, h, sp, min_line);
 		}
 	}
-	return false;
+	return KB_ENOTFOUND;
+}
+
+static size_t count_nonblank(const struct kb_hunk *h, size_t from, size_t to);
+
+/* Where one side's context alone fits: 0, 1 or 2 (= more than one) places. */
+static size_t anchor_side(size_t *line, size_t *other, const struct kb_lines *file,
+			  const struct kb_hunk *h, const struct span *sp,
+			  size_t ctx_from, size_t ctx_to, size_t min_line)
+{
+	if (count_nonblank(h, ctx_from, ctx_to) < 2)
+		return 0;
+	return find_two(line, other, file, h, sp, min_line);
+}
+
+static bool pure_insertion(const struct kb_hunk *h)
+{
+	return count_not(h, 0, h->nlines, KB_LINE_DEL) == h->nlines &&
+	       count_not(h, 0, h->nlines, KB_LINE_ADD) < h->nlines;
+}
+
+/*
+ * An insertion whose context no longer fits as a whole: hang it on the
+ * side whose context fits exactly one place. Both sides fitting one place
+ * each (not adjacent, or fuzz 0 would have found them) disagree: refused.
+ */
+static int try_anchor(struct kb_match *out, const struct kb_lines *file,
+		      const struct kb_hunk *h, size_t expected, size_t min_line)
+{
+	size_t lead = lead_context(h), trail = trail_context(h);
+	struct span ls = { 0, h->nlines - trail, lead, true };
+	struct span ts = { lead, h->nlines, trail, true };
+	size_t l1 = 0, l2 = 0, t1 = 0, t2 = 0, nl, nt;
+
+	if (!pure_insertion(h))
+		return KB_ENOTFOUND;
+	nl = anchor_side(&l1, &l2, file, h, &ls, 0, lead, min_line);
+	nt = anchor_side(&t1, &t2, file, h, &ts, h->nlines - trail, h->nlines, min_line);
+	/* a side found nowhere means the tree lacks what the patch expects
+	 * next to its change (a missing prerequisite): no anchor then */
+	if (!nl || !nt)
+		return KB_ENOTFOUND;
+	if (nl == 1 && nt == 1) {
+		/* the side that also meets the file's start or end is the surer */
+		bool lead_bof = l1 == 0, trail_eof = t1 + fit_at(file, t1, h, &ts) == file->n;
+		if (lead_bof != trail_eof) {
+			nl = lead_bof;
+			nt = trail_eof;
+		} else {
+			set_match(out, l1, 0, trail, expected, true);
+			out->other_line = t1;
+			return KB_EAMBIGUOUS;
+		}
+	}
+	if (nl == 1 || nt == 1) {
+		if (nl == 1)
+			set_match(out, l1, 0, trail, expected, false);
+		else
+			set_match(out, t1, lead, 0, expected, false);
+		out->anchor = nl == 1 ? KB_ANCHOR_LEAD : KB_ANCHOR_TRAIL;
+		ls.ws = ts.ws = false;
+		out->whitespace = !match_at(file, out->line, h, nl == 1 ? &ls : &ts);
+		return 0;
+	}
+	if (nl > 1 || nt > 1) {
+		set_match(out, nl > 1 ? l1 : t1, 0, 0, expected, true);
+		out->other_line = nl > 1 ? l2 : t2;
+		return KB_EAMBIGUOUS;
+	}
+	return KB_ENOTFOUND;
+}
+
+/* A deletion found by the lines it deletes, when they occur exactly once. */
+static int try_block(struct kb_match *out, const struct kb_lines *file,
+		     const struct kb_hunk *h, size_t expected, size_t min_line)
+{
+	size_t lead = lead_context(h), trail = trail_context(h), first = 0, second = 0, n;
+	struct span sp = { lead, h->nlines - trail, 0, true };
+
+	if (count_not(h, 0, h->nlines, KB_LINE_ADD) != h->nlines ||
+	    count_nonblank(h, lead, h->nlines - trail) < 2)
+		return KB_ENOTFOUND;
+	sp.npre = count_pre(h, sp.from, sp.to);
+	n = find_two(&first, &second, file, h, &sp, min_line);
+	if (!n)
+		return KB_ENOTFOUND;
+	set_match(out, first, lead, trail, expected, true);
+	out->anchor = KB_ANCHOR_BLOCK;
+	if (n == 1)
+		return 0;
+	out->other_line = second;
+	return KB_EAMBIGUOUS;
 }
 
 int kb_locate_hunk(struct kb_match *out, const struct kb_lines *file,
@@ -274,9 +463,9 @@ int kb_locate_hunk(struct kb_match *out, const struct kb_lines *file,
 {
 	size_t lead = lead_context(hunk), trail = trail_context(hunk);
 	size_t th, tt, prev_th = (size_t)-1, prev_tt = (size_t)-1;
-	unsigned f;
-
 	struct kb_locate_opts defaults;
+	unsigned f;
+	int err = KB_ENOTFOUND;
 
 	memset(out, 0, sizeof(*out));
 	if (!opts) {
@@ -285,19 +474,23 @@ int kb_locate_hunk(struct kb_match *out, const struct kb_lines *file,
 	}
 	if (!count_pre(hunk, 0, hunk->nlines))
 		return locate_in_empty(out, file, expected, min_line);
-	for (f = 0; f <= opts->max_fuzz; f++) {
+	for (f = 0; f <= opts->max_fuzz && err == KB_ENOTFOUND; f++) {
 		th = f < lead ? f : lead;
 		tt = f < trail ? f : trail;
 		if (th == prev_th && tt == prev_tt)
 			break;	/* no context left to drop */
 		prev_th = th;
 		prev_tt = tt;
-		if (try_fuzz(out, file, hunk, th, tt, expected, min_line,
-			     opts->ignore_whitespace))
-			return 0;
+		err = try_fuzz(out, file, hunk, th, tt, expected, min_line,
+			       opts->ignore_whitespace);
 	}
-	memset(out, 0, sizeof(*out));
-	return KB_ENOTFOUND;
+	if (err == KB_ENOTFOUND && opts->anchor)
+		err = try_anchor(out, file, hunk, expected, min_line);
+	if (err == KB_ENOTFOUND && opts->block)
+		err = try_block(out, file, hunk, expected, min_line);
+	if (err == KB_ENOTFOUND)
+		memset(out, 0, sizeof(*out));
+	return err;
 }
 
 /* ---- applying ---- */
@@ -327,47 +520,72 @@ static void update_final_newline(struct kb_lines *file, const struct kb_hunk *h,
 		file->no_final_newline = post_nonl;
 }
 
-static void fill_postimage(struct kb_slice *post, const struct kb_lines *file,
-			   const struct kb_hunk *h, const struct span *sp, size_t at)
+/*
+ * The postimage of the matched region, walking hunk and file together as
+ * fit_at() does: context lines keep the file's text, '-' lines drop theirs,
+ * '+' lines come from the patch, and blank lines that only one side has
+ * are kept when the file has them. Returns how many slices were written.
+ */
+static size_t fill_postimage(struct kb_slice *post, const struct kb_lines *file,
+			     const struct kb_hunk *h, const struct span *sp,
+			     size_t at, size_t end)
 {
-	const struct kb_line *l;
-	size_t i;
+	struct kb_slice *p = post;
+	size_t i = sp->from, j = at;
+	bool hb, fb;
 
-	for (i = sp->from; i < sp->to; i++) {
-		l = &h->lines[i];
+	while (i < sp->to || j < end) {
+		const struct kb_line *l = i < sp->to ? &h->lines[i] : NULL;
+		if (l && l->type == KB_LINE_ADD) {
+			*p++ = (struct kb_slice){ l->text, l->len };
+			i++;
+			continue;
+		}
+		hb = l && blank_line(l->text, l->len);
+		fb = j < end && blank_line(file->v[j].ptr, file->v[j].len);
+		if (!l || j == end || (sp->ws && hb != fb && (hb || fb))) {
+			/* a line only one side has */
+			if (l && (j == end || hb)) {
+				i++;
+			} else {
+				*p++ = file->v[j++];
+			}
+			continue;
+		}
 		if (l->type == KB_LINE_CONTEXT)
-			*post++ = file->v[at];
-		else if (l->type == KB_LINE_ADD)
-			*post++ = (struct kb_slice){ l->text, l->len };
-		at += l->type != KB_LINE_ADD;
+			*p++ = file->v[j];
+		i++;
+		j++;
 	}
+	return (size_t)(p - post);
 }
 
 int kb_hunk_apply(struct kb_lines *file, const struct kb_hunk *hunk,
 		  const struct kb_match *match, size_t *end)
 {
-	struct span sp = { match->trim_head, hunk->nlines - match->trim_tail, 0, false };
+	struct span sp = { match->trim_head, hunk->nlines - match->trim_tail, 0,
+			   match->whitespace };
 	struct kb_slice *post = NULL;
-	size_t npost, tail, at = match->line;
+	size_t npost, nfile, tail, at = match->line;
 	bool at_eof;
 	int err = 0;
 
-	if (sp.from > sp.to || sp.to > hunk->nlines || at > file->n ||
-	    (sp.npre = count_pre(hunk, sp.from, sp.to)) > file->n - at)
+	if (sp.from > sp.to || sp.to > hunk->nlines || at > file->n)
 		return kb_error_set(KB_ERROR, "hunk match is outside the file");
-	npost = count_post(hunk, sp.from, sp.to);
-	tail = file->n - at - sp.npre;
+	sp.npre = count_pre(hunk, sp.from, sp.to);
+	if (!(nfile = fit_at(file, at, hunk, &sp)) && sp.npre)
+		return kb_error_set(KB_ERROR, "hunk match is outside the file");
+	tail = file->n - at - nfile;
 	at_eof = tail == 0 && match->trim_tail == 0;
-	if (npost && !(post = malloc(npost * sizeof(*post)))) {
+	if (!(post = malloc((hunk->nlines + nfile + 1) * sizeof(*post)))) {
 		err = nomem();
 		goto done;
 	}
-	if ((err = lines_reserve(file, file->n - sp.npre + npost)) < 0)
+	npost = fill_postimage(post, file, hunk, &sp, at, at + nfile);
+	if ((err = lines_reserve(file, file->n - nfile + npost)) < 0)
 		goto done;
-	fill_postimage(post, file, hunk, &sp, at);
 	if (tail)
-		memmove(&file->v[at + npost], &file->v[at + sp.npre],
-			tail * sizeof(*post));
+		memmove(&file->v[at + npost], &file->v[at + nfile], tail * sizeof(*post));
 	if (npost)
 		memcpy(&file->v[at], post, npost * sizeof(*post));
 	file->n = at + npost + tail;
@@ -388,6 +606,15 @@ static bool blank_line(const char *s, size_t len)
 
 	trim(&s, &end);
 	return s == end;
+}
+
+static size_t count_nonblank(const struct kb_hunk *h, size_t from, size_t to)
+{
+	size_t n = 0;
+
+	for (; from < to; from++)
+		n += !blank_line(h->lines[from].text, h->lines[from].len);
+	return n;
 }
 
 /* Append the line trimmed, with each run of blanks as one space. */
@@ -454,82 +681,6 @@ done:
 	return found;
 }
 
-static int push_block(char ***blocks, size_t *n, struct kb_buf *b)
-{
-	char **v, *s;
-
-	if (!(s = kb_buf_detach(b)))
-		return nomem();
-	if (!(v = reallocarray(*blocks, *n + 1, sizeof(*v)))) {
-		free(s);
-		return nomem();
-	}
-	*blocks = v;
-	v[(*n)++] = s;
-	return 0;
-}
-
-int kb_hunk_added_blocks(char ***blocks, size_t *n, const struct kb_hunk *hunk)
-{
-	struct kb_buf b = KB_BUF_INIT;
-	bool in_run = false;
-	size_t i;
-	int err = 0;
-
-	for (i = 0; i <= hunk->nlines && !err; i++) {
-		const struct kb_line *l = i < hunk->nlines ? &hunk->lines[i] : NULL;
-
-		if (l && l->type == KB_LINE_ADD) {
-			if (in_run)
-				err = kb_buf_putc(&b, '\n');
-			if (!err)
-				err = kb_buf_put(&b, l->text, l->len);
-			in_run = true;
-		} else if (in_run) {
-			err = push_block(blocks, n, &b);
-			in_run = false;
-		}
-	}
-	kb_buf_release(&b);
-	return err;
-}
-
-/*
- * Is the hunk's postimage (context and '+' lines) already in the file?
- * Lines are compared normalised as kb_text_contains() does, blank lines
- * dropped, and as whole lines, so an applied hunk is recognised after
- * whitespace drift or a blank line lost on the way. Finding each block of
- * '+' lines somewhere is not enough: a block such as "}" or "break;" is in
- * almost every file, and calling a missing hunk present would drop a fix
- * silently.
- */
-static int hunk_present(bool *present, const struct kb_lines *file,
-			const struct kb_hunk *h)
-{
-	struct kb_buf hay = KB_BUF_INIT, needle = KB_BUF_INIT;
-	size_t i;
-	int err;
-
-	*present = false;
-	if ((err = kb_buf_putc(&hay, '\n')) < 0 || (err = kb_buf_putc(&needle, '\n')) < 0)
-		goto done;
-	for (i = 0; i < h->nlines && !err; i++)
-		if (h->lines[i].type != KB_LINE_DEL &&
-		    !blank_line(h->lines[i].text, h->lines[i].len) &&
-		    (err = put_normalised(&needle, h->lines[i].text, h->lines[i].len)) == 0)
-			err = kb_buf_putc(&needle, '\n');
-	for (i = 0; i < file->n && !err && needle.size > 1; i++)
-		if (!blank_line(file->v[i].ptr, file->v[i].len) &&
-		    (err = put_normalised(&hay, file->v[i].ptr, file->v[i].len)) == 0)
-			err = kb_buf_putc(&hay, '\n');
-	if (!err && needle.size > 1)
-		*present = memmem(hay.ptr, hay.size, needle.ptr, needle.size) != NULL;
-done:
-	kb_buf_release(&hay);
-	kb_buf_release(&needle);
-	return err;
-}
-
 /* ---- whole files ---- */
 
 struct apply_state {
@@ -539,11 +690,6 @@ struct apply_state {
 	size_t failed, first_failed;
 };
 
-/*
- * The postimage test comes between the unfuzzed and the fuzzed search: with
- * its outer context dropped, an applied hunk's preimage can match again
- * (short context around a pure addition) and the change would be doubled.
- */
 static int apply_hunk(struct kb_lines *file, const struct kb_hunk *h,
 		      struct kb_hunk_result *r, struct apply_state *st,
 		      const struct kb_locate_opts *opts)
@@ -552,24 +698,15 @@ static int apply_hunk(struct kb_lines *file, const struct kb_hunk *h,
 	size_t start = h->old_start < LONG_MAX / 2 ? h->old_start : LONG_MAX / 2;
 	long e = (long)start - 1 + st->delta + st->offset;
 	size_t expected = e < 0 ? 0 : (size_t)e;
-	struct kb_locate_opts nofuzz = *opts;
-	bool found, present = false;
 	int err;
 
 	memset(r, 0, sizeof(*r));
-	nofuzz.max_fuzz = 0;
-	found = kb_locate_hunk(&r->match, file, h, expected, st->min_line, &nofuzz) == 0;
-	if (!found && (err = hunk_present(&present, file, h)) < 0)
-		return err;
-	if (!found && !present && opts->max_fuzz)
-		found = kb_locate_hunk(&r->match, file, h, expected, st->min_line, opts) == 0;
-	r->status = found ? KB_HUNK_APPLIED : present ? KB_HUNK_PRESENT : KB_HUNK_FAILED;
-	if (r->status == KB_HUNK_FAILED)
+	err = kb_locate_hunk(&r->match, file, h, expected, st->min_line, opts);
+	r->status = !err ? KB_HUNK_APPLIED : err == KB_EAMBIGUOUS ?
+		    KB_HUNK_AMBIGUOUS : KB_HUNK_FAILED;
+	if (err)
 		return 0;
-	/* a present hunk has moved the lines after it as an applied one does */
 	st->delta += (long)h->new_lines - (long)h->old_lines;
-	if (!found)
-		return 0;
 	st->offset += r->match.offset;
 	return kb_hunk_apply(file, h, &r->match, &st->min_line);
 }
@@ -607,7 +744,7 @@ int kb_file_apply(char **out, size_t *outlen, struct kb_hunk_result *results,
 	for (i = 0; i < fp->nhunks; i++) {
 		if ((err = apply_hunk(&file, &fp->hunks[i], &results[i], &st, opts)) < 0)
 			goto done;
-		if (results[i].status == KB_HUNK_FAILED && !st.failed++)
+		if (results[i].status != KB_HUNK_APPLIED && !st.failed++)
 			st.first_failed = i;
 	}
 	if (st.failed)
@@ -617,4 +754,141 @@ int kb_file_apply(char **out, size_t *outlen, struct kb_hunk_result *results,
 done:
 	kb_lines_release(&file);
 	return err;
+}
+
+/* ---- applied, or already in? ---- */
+
+static unsigned hunk_cost(const struct kb_hunk_result *r, const struct kb_locate_opts *opts)
+{
+	/* beyond every fuzz level; an insertion hung on one side counts more
+	 * than finding the very lines it would insert (a second copy is wrong) */
+	unsigned fuzz = r->match.anchor == KB_ANCHOR_BLOCK ? opts->max_fuzz + 1 :
+			r->match.anchor ? opts->max_fuzz + 2 : r->match.fuzz;
+
+	return fuzz * 2 + r->match.whitespace;
+}
+
+static unsigned pass_cost(const struct kb_hunk_result *r, size_t n,
+			  const struct kb_locate_opts *opts)
+{
+	unsigned cost = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		cost += hunk_cost(&r[i], opts);
+	return cost;
+}
+
+/* Neither pass fits whole: is each hunk either in or applicable? */
+static enum kb_file_state per_hunk(struct kb_hunk_result *hunks, const struct kb_hunk_result *f,
+				   const struct kb_hunk_result *r, size_t n,
+				   const struct kb_locate_opts *opts)
+{
+	size_t i, in = 0, out = 0;
+	bool fok, rok;
+
+	for (i = 0; i < n; i++) {
+		fok = f[i].status == KB_HUNK_APPLIED;
+		rok = r[i].status == KB_HUNK_APPLIED;
+		if (rok && (!fok || hunk_cost(&r[i], opts) < hunk_cost(&f[i], opts))) {
+			hunks[i] = r[i];
+			hunks[i].status = KB_HUNK_PRESENT;
+			in++;
+		} else if (fok && !rok) {
+			hunks[i] = f[i];
+			out++;
+		} else {
+			hunks[i] = f[i];
+			if (fok)	/* equally good both ways */
+				hunks[i].status = KB_HUNK_AMBIGUOUS;
+		}
+	}
+	return in && out && in + out == n ? KB_FILE_PARTIAL : KB_FILE_FAILED;
+}
+
+static void take(struct kb_hunk_result *hunks, const struct kb_hunk_result *from,
+		 size_t n, enum kb_hunk_status status)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		hunks[i] = from[i];
+		hunks[i].status = status;
+	}
+}
+
+int kb_file_decide(struct kb_file_decision *out, struct kb_hunk_result *hunks,
+		   const char *buf, size_t len, const struct kb_file_patch *fwd,
+		   const struct kb_file_patch *rev, const struct kb_locate_opts *opts)
+{
+	struct kb_hunk_result *f = NULL, *r = NULL;
+	struct kb_locate_opts defaults, ropts;
+	size_t n = fwd->nhunks;
+	unsigned fcost, rcost;
+	int ferr, rerr, err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!opts) {
+		kb_locate_opts_init(&defaults);
+		opts = &defaults;
+	}
+	if (rev->nhunks != n)
+		return kb_error_set(KB_ERROR, "'%s': the reverse patch does not match",
+				    kb_file_patch_path(fwd));
+	if (!(f = calloc(n ? n : 1, sizeof(*f))) || !(r = calloc(n ? n : 1, sizeof(*r)))) {
+		err = nomem();
+		goto done;
+	}
+	/* the reverse pass looks for the change itself: a deletion may be found
+	 * by its lines alone, but an insertion hung on one side's context says
+	 * only that some lines are missing, which is no evidence */
+	ropts = *opts;
+	ropts.anchor = false;
+	ropts.block = true;
+	ferr = kb_file_apply(&out->out, &out->outlen, f, buf, len, fwd, opts);
+	rerr = kb_file_apply(&out->undo, &out->undolen, r, buf, len, rev, &ropts);
+	if ((ferr < 0 && ferr != KB_ECONFLICT) || (rerr < 0 && rerr != KB_ECONFLICT)) {
+		err = ferr < 0 && ferr != KB_ECONFLICT ? ferr : rerr;
+		goto done;
+	}
+	kb_error_clear();
+	fcost = pass_cost(f, n, opts);
+	rcost = pass_cost(r, n, opts);
+	if (!rerr && (ferr || rcost < fcost)) {
+		out->state = KB_FILE_PRESENT;
+		out->cost = rcost;
+		take(hunks, r, n, KB_HUNK_PRESENT);
+	} else if (!ferr && (rerr || fcost < rcost)) {
+		out->state = KB_FILE_APPLIES;
+		out->cost = fcost;
+		take(hunks, f, n, KB_HUNK_APPLIED);
+	} else if (!ferr) {
+		out->state = KB_FILE_AMBIGUOUS;
+		take(hunks, f, n, KB_HUNK_AMBIGUOUS);
+	} else {
+		out->state = per_hunk(hunks, f, r, n, opts);
+	}
+	if (out->state != KB_FILE_APPLIES) {
+		free(out->out);
+		out->out = NULL;
+		out->outlen = 0;
+	}
+	if (out->state != KB_FILE_PRESENT) {
+		free(out->undo);
+		out->undo = NULL;
+		out->undolen = 0;
+	}
+done:
+	free(f);
+	free(r);
+	if (err < 0)
+		kb_file_decision_release(out);
+	return err;
+}
+
+void kb_file_decision_release(struct kb_file_decision *d)
+{
+	free(d->out);
+	free(d->undo);
+	memset(d, 0, sizeof(*d));
 }

@@ -36,10 +36,20 @@ void kb_lines_release(struct kb_lines *lines);
 struct kb_locate_opts {
 	unsigned max_fuzz;	/* context lines that may be dropped at each end */
 	bool ignore_whitespace;	/* allow a whitespace-insensitive last pass */
+	bool anchor;		/* let an insertion hang on one side's context */
+	bool block;		/* let a deletion be found by its own lines */
 };
 
-/* kb_locate_opts with max_fuzz 2 and ignore_whitespace true. */
+/* kb_locate_opts with max_fuzz 2, ignore_whitespace and anchor true,
+ * block false (kb_file_decide() sets it for its reverse pass). */
 void kb_locate_opts_init(struct kb_locate_opts *opts);
+
+enum kb_anchor {
+	KB_ANCHOR_NONE,
+	KB_ANCHOR_LEAD,		/* placed after its leading context alone */
+	KB_ANCHOR_TRAIL,	/* placed before its trailing context alone */
+	KB_ANCHOR_BLOCK,	/* a deletion found by its own lines alone */
+};
 
 struct kb_match {
 	size_t line;		/* 0-based line where the kept preimage starts */
@@ -48,6 +58,8 @@ struct kb_match {
 	unsigned trim_head;	/* leading hunk lines dropped by fuzz */
 	unsigned trim_tail;	/* trailing hunk lines dropped by fuzz */
 	bool whitespace;	/* matched only when ignoring whitespace */
+	enum kb_anchor anchor;	/* placed by one side's context only */
+	size_t other_line;	/* KB_EAMBIGUOUS: a second place that fits */
 };
 
 /*
@@ -58,7 +70,21 @@ struct kb_match {
  * and for equal |offset| the earlier line. Only context lines are trimmed;
  * a hunk with no '-' and no context lines left after trimming never matches
  * (except a hunk whose preimage is empty by design: a new file, matched at
- * line 0 of an empty file). Returns 0, or KB_ENOTFOUND (no message set).
+ * line 0 of an empty file).
+ *
+ * A place found with fuzz must be the only one its kept lines fit
+ * (whitespace-insensitively) at or after `min_line`; otherwise the answer
+ * is KB_EAMBIGUOUS with both lines in *out, never a guess. When no fuzz
+ * level fits and opts->anchor is set, a pure insertion (no '-' lines) is
+ * placed next to its whole leading or whole trailing context (at least
+ * two non-blank lines) when that side fits exactly one place and the other
+ * side does not name a different one; when both sides fit one place
+ * each, the side that also meets the file's start or end wins. When
+ * opts->block is set, a pure deletion of at least two non-blank lines
+ * that no fuzz level places is found by those lines alone, if they occur
+ * exactly once (whitespace-insensitively).
+ *
+ * Returns 0, KB_ENOTFOUND or KB_EAMBIGUOUS (no message set).
  */
 int kb_locate_hunk(struct kb_match *out, const struct kb_lines *file,
 		   const struct kb_hunk *hunk, size_t expected, size_t min_line,
@@ -76,28 +102,67 @@ int kb_hunk_apply(struct kb_lines *file, const struct kb_hunk *hunk,
 
 enum kb_hunk_status {
 	KB_HUNK_APPLIED,	/* preimage found and replaced */
-	KB_HUNK_PRESENT,	/* preimage not found, postimage already there */
-	KB_HUNK_FAILED,		/* neither */
+	KB_HUNK_PRESENT,	/* the change is in: its reverse fits better */
+	KB_HUNK_FAILED,		/* no place fits */
+	KB_HUNK_AMBIGUOUS,	/* more than one place fits: refused */
 };
 
 struct kb_hunk_result {
 	enum kb_hunk_status status;
-	struct kb_match match;	/* valid when APPLIED */
+	struct kb_match match;	/* APPLIED / PRESENT: where; AMBIGUOUS: the
+				 * two places (line, other_line) */
 };
 
 /*
  * Apply every hunk of `fp` to the file in `buf`, in order: hunk i is
  * expected at old_start - 1 + (lines added so far - lines removed so far)
  * + the offsets the previous hunks needed, and searched no earlier than the
- * end of the previous hunk. A hunk whose preimage is missing (not found
- * without fuzz) but whose postimage is found (whitespace-insensitively) is
- * KB_HUNK_PRESENT and skipped. `results` has room for fp->nhunks entries. Returns 0 with the
- * new contents in *out and *outlen (malloc'ed, NUL-terminated) when no hunk
- * failed, KB_ECONFLICT otherwise (results say which; *out is NULL).
+ * end of the previous hunk. A strict forward apply: a hunk whose change is
+ * already in the file fails like any other (kb_file_decide() tells the
+ * two apart). `results` has room for fp->nhunks entries. Returns 0 with the
+ * new contents in *out and *outlen (malloc'ed, NUL-terminated) when every
+ * hunk applied, KB_ECONFLICT otherwise (results say which; *out is NULL).
  */
 int kb_file_apply(char **out, size_t *outlen, struct kb_hunk_result *results,
 		  const char *buf, size_t len, const struct kb_file_patch *fp,
 		  const struct kb_locate_opts *opts);
+
+/* What one file patch means for one file. */
+enum kb_file_state {
+	KB_FILE_APPLIES,	/* every hunk applies, none is already in */
+	KB_FILE_PRESENT,	/* the change is in: every hunk reverse-applies */
+	KB_FILE_PARTIAL,	/* some hunks are in, the others apply */
+	KB_FILE_AMBIGUOUS,	/* the change and its reverse fit equally well */
+	KB_FILE_FAILED,		/* neither */
+};
+
+struct kb_file_decision {
+	enum kb_file_state state;
+	char *out;		/* APPLIES: the new contents (malloc'ed) */
+	size_t outlen;
+	char *undo;		/* PRESENT: the contents with the change undone */
+	size_t undolen;
+	unsigned cost;		/* of the pass that decided: fuzz, anchors and
+				 * whitespace tolerance, summed over hunks */
+};
+
+/*
+ * Is the change of `fwd` in the file, or can it be applied? `rev` is
+ * `fwd` reversed (kb_patch_reverse). Both are placed on the whole file
+ * exactly as kb_file_apply() places hunks (offset, fuzz, whitespace,
+ * anchors): PRESENT when the reverse fits and the forward does not, or
+ * fits only at a higher cost; APPLIES the other way round; AMBIGUOUS at
+ * equal cost. When neither fits whole, each hunk is looked at alone:
+ * PARTIAL when every hunk is either in or applicable and both kinds occur.
+ * `hunks` (fwd->nhunks entries) gets the per-hunk view: APPLIED hunks with
+ * their forward place, PRESENT hunks with the place they were found at.
+ * Release with kb_file_decision_release().
+ */
+int kb_file_decide(struct kb_file_decision *out, struct kb_hunk_result *hunks,
+		   const char *buf, size_t len, const struct kb_file_patch *fwd,
+		   const struct kb_file_patch *rev, const struct kb_locate_opts *opts);
+
+void kb_file_decision_release(struct kb_file_decision *d);
 
 /*
  * Whitespace-insensitive search, used to detect code shapes: both texts are
@@ -107,13 +172,5 @@ int kb_file_apply(char **out, size_t *outlen, struct kb_hunk_result *results,
  */
 bool kb_text_contains(const char *haystack, size_t hlen,
 		      const char *needle, size_t nlen);
-
-/*
- * The '+' lines of a hunk as blocks: each maximal run of consecutive '+'
- * lines (blank '+' lines included) joined with '\n'. Used to tell whether
- * a hunk's additions are already in a file. Appends to *blocks (malloc'ed
- * strings), *n updated.
- */
-int kb_hunk_added_blocks(char ***blocks, size_t *n, const struct kb_hunk *hunk);
 
 #endif
