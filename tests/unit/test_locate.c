@@ -26,7 +26,7 @@ static const char lines20[] =
 	"a1\na2\na3\na4\na5\na6\na7\na8\na9\na10\n"
 	"a11\na12\na13\na14\na15\na16\na17\na18\na19\na20\n";
 
-static const struct kb_locate_opts exact = { 0, false };
+static const struct kb_locate_opts exact = { 0, false, false, false };
 
 /* ---- kb_lines ---- */
 
@@ -145,7 +145,7 @@ static void test_locate_nearest(void **state)
 
 static void test_locate_fuzz(void **state)
 {
-	struct kb_locate_opts fuzz1 = { 1, false }, fuzz2 = { 2, false };
+	struct kb_locate_opts fuzz1 = { 1, false, false, false }, fuzz2 = { 2, false, false, false };
 	struct kb_match m;
 	static const char changed_a4[] =
 		"a1\na2\na3\nA4\na5\na6\na7\na8\na9\na10\n";
@@ -155,7 +155,7 @@ static void test_locate_fuzz(void **state)
 		"a1\na2\na3\na4\na5\na6\na7\na8\nA9\nA10\n";
 	static const char short_context[] =
 		"--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n a5\n a6\n-a7\n+X\n a8\n";
-	struct kb_locate_opts fuzz5 = { 5, false };
+	struct kb_locate_opts fuzz5 = { 5, false, false, false };
 	/* no leading context: only the tail can be trimmed */
 	static const char tail_only[] =
 		"--- a/f\n+++ b/f\n@@ -7,4 +7,4 @@\n-a7\n+X\n a8\n a9\n a10\n";
@@ -172,9 +172,11 @@ static void test_locate_fuzz(void **state)
 	locate(&m, KB_ENOTFOUND, changed_a9_a10, tail_only, 6, 0, &fuzz1);
 	locate(&m, 0, changed_a9_a10, tail_only, 6, 0, &fuzz2);
 	assert_match(&m, 6, 0, 0, 2, false);
-	/* trimming stops at the context: 2 lines at the head, 1 at the tail */
-	locate(&m, 0, "b5\nb6\na7\nb8\n", short_context, 0, 0, &fuzz5);
-	assert_match(&m, 2, 0, 2, 1, false);
+	/* trimming stops at the context: 2 lines at the head, 1 at the tail,
+	 * and never drops all of it (the block rule judges a bare change) */
+	locate(&m, 0, "b5\na6\na7\nb8\n", short_context, 0, 0, &fuzz5);
+	assert_match(&m, 1, 0, 1, 1, false);
+	locate(&m, KB_ENOTFOUND, "b5\nb6\na7\nb8\n", short_context, 0, 0, &fuzz5);
 	locate(&m, KB_ENOTFOUND, "b5\nb6\nb7\nb8\n", short_context, 0, 0, &fuzz5);
 }
 
@@ -198,7 +200,7 @@ static void test_locate_whitespace(void **state)
 	static const char diff[] =
 		"--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n"
 		" {\n-    int x = 1;\n+    int x = 2;\n \treturn x;\n }\n";
-	struct kb_locate_opts no_ws = { 2, false };
+	struct kb_locate_opts no_ws = { 2, false, false, false };
 	struct kb_match m;
 
 	(void)state;
@@ -232,7 +234,7 @@ static void test_locate_needs_preimage(void **state)
 	(void)state;
 	locate(&m, KB_ENOTFOUND, "x\ny\n",
 	       "--- a/f\n+++ b/f\n@@ -3,2 +3,3 @@\n a\n+b\n c\n", 2, 0,
-	       &(struct kb_locate_opts){ 1, true });
+	       &(struct kb_locate_opts){ 1, true, false, false });
 	/* a new file fits only an empty one */
 	locate(&m, 0, "", "--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+a\n", 0, 0, NULL);
 	assert_match(&m, 0, 0, 0, 0, false);
@@ -342,74 +344,237 @@ static const char *const fgh_patch =
 	"@@ -7,4 +8,5 @@\n int g(void)\n {\n+\tg_called = 1;\n \treturn 0;\n }\n"
 	"@@ -12,4 +14,6 @@\n int h(void)\n {\n+\th_called = 1;\n+\n \treturn 2;\n }\n";
 
-/* Hunk 1 is in already with other whitespace, hunk 3 without its blank
- * line; hunk 2 applies. */
-static void test_file_apply_present(void **state)
+/* ---- kb_file_decide: already in, applies, partly in ---- */
+
+struct decided {
+	enum kb_file_state state;
+	struct kb_hunk_result r[8];
+	char *text;		/* APPLIES: the new file; PRESENT: the file undone */
+};
+
+static void decide(struct decided *d, const char *file, const char *diff)
 {
-	struct kb_patch *p = patch_of(fgh_patch);
+	struct kb_patch *p = patch_of(diff), *rev = NULL;
+	struct kb_file_decision fd;
+
+	assert_true(p->files[0].nhunks <= 8);
+	assert_int_equal(kb_patch_reverse(&rev, p), 0);
+	assert_int_equal(kb_file_decide(&fd, d->r, file, strlen(file), &p->files[0],
+					&rev->files[0], NULL), 0);
+	d->state = fd.state;
+	d->text = fd.out ? strdup(fd.out) : fd.undo ? strdup(fd.undo) : NULL;
+	kb_file_decision_release(&fd);
+	kb_patch_free(rev);
+	kb_patch_free(p);
+}
+
+#define FGH_UNFIXED \
+	"int f(void)\n{\n\tint x = 1;\n\treturn x;\n}\n\n" \
+	"int g(void)\n{\n\treturn 0;\n}\n\n" \
+	"int h(void)\n{\n\treturn 2;\n}\n"
+
+/* A vendor's copy: other indentation, a blank line lost, one gained. */
+static void test_decide_present_with_drift(void **state)
+{
+	static const char text[] =
+		"int f(void)\n{\n    int  x = 1;\n    x++;\n\n    return x;\n}\n\n"
+		"int g(void)\n{\n\tg_called = 1;\n\treturn 0;\n}\n\n"
+		"int h(void)\n{\n\th_called = 1;\n\treturn 2;\n}\n";
+	struct decided d;
+
+	(void)state;
+	decide(&d, text, fgh_patch);
+	assert_int_equal(d.state, KB_FILE_PRESENT);
+	assert_int_equal(d.r[0].status, KB_HUNK_PRESENT);
+	assert_true(d.r[0].match.whitespace);
+	assert_int_equal(d.r[2].status, KB_HUNK_PRESENT);
+	/* undone, the file keeps its own whitespace around the change */
+	assert_string_equal(d.text,
+		"int f(void)\n{\n    int  x = 1;\n\n    return x;\n}\n\n"
+		"int g(void)\n{\n\treturn 0;\n}\n\n"
+		"int h(void)\n{\n\treturn 2;\n}\n");
+	free(d.text);
+}
+
+/* The vendor moved g() before f(): every hunk is still in, in place. */
+static void test_decide_present_reordered(void **state)
+{
+	static const char fixed[] =
+		"int g(void)\n{\n\tg_called = 1;\n\treturn 0;\n}\n\n"
+		"int h(void)\n{\n\th_called = 1;\n\n\treturn 2;\n}\n\n"
+		"int f(void)\n{\n\tint x = 1;\n\tx++;\n\treturn x;\n}\n";
+	static const char unfixed[] =
+		"int g(void)\n{\n\treturn 0;\n}\n\n"
+		"int h(void)\n{\n\treturn 2;\n}\n\n"
+		"int f(void)\n{\n\tint x = 1;\n\treturn x;\n}\n";
+	struct decided d;
+
+	(void)state;
+	decide(&d, fixed, fgh_patch);
+	assert_int_equal(d.state, KB_FILE_PRESENT);
+	assert_string_equal(d.text, unfixed);
+	free(d.text);
+	decide(&d, unfixed, fgh_patch);
+	assert_int_equal(d.state, KB_FILE_APPLIES);
+	assert_string_equal(d.text, fixed);
+	free(d.text);
+}
+
+/* Hunks 1 and 3 are in, hunk 2 is not: partly in, never already in. */
+static void test_decide_partial(void **state)
+{
 	static const char text[] =
 		"int f(void)\n{\n    int  x = 1;\n    x++;\n    return x;\n}\n\n"
 		"int g(void)\n{\n\treturn 0;\n}\n\n"
 		"int h(void)\n{\n\th_called = 1;\n\treturn 2;\n}\n";
-	struct kb_hunk_result r[3];
-	char *out;
+	struct decided d;
 
 	(void)state;
-	assert_int_equal(file_apply(&out, r, text, p, NULL), 0);
-	assert_string_equal(out,
-		"int f(void)\n{\n    int  x = 1;\n    x++;\n    return x;\n}\n\n"
-		"int g(void)\n{\n\tg_called = 1;\n\treturn 0;\n}\n\n"
-		"int h(void)\n{\n\th_called = 1;\n\treturn 2;\n}\n");
-	assert_int_equal(r[0].status, KB_HUNK_PRESENT);
-	assert_int_equal(r[1].status, KB_HUNK_APPLIED);
-	assert_match(&r[1].match, 7, 0, 0, 0, false);
-	assert_int_equal(r[2].status, KB_HUNK_PRESENT);
-	free(out);
-	kb_patch_free(p);
+	decide(&d, text, fgh_patch);
+	assert_int_equal(d.state, KB_FILE_PARTIAL);
+	assert_null(d.text);
+	assert_int_equal(d.r[0].status, KB_HUNK_PRESENT);
+	assert_int_equal(d.r[1].status, KB_HUNK_APPLIED);
+	assert_int_equal(d.r[2].status, KB_HUNK_PRESENT);
 }
 
-static void test_file_apply_conflict(void **state)
+static void test_decide_conflict(void **state)
 {
-	struct kb_patch *p = patch_of(fgh_patch);
 	static const char text[] =
 		"int f(void)\n{\n\tint x = 1;\n\treturn x;\n}\n\n"
 		"int g(void)\n{\n\treturn 1;\n}\n\n"
 		"int h(void)\n{\n\th_called = 1;\n\n\treturn 2;\n}\n";
-	struct kb_hunk_result r[3];
-	char *out;
+	struct decided d;
 
 	(void)state;
-	kb_error_clear();
-	assert_int_equal(file_apply(&out, r, text, p, NULL), KB_ECONFLICT);
-	assert_null(out);
-	assert_string_equal(kb_error_last(), "hunk 2 of 'f.c' does not apply");
-	assert_int_equal(r[0].status, KB_HUNK_APPLIED);
-	assert_match(&r[0].match, 1, 0, 0, 0, false);
-	assert_int_equal(r[1].status, KB_HUNK_FAILED);
-	assert_int_equal(r[2].status, KB_HUNK_PRESENT);
-
-	assert_int_equal(file_apply(&out, r, "nothing\n", p, NULL), KB_ECONFLICT);
-	assert_string_equal(kb_error_last(),
-			    "hunk 1 of 'f.c' does not apply (3 of 3 hunks failed)");
-	assert_int_equal(r[0].status, KB_HUNK_FAILED);
-	assert_int_equal(r[2].status, KB_HUNK_FAILED);
-	kb_patch_free(p);
+	decide(&d, text, fgh_patch);
+	assert_int_equal(d.state, KB_FILE_FAILED);
+	assert_int_equal(d.r[0].status, KB_HUNK_APPLIED);
+	assert_int_equal(d.r[1].status, KB_HUNK_FAILED);
+	assert_int_equal(d.r[2].status, KB_HUNK_PRESENT);
+	decide(&d, "nothing\n", fgh_patch);
+	assert_int_equal(d.state, KB_FILE_FAILED);
+	assert_int_equal(d.r[0].status, KB_HUNK_FAILED);
+	assert_int_equal(d.r[2].status, KB_HUNK_FAILED);
+	decide(&d, FGH_UNFIXED, fgh_patch);
+	assert_int_equal(d.state, KB_FILE_APPLIES);
+	free(d.text);
 }
 
 /* Context trimmed by fuzz must not let an applied hunk apply twice. */
-static void test_file_apply_not_twice(void **state)
+static void test_decide_not_twice(void **state)
 {
-	struct kb_patch *p = patch_of(
-		"--- a/f\n+++ b/f\n@@ -2,2 +2,3 @@\n a\n+b\n c\n");
-	struct kb_hunk_result r[1];
-	char *out;
+	struct decided d;
 
 	(void)state;
-	assert_int_equal(file_apply(&out, r, "x\na\nb\nc\n", p, NULL), 0);
-	assert_string_equal(out, "x\na\nb\nc\n");
-	assert_int_equal(r[0].status, KB_HUNK_PRESENT);
-	free(out);
-	kb_patch_free(p);
+	decide(&d, "x\na\nb\nc\n", "--- a/f\n+++ b/f\n@@ -2,2 +2,3 @@\n a\n+b\n c\n");
+	assert_int_equal(d.state, KB_FILE_PRESENT);
+	assert_string_equal(d.text, "x\na\nc\n");
+	free(d.text);
+}
+
+/*
+ * The shapes that fooled the old "added lines are somewhere" test, from
+ * real stable commits carried into a vendor tree: the fix is not in, and
+ * each must apply, never count as already there.
+ */
+static void test_decide_false_positives(void **state)
+{
+	static const struct { const char *what, *file, *diff; } cases[] = {
+		{ "an added line that is a substring of the line it replaces",
+		  "int f(void)\n{\n\tint err = 0;\n\n\tfoo();\n\treturn err;\n}\n",
+		  "--- a/f.c\n+++ b/f.c\n@@ -1,6 +1,7 @@\n int f(void)\n {\n-\tint err = 0;\n"
+		  "+\tint err;\n \n+\terr = 0;\n \tfoo();\n \treturn err;\n" },
+		{ "an added else",
+		  "void f(int x)\n{\n\tif (x)\n\t\ta();\n\tb();\n}\n\n"
+		  "void g(int x)\n{\n\tif (x)\n\t\ta();\n\telse\n\t\tc();\n}\n",
+		  "--- a/f.c\n+++ b/f.c\n@@ -2,4 +2,5 @@ void f(int x)\n {\n \tif (x)\n \t\ta();\n"
+		  "+\telse\n \tb();\n" },
+		{ "a table row that is also in another table",
+		  "static const int ids_a[] = {\n\t{ 0x0001, 1 },\n\t{ 0x0002, 2 },\n};\n\n"
+		  "static const int ids_b[] = {\n\t{ 0x0001, 1 },\n\t{ 0x1234, 7 },\n\t{ 0x0003, 3 },\n};\n",
+		  "--- a/t.c\n+++ b/t.c\n@@ -1,4 +1,5 @@\n static const int ids_a[] = {\n"
+		  " \t{ 0x0001, 1 },\n \t{ 0x0002, 2 },\n+\t{ 0x1234, 7 },\n };\n" },
+		{ "lines that exist in another function",
+		  "void g(void)\n{\n\trcu_read_lock();\n\tspin_lock_irqsave(&l, fl);\n"
+		  "\tposix_acl_release(clone);\n\tuse();\n}\n\n"
+		  "void f(void)\n{\n\tuse();\n}\n",
+		  "--- a/f.c\n+++ b/f.c\n@@ -9,3 +9,6 @@\n void f(void)\n {\n+\trcu_read_lock();\n"
+		  "+\tspin_lock_irqsave(&l, fl);\n+\tposix_acl_release(clone);\n \tuse();\n" },
+	};
+	struct decided d;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		decide(&d, cases[i].file, cases[i].diff);
+		if (d.state != KB_FILE_APPLIES)
+			fail_msg("%s: state %d, not applies", cases[i].what, d.state);
+		assert_int_equal(d.r[0].status, KB_HUNK_APPLIED);
+		free(d.text);
+	}
+}
+
+/* With its context dropped by fuzz, a hunk that fits twice is refused. */
+static void test_decide_ambiguous(void **state)
+{
+	static const char text[] =
+		"x1\n{\n\treturn 0;\n}\nx2\n\n"
+		"y1\n{\n\treturn 0;\n}\ny2\n";
+	struct decided d;
+
+	(void)state;
+	decide(&d, text, "--- a/f\n+++ b/f\n@@ -1,5 +1,6 @@\n q1\n {\n \treturn 0;\n+\tnew();\n }\n q2\n");
+	assert_int_equal(d.state, KB_FILE_FAILED);
+	assert_int_equal(d.r[0].status, KB_HUNK_AMBIGUOUS);
+	assert_int_equal(d.r[0].match.line, 1);
+	assert_int_equal(d.r[0].match.other_line, 7);
+}
+
+/*
+ * An insertion whose neighbours moved apart: hung on the side that meets
+ * the end of the file, where both sides fit once; refused when one side
+ * is found nowhere (the tree lacks what the patch expects beside it).
+ */
+static void test_decide_anchor(void **state)
+{
+	static const char *const diff =
+		"--- a/h.h\n+++ b/h.h\n@@ -3,6 +3,8 @@\n a\n b\n c\n+\n+#define NEW 1\n"
+		" #endif /* K */\n \n #endif /* H */\n";
+	struct decided d;
+
+	(void)state;
+	decide(&d, "#ifndef H\n#ifdef K\na\nb\nc\n\nmore\nstuff\n#endif /* K */\n\n#endif /* H */\n", diff);
+	assert_int_equal(d.state, KB_FILE_APPLIES);
+	assert_int_equal(d.r[0].match.anchor, KB_ANCHOR_TRAIL);
+	assert_string_equal(d.text, "#ifndef H\n#ifdef K\na\nb\nc\n\nmore\nstuff\n\n#define NEW 1\n"
+			    "#endif /* K */\n\n#endif /* H */\n");
+	free(d.text);
+	decide(&d, "#ifndef H\n#ifdef K\nother\n#endif /* K */\n\n#endif /* H */\n", diff);
+	assert_int_equal(d.state, KB_FILE_FAILED);
+}
+
+/*
+ * An insertion moved elsewhere by a vendor is found by its own lines, if
+ * they are at least two non-blank lines and occur once; fuzz never drops
+ * all of a hunk's context to find them.
+ */
+static void test_decide_block(void **state)
+{
+	static const char *const diff =
+		"--- a/h.h\n+++ b/h.h\n@@ -1,4 +1,6 @@\n int a(void);\n int b(void);\n"
+		"+#define NEW(x) \\\n+\tOLD(\"new-\" x)\n #if defined(DEBUG)\n #define X\n";
+	struct decided d;
+
+	(void)state;
+	decide(&d, "int a2(void);\n#define NEW(x)\t\t\\\n\tOLD(\"new-\" x)\n#if defined(OTHER)\n", diff);
+	assert_int_equal(d.state, KB_FILE_PRESENT);
+	assert_int_equal(d.r[0].match.anchor, KB_ANCHOR_BLOCK);
+	assert_string_equal(d.text, "int a2(void);\n#if defined(OTHER)\n");
+	free(d.text);
+	/* twice: no telling which copy is the fix's */
+	decide(&d, "#define NEW(x) \\\n\tOLD(\"new-\" x)\nint a2(void);\n#define NEW(x) \\\n\tOLD(\"new-\" x)\n", diff);
+	assert_int_equal(d.state, KB_FILE_FAILED);
 }
 
 static void test_file_apply_newlines(void **state)
@@ -448,7 +613,7 @@ static void test_file_apply_newlines(void **state)
 	kb_patch_free(drop_last);
 }
 
-/* ---- kb_text_contains, kb_hunk_added_blocks ---- */
+/* ---- kb_text_contains ---- */
 
 #define CONTAINS(h, n) kb_text_contains(h, strlen(h), n, strlen(n))
 
@@ -485,30 +650,6 @@ static void test_text_contains(void **state)
 	assert_false(kb_text_contains("abcXYZ", 3, "cX", 2));
 }
 
-static void test_added_blocks(void **state)
-{
-	struct kb_patch *p = patch_of(
-		"--- a/f\n+++ b/f\n@@ -1,4 +1,8 @@\n"
-		"+first\n a\n-b\n+c1\n+\n+  c2\n c\n d\n+last\n");
-	char **blocks = NULL;
-	size_t n = 0, i;
-
-	(void)state;
-	assert_int_equal(kb_hunk_added_blocks(&blocks, &n, &p->files[0].hunks[0]), 0);
-	assert_int_equal(n, 3);
-	assert_string_equal(blocks[0], "first");
-	assert_string_equal(blocks[1], "c1\n\n  c2");
-	assert_string_equal(blocks[2], "last");
-	/* appends */
-	assert_int_equal(kb_hunk_added_blocks(&blocks, &n, &p->files[0].hunks[0]), 0);
-	assert_int_equal(n, 6);
-	assert_string_equal(blocks[4], "c1\n\n  c2");
-	for (i = 0; i < n; i++)
-		free(blocks[i]);
-	free(blocks);
-	kb_patch_free(p);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -523,12 +664,17 @@ int main(void)
 		cmocka_unit_test(test_hunk_apply_keeps_file_context),
 		cmocka_unit_test(test_hunk_apply_fuzzed),
 		cmocka_unit_test(test_file_apply_offsets),
-		cmocka_unit_test(test_file_apply_present),
-		cmocka_unit_test(test_file_apply_conflict),
-		cmocka_unit_test(test_file_apply_not_twice),
+		cmocka_unit_test(test_decide_present_with_drift),
+		cmocka_unit_test(test_decide_present_reordered),
+		cmocka_unit_test(test_decide_partial),
+		cmocka_unit_test(test_decide_conflict),
+		cmocka_unit_test(test_decide_not_twice),
+		cmocka_unit_test(test_decide_false_positives),
+		cmocka_unit_test(test_decide_ambiguous),
+		cmocka_unit_test(test_decide_anchor),
+		cmocka_unit_test(test_decide_block),
 		cmocka_unit_test(test_file_apply_newlines),
 		cmocka_unit_test(test_text_contains),
-		cmocka_unit_test(test_added_blocks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -195,6 +195,7 @@ static int add_undo(struct kb_apply *apply, const char *path, char *data,
 static void use(struct kb_file_result *fr, struct cand *c, enum kb_file_state state)
 {
 	fr->state = state;
+	fr->cost = c->d.cost;
 	fr->used = c->fwd;
 	fr->from = c->from;
 	fr->hunks = c->hunks;
@@ -203,8 +204,8 @@ static void use(struct kb_file_result *fr, struct cand *c, enum kb_file_state st
 
 /*
  * Which reading of the file wins: the change found in (by any variant's
- * hunks, unless the own hunks apply more cheaply), else the own hunks
- * applied, else another variant's, else the 3-way merge.
+ * hunks), else the own hunks applied, else another variant's, else the
+ * 3-way merge.
  */
 static int choose(struct kb_apply *apply, struct kb_file_result *fr, struct cands *c,
 		  struct kb_source *src, const char *buf, size_t len, git_filemode_t mode,
@@ -219,10 +220,13 @@ static int choose(struct kb_apply *apply, struct kb_file_result *fr, struct cand
 	for (i = 0; i < c->n; i++) {
 		if ((err = decide(&c->v[i], buf, len, opts)) < 0)
 			return err;
-		if (c->v[i].d.state == KB_FILE_PRESENT && (!in || c->v[i].d.cost < in->d.cost))
-			in = &c->v[i];
+		if (c->v[i].d.state == KB_FILE_PRESENT && (!in || (in != own && c->v[i].d.cost < in->d.cost)))
+			in = &c->v[i];	/* the own hunks first, else the closest fit */
 	}
-	if (in && !(own->d.state == KB_FILE_APPLIES && own->d.cost <= in->d.cost)) {
+	/* own hunks: cheaper way wins (a copy of the lines elsewhere need not
+	 * be the fix); another variant's form of the change found in the file
+	 * means the change is there, whatever the own hunks would still fit */
+	if (in && (in != own || own->d.state != KB_FILE_APPLIES)) {
 		use(fr, in, KB_FILE_PRESENT);
 		err = add_undo(apply, path, in->d.undo, in->d.undolen, mode);
 		in->d.undo = NULL;
@@ -485,7 +489,9 @@ static void describe_place(struct kb_buf *out, const struct kb_match *m)
 	if (!m->offset && !m->fuzz && !m->whitespace && !m->anchor)
 		return;
 	kb_buf_printf(out, " (offset %+ld", m->offset);
-	if (m->anchor)
+	if (m->anchor == KB_ANCHOR_BLOCK)
+		kb_buf_puts(out, ", by its own lines alone");
+	else if (m->anchor)
 		kb_buf_printf(out, ", anchored on its %s context alone",
 			      m->anchor == KB_ANCHOR_LEAD ? "leading" : "trailing");
 	else if (m->fuzz)

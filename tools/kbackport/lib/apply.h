@@ -24,6 +24,7 @@ struct kb_file_result {
 					   * another variant's for this file */
 	const char *from;		/* that other variant's name, or NULL */
 	enum kb_file_state state;
+	unsigned cost;			/* fuzz, anchors, whitespace: kb_file_decide() */
 	struct kb_hunk_result *hunks;	/* used->nhunks entries */
 	bool merged;			/* APPLIES by the 3-way fallback */
 	char *error;			/* file-level failure (missing file,

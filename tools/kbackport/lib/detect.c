@@ -88,23 +88,43 @@ int kb_variant_fits(bool *fits, const struct kb_cond **failed,
 }
 
 /* Files of a variant in the tree; own: found by the variant's own hunks. */
-static void count_in(size_t *in, size_t *own, const struct kb_apply *a)
+static void count_in(size_t *in, size_t *own, unsigned *cost, const struct kb_apply *a)
 {
 	size_t f;
 
 	*in = *own = 0;
+	*cost = 0;
 	for (f = 0; f < a->patch->nfiles; f++) {
 		if (a->files[f].state != KB_FILE_PRESENT && a->files[f].state != KB_FILE_PARTIAL)
 			continue;
 		(*in)++;
 		*own += !a->files[f].from;
+		*cost += a->files[f].cost;
 	}
+}
+
+/* Which present variant to name: its conditions hold, then the closest fit,
+ * then the most files found by its own hunks, then fix order. */
+struct rank {
+	bool fits;
+	size_t own;
+	unsigned cost;
+};
+
+static bool better(const struct rank *a, const struct rank *b)
+{
+	if (a->fits != b->fits)
+		return a->fits;
+	if (a->cost != b->cost)
+		return a->cost < b->cost;
+	return a->own > b->own;
 }
 
 int kb_survey_fix(struct kb_survey *out, struct kb_source *src,
 		  const struct kb_fix *fix, const struct kb_locate_opts *opts)
 {
-	size_t v, in, own, best_own = 0, best_in = 0;
+	struct rank r, best = { false, 0, 0 };
+	size_t v, in, best_in = 0;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -113,14 +133,14 @@ int kb_survey_fix(struct kb_survey *out, struct kb_source *src,
 	for (v = 0; v < fix->nvariants; v++) {
 		struct kb_apply *a = &out->v[v];
 		out->n++;
-		if ((err = kb_apply_variant(a, src, fix, &fix->variants[v], opts)) < 0)
+		if ((err = kb_apply_variant(a, src, fix, &fix->variants[v], opts)) < 0 ||
+		    (err = kb_variant_fits(&r.fits, NULL, src, &fix->variants[v])) < 0)
 			return err;
-		count_in(&in, &own, a);
-		if (getenv("KB_DEBUG")) { char *d = kb_apply_describe(a, false); size_t f; fprintf(stderr, "DEBUG variant %s state %d\n", fix->variants[v].name, a->state); for (f = 0; f < a->patch->nfiles; f++) fprintf(stderr, "  %s: %s%s%s\n", kb_file_patch_path(a->files[f].fp), kb_file_state_name(a->files[f].state), a->files[f].from ? " from " : "", a->files[f].from ? a->files[f].from : ""); fprintf(stderr, "%s", d); free(d); }
-		if (a->state == KB_FILE_PRESENT && (!out->present || own > best_own)) {
+		count_in(&in, &r.own, &r.cost, a);
+		if (a->state == KB_FILE_PRESENT && (!out->present || better(&r, &best))) {
 			out->present = &fix->variants[v];
 			out->present_apply = a;
-			best_own = own;
+			best = r;
 		}
 		if (in > best_in) {
 			out->partly = &fix->variants[v];

@@ -356,6 +356,10 @@ static int try_fuzz(struct kb_match *out, const struct kb_lines *file,
 
 	if (th + tt >= h->nlines || !(sp.npre = count_pre(h, sp.from, sp.to)))
 		return KB_ENOTFOUND;
+	/* fuzz keeps some context: a change found by its own lines alone is
+	 * the stricter block rule's to judge */
+	if (th + tt && th + tt == lead_context(h) + trail_context(h))
+		return KB_ENOTFOUND;
 	for (pass = 0; pass < (ignore_ws ? 2 : 1); pass++) {
 		sp.ws = pass == 1;
 		if (search(&line, file, h, &sp, base, min_line, anchored)) {
@@ -683,12 +687,72 @@ done:
 
 /* ---- whole files ---- */
 
+struct region {
+	size_t from, to;	/* lines [from, to) an applied hunk wrote */
+};
+
 struct apply_state {
 	long delta;		/* lines added - removed by earlier hunks */
 	long offset;		/* where earlier hunks were found vs the patch */
 	size_t min_line;	/* end of the previous applied hunk */
 	size_t failed, first_failed;
+	struct region *done;	/* what the applied hunks wrote */
+	size_t ndone;
 };
+
+static bool overlaps(const struct apply_state *st, size_t from, size_t to)
+{
+	size_t i;
+
+	for (i = 0; i < st->ndone; i++)
+		if (from < st->done[i].to && st->done[i].from < to)
+			return true;
+	return false;
+}
+
+/* Remember [at, end) and move the regions after `at` by `shift` lines. */
+static int add_region(struct apply_state *st, size_t at, size_t end, long shift)
+{
+	struct region *v;
+	size_t i;
+
+	for (i = 0; i < st->ndone; i++)
+		if (st->done[i].from >= at) {
+			st->done[i].from = (size_t)((long)st->done[i].from + shift);
+			st->done[i].to = (size_t)((long)st->done[i].to + shift);
+		}
+	if (!(v = reallocarray(st->done, st->ndone + 1, sizeof(*v))))
+		return nomem();
+	st->done = v;
+	v[st->ndone++] = (struct region){ at, end };
+	return 0;
+}
+
+/*
+ * A hunk not found after the previous one may still be in place before
+ * it, when a vendor reordered the functions: looked for without fuzz, and
+ * only where no earlier hunk wrote.
+ */
+static int locate_before(struct kb_match *m, const struct kb_lines *file,
+			 const struct kb_hunk *h, size_t expected,
+			 const struct apply_state *st, const struct kb_locate_opts *opts)
+{
+	struct kb_locate_opts exact = *opts;
+	struct span sp;
+	size_t nfile;
+
+	if (!st->min_line)
+		return KB_ENOTFOUND;
+	exact.max_fuzz = 0;
+	exact.anchor = exact.block = false;
+	if (kb_locate_hunk(m, file, h, expected, 0, &exact) < 0)
+		return KB_ENOTFOUND;
+	sp = (struct span){ 0, h->nlines, count_pre(h, 0, h->nlines), m->whitespace };
+	nfile = fit_at(file, m->line, h, &sp);
+	if (m->line >= st->min_line || overlaps(st, m->line, m->line + (nfile ? nfile : 1)))
+		return KB_ENOTFOUND;
+	return 0;
+}
 
 static int apply_hunk(struct kb_lines *file, const struct kb_hunk *h,
 		      struct kb_hunk_result *r, struct apply_state *st,
@@ -697,18 +761,31 @@ static int apply_hunk(struct kb_lines *file, const struct kb_hunk *h,
 	/* headers may name any line: past every file, clamped so e cannot overflow */
 	size_t start = h->old_start < LONG_MAX / 2 ? h->old_start : LONG_MAX / 2;
 	long e = (long)start - 1 + st->delta + st->offset;
-	size_t expected = e < 0 ? 0 : (size_t)e;
+	size_t expected = e < 0 ? 0 : (size_t)e, before = file->n, end;
+	bool in_order = true;
 	int err;
 
 	memset(r, 0, sizeof(*r));
 	err = kb_locate_hunk(&r->match, file, h, expected, st->min_line, opts);
+	if (err == KB_ENOTFOUND && locate_before(&r->match, file, h, expected, st, opts) == 0) {
+		err = 0;
+		in_order = false;
+	}
 	r->status = !err ? KB_HUNK_APPLIED : err == KB_EAMBIGUOUS ?
 		    KB_HUNK_AMBIGUOUS : KB_HUNK_FAILED;
 	if (err)
 		return 0;
 	st->delta += (long)h->new_lines - (long)h->old_lines;
-	st->offset += r->match.offset;
-	return kb_hunk_apply(file, h, &r->match, &st->min_line);
+	if ((err = kb_hunk_apply(file, h, &r->match, &end)) < 0 ||
+	    (err = add_region(st, r->match.line, end, (long)file->n - (long)before)) < 0)
+		return err;
+	if (in_order) {
+		st->offset += r->match.offset;
+		st->min_line = end;
+	} else {
+		st->min_line = (size_t)((long)st->min_line + (long)file->n - (long)before);
+	}
+	return 0;
 }
 
 static int conflict(const struct kb_file_patch *fp, const struct apply_state *st)
@@ -728,7 +805,7 @@ int kb_file_apply(char **out, size_t *outlen, struct kb_hunk_result *results,
 		  const struct kb_locate_opts *opts)
 {
 	struct kb_lines file = KB_LINES_INIT;
-	struct apply_state st = { 0, 0, 0, 0, 0 };
+	struct apply_state st = { 0, 0, 0, 0, 0, NULL, 0 };
 	struct kb_locate_opts defaults;
 	size_t i;
 	int err;
@@ -753,6 +830,7 @@ int kb_file_apply(char **out, size_t *outlen, struct kb_hunk_result *results,
 		err = kb_lines_join(out, outlen, &file);
 done:
 	kb_lines_release(&file);
+	free(st.done);
 	return err;
 }
 
@@ -779,12 +857,17 @@ static unsigned pass_cost(const struct kb_hunk_result *r, size_t n,
 	return cost;
 }
 
-/* Neither pass fits whole: is each hunk either in or applicable? */
-static enum kb_file_state per_hunk(struct kb_hunk_result *hunks, const struct kb_hunk_result *f,
-				   const struct kb_hunk_result *r, size_t n,
-				   const struct kb_locate_opts *opts)
+/*
+ * Each hunk alone: in (its reverse fits, more cheaply than the hunk
+ * itself if that fits too), missing (only the hunk fits, or it fits more
+ * cheaply), ambiguous (both fit equally well) or failed. The per-hunk view
+ * goes to `hunks`; counts to `n`.
+ */
+static void classify(struct kb_hunk_result *hunks, size_t count[4],
+		     const struct kb_hunk_result *f, const struct kb_hunk_result *r,
+		     size_t n, const struct kb_locate_opts *opts)
 {
-	size_t i, in = 0, out = 0;
+	size_t i;
 	bool fok, rok;
 
 	for (i = 0; i < n; i++) {
@@ -793,17 +876,15 @@ static enum kb_file_state per_hunk(struct kb_hunk_result *hunks, const struct kb
 		if (rok && (!fok || hunk_cost(&r[i], opts) < hunk_cost(&f[i], opts))) {
 			hunks[i] = r[i];
 			hunks[i].status = KB_HUNK_PRESENT;
-			in++;
-		} else if (fok && !rok) {
+		} else if (fok && (!rok || hunk_cost(&f[i], opts) < hunk_cost(&r[i], opts))) {
 			hunks[i] = f[i];
-			out++;
 		} else {
 			hunks[i] = f[i];
-			if (fok)	/* equally good both ways */
+			if (fok)
 				hunks[i].status = KB_HUNK_AMBIGUOUS;
 		}
+		count[hunks[i].status]++;
 	}
-	return in && out && in + out == n ? KB_FILE_PARTIAL : KB_FILE_FAILED;
 }
 
 static void take(struct kb_hunk_result *hunks, const struct kb_hunk_result *from,
@@ -823,8 +904,7 @@ int kb_file_decide(struct kb_file_decision *out, struct kb_hunk_result *hunks,
 {
 	struct kb_hunk_result *f = NULL, *r = NULL;
 	struct kb_locate_opts defaults, ropts;
-	size_t n = fwd->nhunks;
-	unsigned fcost, rcost;
+	size_t n = fwd->nhunks, count[4] = { 0 };
 	int ferr, rerr, err = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -852,21 +932,23 @@ int kb_file_decide(struct kb_file_decision *out, struct kb_hunk_result *hunks,
 		goto done;
 	}
 	kb_error_clear();
-	fcost = pass_cost(f, n, opts);
-	rcost = pass_cost(r, n, opts);
-	if (!rerr && (ferr || rcost < fcost)) {
+	classify(hunks, count, f, r, n, opts);
+	if (!rerr && !count[KB_HUNK_APPLIED] && !count[KB_HUNK_FAILED] && count[KB_HUNK_PRESENT]) {
 		out->state = KB_FILE_PRESENT;
-		out->cost = rcost;
+		out->cost = pass_cost(r, n, opts);
 		take(hunks, r, n, KB_HUNK_PRESENT);
-	} else if (!ferr && (rerr || fcost < rcost)) {
+	} else if (!ferr && !count[KB_HUNK_PRESENT] && !count[KB_HUNK_FAILED] &&
+		   count[KB_HUNK_APPLIED]) {
 		out->state = KB_FILE_APPLIES;
-		out->cost = fcost;
+		out->cost = pass_cost(f, n, opts);
 		take(hunks, f, n, KB_HUNK_APPLIED);
-	} else if (!ferr) {
+	} else if (!ferr && count[KB_HUNK_AMBIGUOUS] == n) {
 		out->state = KB_FILE_AMBIGUOUS;
-		take(hunks, f, n, KB_HUNK_AMBIGUOUS);
+	} else if (count[KB_HUNK_PRESENT] && count[KB_HUNK_APPLIED] &&
+		   count[KB_HUNK_PRESENT] + count[KB_HUNK_APPLIED] == n) {
+		out->state = KB_FILE_PARTIAL;
 	} else {
-		out->state = per_hunk(hunks, f, r, n, opts);
+		out->state = KB_FILE_FAILED;
 	}
 	if (out->state != KB_FILE_APPLIES) {
 		free(out->out);

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# kbackport apply and audit on the real kernel trees of ../shared/real-trees:
+# the files CVE-2011-1019 touches from 20 real trees (2.6.30 to 3.10:
+# stable, vendor BSPs, Android, RHEL 6, board trees), each with its expected
+# answer. One git repository per tree is made from the shared files at test
+# time (never copied into the project); real_trees.py checks every status
+# and that every backport is right for its era.
+source "$(dirname "$0")/../lib.sh"
+T_SUITE=real-trees
+hermetic
+SHARED=${KB_SHARED:-$TOP_DIR/../shared}
+TREES=$SHARED/real-trees
+if [ ! -d "$TREES" ]; then
+	echo "# SKIP: no real trees at $TREES (set KB_SHARED to the shared folder)"
+	finish
+	exit
+fi
+cd "$TMP"
+{
+	echo "branches:"
+	for d in "$TREES"/*/; do
+		t=$(basename "$d")
+		[ -f "$d/PROVENANCE.yaml" ] || continue
+		mkdir -p "repos/$t"
+		git init -q "repos/$t"
+		# the shared folder is read-only: copy the tree's files, not the oracle
+		(cd "$d" && tar cf - --exclude=./post-fix --exclude=./PROVENANCE.yaml .) |
+			(cd "repos/$t" && tar xf -)
+		git -C "repos/$t" add -A -f
+		git -C "repos/$t" commit -q -m "$t"
+		echo "  - {name: \"$t\", ref: master, repo: repos/$t}"
+	done
+} > branches.yaml
+ln -s "$TOP_DIR/backports" backports
+
+run_kb 0 apply --json && echo "$OUT" > apply.json
+run_kb 1 audit --json && echo "$OUT" > audit.json
+# a second run writes nothing new: every applied result is unchanged
+run_kb 0 apply --json
+assert_eq "a second apply creates nothing" "[]" \
+	"$(echo "$OUT" | jq -c '[.results[] | select(.created)]')"
+
+python3 "$TESTS_DIR/integration/real_trees.py" "$TREES" "$TMP" apply.json audit.json > checks.txt
+rc=$?
+while IFS= read -r line; do
+	case "$line" in
+	"ok - "*) T_NAME= pass "${line#ok - }" ;;
+	"not ok - "*) T_NAME= fail "${line#not ok - }" ;;
+	*) echo "$line" ;;
+	esac
+done < checks.txt
+T_NAME=
+assert_eq "the checker ran to its end" 0 "$rc"
+finish
