@@ -90,7 +90,13 @@ assert_eq "no commit, no ref" "null null" "$(field vendor-fixed '"\(.commit) \(.
 assert_eq "why" "the changes of variant '2.6.32' are already in 'vendor-2.6.32-fixed'" "$(field vendor-fixed .detail)"
 T_NAME=conflict
 assert_eq "why" "no variant fits this tree; the upstream patch fails: hunk 1 of 'include/linux/netdevice.h' does not apply" "$(field vendor-reworked .detail)"
-assert_eq "failed hunks" "hunk 1 of 'include/linux/netdevice.h' does not apply
+assert_eq "why each variant was not chosen, then the failed hunks" "variant 'upstream' not chosen: net/core/dev.c contains 'dev = dev_get_by_name_rcu(net, name);' does not hold
+variant '3.9' not chosen: net/core/dev_ioctl.c contains 'void dev_load(struct net *net, const char *name)' does not hold
+variant '2.6.33' not chosen: net/core/dev.c contains 'dev = dev_get_by_name_rcu(net, name);' does not hold
+variant '2.6.32' not chosen: net/core/dev.c contains 'read_lock(&dev_base_lock);\ndev = __dev_get_by_name(net, name);' does not hold
+variant '3.8' not chosen: net/core/dev.c contains 'dev = dev_get_by_name_rcu(net, name);' does not hold
+variant '3.9-pr_warn' not chosen: net/core/dev_ioctl.c contains 'void dev_load(struct net *net, const char *name)' does not hold
+hunk 1 of 'include/linux/netdevice.h' does not apply
 hunk 1 of 'net/core/dev.c' does not apply
 hunk 1 of 'net/ipv4/ip_gre.c' does not apply
 hunk 1 of 'net/ipv4/ipip.c' does not apply" "$(field vendor-reworked '.notes | join("\n")')"

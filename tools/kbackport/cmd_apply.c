@@ -81,9 +81,26 @@ static json_t *pre_fix_json(const struct kb_result *r)
 			 "reversed_variant", r->pre_fix_variant);
 }
 
+static json_t *hunks_json(const struct kb_result *r)
+{
+	json_t *list = json_array();
+	size_t i;
+
+	for (i = 0; i < r->nhunks; i++) {
+		const struct kb_placement *p = &r->hunks[i];
+		json_array_append_new(list, json_pack("{s:o, s:I, s:s, s:s, s:o, s:I, s:I, s:b, s:o}",
+			"file", cli_json_text(p->path, strlen(p->path)),
+			"hunk", (json_int_t)p->hunk, "variant", p->variant, "status", p->status,
+			"line", p->line ? json_integer((json_int_t)p->line) : json_null(),
+			"offset", (json_int_t)p->offset, "fuzz", (json_int_t)p->fuzz,
+			"whitespace", p->whitespace, "anchor", cli_json_str(p->anchor)));
+	}
+	return list;
+}
+
 static json_t *result_json(const struct kb_result *r)
 {
-	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o}",
 			 "branch", r->branch,
 			 "status", kb_status_name(r->status),
 			 "variant", cli_json_str(r->variant),
@@ -96,7 +113,8 @@ static json_t *result_json(const struct kb_result *r)
 						 r->detail ? strlen(r->detail) : 0),
 			 "notes", cli_json_lines(r->notes),
 			 "reproduce", cli_json_lines(r->reproduce),
-			 "pre_fix", pre_fix_json(r));
+			 "pre_fix", pre_fix_json(r),
+			 "hunks", hunks_json(r));
 }
 
 static void print_json(struct kb_result *results, size_t nbranches,
@@ -175,7 +193,8 @@ static int run(struct apply_opts *o)
 				rc = EXIT_ATTENTION;
 				goto done;
 			}
-			if (r->status == KB_STATUS_CONFLICT || r->status == KB_STATUS_ERROR)
+			if (r->status == KB_STATUS_CONFLICT || r->status == KB_STATUS_PARTIAL ||
+			    r->status == KB_STATUS_ERROR)
 				rc = EXIT_ATTENTION;
 		}
 	if (o->json)

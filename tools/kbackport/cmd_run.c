@@ -434,7 +434,8 @@ done:
 static enum kb_verdict apply_verdict(enum kb_status status, enum kb_verdict tested)
 {
 	switch (status) {
-	case KB_STATUS_CONFLICT: return KB_VERDICT_CONFLICT;
+	case KB_STATUS_CONFLICT:
+	case KB_STATUS_PARTIAL: return KB_VERDICT_CONFLICT;
 	case KB_STATUS_ERROR: return KB_VERDICT_ERROR;
 	case KB_STATUS_NOT_AFFECTED:
 		return tested == KB_VERDICT_ERROR || tested == KB_VERDICT_REGRESSION ?

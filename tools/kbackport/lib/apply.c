@@ -92,12 +92,19 @@ done:
 	return err;
 }
 
+/*
+ * A file the patch needs that is missing, or in the way, is an answer
+ * about the tree (the variant does not fit); a file that cannot be read
+ * is not: that error goes up, never to be taken for an answer.
+ */
 static int file_error(struct kb_file_result *fr, int code)
 {
 	fr->state = KB_FILE_FAILED;
+	if (code != KB_ENOTFOUND && code != KB_EEXISTS)
+		return code;
 	if (!(fr->error = kb_strdup(kb_error_last())))
 		return KB_ENOMEM;
-	return code == KB_ENOMEM ? code : 0;
+	return 0;
 }
 
 /* One way to read a file's change: a file patch, its reverse, whose it is. */

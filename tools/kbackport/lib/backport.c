@@ -270,6 +270,57 @@ static char *reproduce_commands(const struct kb_branch *branch, const struct kb_
 	return kb_buf_detach(&out);
 }
 
+static const char *hunk_status(const struct kb_file_result *fr, const struct kb_hunk_result *r)
+{
+	switch (r->status) {
+	case KB_HUNK_APPLIED: return fr->state == KB_FILE_PARTIAL ? "missing" : "applied";
+	case KB_HUNK_PRESENT: return "in";
+	case KB_HUNK_AMBIGUOUS: return "ambiguous";
+	case KB_HUNK_FAILED: break;
+	}
+	return "failed";
+}
+
+static const char *anchor_name(enum kb_anchor anchor)
+{
+	static const char *const names[] = {
+		[KB_ANCHOR_NONE] = NULL, [KB_ANCHOR_LEAD] = "leading",
+		[KB_ANCHOR_TRAIL] = "trailing", [KB_ANCHOR_BLOCK] = "own-lines",
+	};
+	return names[anchor];
+}
+
+/* Every hunk of the deciding look at the tree, for --json. */
+static int set_placements(struct kb_result *res, const struct kb_apply *apply,
+			  const struct kb_variant *variant)
+{
+	size_t f, h, n = 0;
+
+	for (f = 0; f < apply->patch->nfiles; f++)
+		n += apply->files[f].hunks ? apply->files[f].used->nhunks : 0;
+	if (!(res->hunks = calloc(n ? n : 1, sizeof(*res->hunks))))
+		return KB_ENOMEM;
+	for (f = 0; f < apply->patch->nfiles; f++) {
+		const struct kb_file_result *fr = &apply->files[f];
+		for (h = 0; fr->hunks && h < fr->used->nhunks; h++) {
+			const struct kb_hunk_result *r = &fr->hunks[h];
+			struct kb_placement *p = &res->hunks[res->nhunks++];
+			bool placed = r->status != KB_HUNK_FAILED;
+			p->hunk = h + 1;
+			p->status = hunk_status(fr, r);
+			p->line = placed ? r->match.line - r->match.trim_head + 1 : 0;
+			p->offset = placed ? r->match.offset : 0;
+			p->fuzz = placed ? r->match.fuzz : 0;
+			p->whitespace = placed && r->match.whitespace;
+			p->anchor = placed ? anchor_name(r->match.anchor) : NULL;
+			if (!(p->path = kb_strdup(kb_file_patch_path(fr->fp))) ||
+			    !(p->variant = kb_strdup(fr->from ? fr->from : variant->name)))
+				return KB_ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /* The candidate's look at the tree, from the survey. */
 static struct kb_apply *survey_of(const struct kb_survey *survey, const struct kb_fix *fix,
 				  const struct kb_variant *variant)
@@ -299,7 +350,7 @@ static int partial(struct kb_result *res, const struct kb_apply *apply,
 	res->notes = kb_apply_describe(apply, true);
 	if (!res->detail || !res->notes || set_str(&res->variant, variant->name) < 0)
 		return KB_ENOMEM;
-	return 0;
+	return set_placements(res, apply, variant);
 }
 
 /* Why no variant was chosen: one line each. */
@@ -383,7 +434,9 @@ static int conflict(struct kb_result *res, const struct kb_apply *apply,
 		   *first_line ? first_line : kb_file_state_name(apply->state));
 	free(first_line);
 	res->reproduce = reproduce_commands(branch, fix);
-	return res->detail && res->reproduce ? 0 : KB_ENOMEM;
+	if (!res->detail || !res->reproduce)
+		return KB_ENOMEM;
+	return set_placements(res, apply, tried);
 }
 
 static int commit_result(struct kb_result *res, struct lane *lane,
@@ -436,6 +489,8 @@ static int applied(struct kb_result *res, struct lane *lane, const struct kb_app
 		return err;
 	free(res->notes);
 	res->notes = kb_apply_describe(apply, false);
+	if (!res->notes || (err = set_placements(res, apply, variant)) < 0)
+		return KB_ENOMEM;
 	if (res->status == KB_STATUS_ALREADY_APPLIED)
 		return set_detail(res, "every hunk of variant '%s' is already in the tree",
 				  variant->name);
@@ -450,10 +505,32 @@ static int already_applied(struct kb_result *res, const struct kb_survey *survey
 	res->status = KB_STATUS_ALREADY_APPLIED;
 	free(res->notes);
 	if (!(res->notes = kb_apply_describe(survey->present_apply, false)) ||
-	    set_str(&res->variant, survey->present->name) < 0)
+	    set_str(&res->variant, survey->present->name) < 0 ||
+	    set_placements(res, survey->present_apply, survey->present) < 0)
 		return KB_ENOMEM;
 	return set_detail(res, "the changes of variant '%s' are already in '%s'",
 			  survey->present->name, branch->ref);
+}
+
+static int forced(struct kb_result *res, struct lane *lane, const struct kb_variant *variant,
+		  const struct kb_branch *branch, const struct kb_fix *fix,
+		  const struct kb_backport_opts *opts)
+{
+	struct kb_apply apply = { 0 };
+	int err;
+
+	if ((err = kb_apply_patch(&apply, lane->src, variant->patch, variant->reverse,
+				  &opts->locate)) < 0)
+		goto done;
+	if (apply.state == KB_FILE_APPLIES)
+		err = applied(res, lane, &apply, variant, fix, opts->dry_run);
+	else if (apply.state == KB_FILE_PARTIAL)
+		err = partial(res, &apply, variant, "");
+	else
+		err = conflict(res, &apply, branch, fix, variant);
+done:
+	kb_apply_release(&apply);
+	return err;
 }
 
 /* What the tree is, from the survey and the candidates' looks at it. */
@@ -479,6 +556,11 @@ static int decide(struct kb_result *res, struct lane *lane, const struct kb_surv
 	}
 	if ((err = candidates(&list, &n, res, lane->src, branch, fix)) < 0)
 		goto done;
+	if (res->forced) {
+		/* a forced variant is that variant's own hunks, none borrowed */
+		err = forced(res, lane, list[0], branch, fix, opts);
+		goto done;
+	}
 	for (i = 0; i < n; i++)
 		if (survey_of(survey, fix, list[i])->state == KB_FILE_APPLIES) {
 			err = applied(res, lane, survey_of(survey, fix, list[i]), list[i], fix,
@@ -545,6 +627,8 @@ int kb_backport(struct kb_result *out, const struct kb_branch *branch,
 
 void kb_result_release(struct kb_result *r)
 {
+	size_t i;
+
 	if (!r)
 		return;
 	free(r->fix);
@@ -557,5 +641,10 @@ void kb_result_release(struct kb_result *r)
 	free(r->reproduce);
 	free(r->pre_fix_ref);
 	free(r->pre_fix_variant);
+	for (i = 0; i < r->nhunks; i++) {
+		free(r->hunks[i].path);
+		free(r->hunks[i].variant);
+	}
+	free(r->hunks);
 	memset(r, 0, sizeof(*r));
 }

@@ -24,6 +24,19 @@ enum kb_status {
 /* "applied", "already-applied", "not-affected", "conflict", "partial", "error". */
 const char *kb_status_name(enum kb_status status);
 
+/* How one hunk of the deciding variant met the tree. */
+struct kb_placement {
+	char *path;
+	size_t hunk;		/* 1-based, in the file patch used */
+	char *variant;		/* whose hunks: the result's variant or another */
+	const char *status;	/* "applied", "in", "missing", "ambiguous", "failed" */
+	size_t line;		/* 1-based, 0 when failed */
+	long offset;
+	unsigned fuzz;
+	bool whitespace;
+	const char *anchor;	/* NULL, "leading", "trailing" or "own-lines" */
+};
+
 struct kb_result {
 	enum kb_status status;
 	char *fix;		/* fix id */
@@ -43,6 +56,8 @@ struct kb_result {
 	char *pre_fix_ref;	/* refs/heads/backport/<fix>/<branch>.pre-fix, or NULL */
 	char pre_fix_commit[GIT_OID_HEXSZ + 1];	/* "" on a dry run */
 	char *pre_fix_variant;	/* the variant reverse-applied */
+	struct kb_placement *hunks;	/* the deciding variant's hunks, or NULL */
+	size_t nhunks;
 };
 
 struct kb_backport_opts {

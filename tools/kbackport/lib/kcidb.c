@@ -348,7 +348,7 @@ static int conflict_checkout_fields(struct kcidb *k, json_t *c, json_t *misc,
 	    (err = set(c, "log_url", conflict_url(k, b))) < 0 ||
 	    (err = set(c, "log_excerpt", conflict_excerpt(&b->apply))) < 0)
 		return err;
-	return set(misc, "apply_status", json_string("conflict"));
+	return set(misc, "apply_status", json_string(b->apply.status));
 }
 
 /* The backport that could not be made: a checkout that is not valid. */
@@ -562,7 +562,7 @@ static int branch_objects(struct kcidb *k, const struct kb_report_branch *b)
 		if (built)
 			err = lane_tests(k, b, &b->lanes[i]);
 	}
-	if (!err && b->apply.status && !strcmp(b->apply.status, "conflict") && !lane_of(b, "backport"))
+	if (!err && kb_report_needs_hand(b->apply.status) && !lane_of(b, "backport"))
 		err = conflict_checkout(k, b);
 	return err;
 }

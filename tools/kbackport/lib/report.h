@@ -128,7 +128,10 @@ int kb_report_junit(struct kb_buf *out, const struct kb_report *report,
 int kb_report_markdown(struct kb_buf *out, const struct kb_report *report);
 /* summary.html: one self-contained page. */
 int kb_report_html(struct kb_buf *out, const struct kb_report *report);
-/* FAILED-<branch>.txt of a branch whose apply status is "conflict". */
+/* Does an apply status need a person: "conflict" or "partial" (NULL: no)? */
+bool kb_report_needs_hand(const char *status);
+
+/* FAILED-<branch>.txt of a branch whose apply status needs a person. */
 int kb_report_failed_mail(struct kb_buf *out, const struct kb_report *report,
 			  const struct kb_report_branch *branch);
 /* "FAILED-<branch>.txt", with characters unsafe in a file name as '-'. */

@@ -300,7 +300,7 @@ static int put_files(struct kb_buf *out, const struct kb_report_branch *b)
 		if (!err)
 			err = put(out, "</p>\n");
 	}
-	if (err < 0 || !b->apply.status || strcmp(b->apply.status, "conflict"))
+	if (err < 0 || !kb_report_needs_hand(b->apply.status))
 		return err;
 	if ((err = kb_report_failed_name(&mail, b)) == 0 &&
 	    (err = put(out, "<p>mail to the author: <a href=\"")) == 0 &&

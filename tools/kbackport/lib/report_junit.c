@@ -86,7 +86,7 @@ static int stage_apply(struct jsuite *s, const struct kb_report_branch *b,
 
 	if (!a->status)
 		o = J_SKIP;
-	else if (!strcmp(a->status, "conflict"))
+	else if (kb_report_needs_hand(a->status))
 		o = J_FAIL;
 	else if (!strcmp(a->status, "error"))
 		o = J_ERROR;

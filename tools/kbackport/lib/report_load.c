@@ -26,7 +26,8 @@ static const char *const branch_verdicts[] = {
 /* a branch's apply status, or a lane's: "reverse-applied" is the pre-fix
  * lane (the fix taken out of the branch) */
 static const char *const apply_statuses[] = {
-	"applied", "already-applied", "not-affected", "conflict", "error", "reverse-applied", NULL };
+	"applied", "already-applied", "not-affected", "conflict", "partial", "error",
+	"reverse-applied", NULL };
 
 /* Where in the document we are, for messages. */
 struct ctx {
@@ -544,4 +545,9 @@ bool kb_report_verdict_ok(const char *v)
 {
 	return v && (!strcmp(v, "verified") || !strcmp(v, "fixed") || !strcmp(v, "not-affected") ||
 		     !strcmp(v, "skipped"));
+}
+
+bool kb_report_needs_hand(const char *status)
+{
+	return status && (!strcmp(status, "conflict") || !strcmp(status, "partial"));
 }

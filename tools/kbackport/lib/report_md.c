@@ -221,7 +221,7 @@ static int put_mail_link(struct kb_buf *out, const struct kb_report_branch *b)
 	struct kb_buf name = KB_BUF_INIT;
 	int err;
 
-	if (!b->apply.status || strcmp(b->apply.status, "conflict"))
+	if (!kb_report_needs_hand(b->apply.status))
 		return 0;
 	if ((err = kb_report_failed_name(&name, b)) == 0 &&
 	    (err = kb_buf_puts(out, "- mail to the author: [")) == 0 &&
