@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# A hunk that deletes a file is checked like any other: it deletes the file
+# only when the file is exactly what it removes (git apply refuses the same).
+source "$(dirname "$0")/../lib.sh"
+T_SUITE=deletion
+hermetic
+cd "$TMP"
+git init -q repo
+printf 'int a;\nint b;\nint c;\n' > repo/gone.c
+printf 'keep\n' > repo/keep.c
+git -C repo add -A && git -C repo commit -q -m base
+git -C repo checkout -q -b other
+printf 'int a;\nint other;\nint c;\n' > repo/gone.c
+git -C repo commit -q -am "other content"
+git -C repo checkout -q master
+mkdir -p fixes/del
+cat > fixes/del/del.patch <<'PATCH'
+From 1111111111111111111111111111111111111111 Mon Sep 17 00:00:00 2001
+From: A U Thor <author@example.org>
+Date: Wed, 2 Mar 2011 00:33:13 +0300
+Subject: [PATCH] remove gone.c
+
+---
+diff --git a/gone.c b/gone.c
+deleted file mode 100644
+--- a/gone.c
++++ /dev/null
+@@ -1,3 +0,0 @@
+-int a;
+-int b;
+-int c;
+PATCH
+cat > fixes/del/fix.yaml <<'YAML'
+id: del
+subject: "remove gone.c"
+upstream: 1111111111111111111111111111111111111111
+patch: del.patch
+variants:
+  - {name: plain, patch: del.patch, why: "the patch itself"}
+YAML
+cat > branches.yaml <<'YAML'
+repo: repo
+branches:
+  - {name: same, ref: master}
+  - {name: other, ref: other}
+YAML
+run_kb 1 apply --json --fix fixes
+field() { echo "$OUT" | jq -r --arg b "$1" ".results[] | select(.branch == \$b) | $2"; }
+assert_eq "the file as the patch knows it is deleted" "applied" "$(field same .status)"
+assert_eq "deleted in the backport" "" "$(git -C repo ls-tree --name-only backport/del/same -- gone.c)"
+assert_eq "a file with other content is not deleted" "conflict" "$(field other .status)"
+assert_contains "which hunk" "hunk 1 of 'gone.c' does not apply" "$(field other '.notes | join("\n")')"
+assert_eq "no ref for the conflict" "" "$(git -C repo for-each-ref refs/heads/backport/del/other)"
+git -C repo checkout -q other
+assert_eq "git apply refuses it too" 1 "$(git -C repo apply --check ../fixes/del/del.patch 2>/dev/null; echo $?)"
+git -C repo checkout -q master
+# once deleted, the deletion is in
+git -C repo rm -q gone.c && git -C repo commit -q -m "deleted"
+run_kb 0 apply --json --fix fixes --branch same
+assert_eq "a deleted file counts as the deletion being in" "already-applied" "$(field same .status)"
+finish

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# 100 real 2.6.35.y stable commits carried into a drifted vendor tree
+# (../shared/stable-training): each commit is a fix made from its
+# fix.patch, applied to a repository of the vendor tree's files. The status
+# must be the expected one (31 already-applied, 62 applies, 7 conflict) and
+# every applied result must equal post/ byte for byte.
+source "$(dirname "$0")/../lib.sh"
+T_SUITE=stable-training
+hermetic
+SHARED=${KB_SHARED:-$TOP_DIR/../shared}
+SET=$SHARED/stable-training
+if [ ! -d "$SET" ]; then
+	echo "# SKIP: no stable-training set at $SET (set KB_SHARED to the shared folder)"
+	finish
+	exit
+fi
+python3 "$TESTS_DIR/integration/stable_training.py" "$KBACKPORT" "$SET" "$TMP/cases" > "$TMP/checks.txt"
+rc=$?
+while IFS= read -r line; do
+	case "$line" in
+	"ok - "*) pass "${line#ok - }" ;;
+	"not ok - "*) fail "${line#not ok - }" ;;
+	*) echo "$line" ;;
+	esac
+done < "$TMP/checks.txt"
+assert_eq "the checker ran to its end" 0 "$rc"
+finish
