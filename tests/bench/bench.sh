@@ -5,7 +5,8 @@
 #   tests/bench/bench.sh [KBACKPORT]
 #   env: OUT (default BENCHMARKS.md at the top), and each bench's own (see
 #        apply-vs-cherry-pick.sh, run.sh, boot.sh): APPLY_RUNS (3),
-#        RUN_RUNS (3), BOOT_RUNS (5), RUN_BRANCHES for run.sh ("6.1.y").
+#        RUN_RUNS (3), BOOT_RUNS (5), RUN_BRANCHES for run.sh ("6.1.y"),
+#        KB_SHARED (../shared: the real data sets for real-data.py).
 # Needs `make demo` done first (make bench does it): the imported
 # repository and the built lanes.
 set -euo pipefail
@@ -20,6 +21,13 @@ t0=$(date +%s)
 RUNS=${APPLY_RUNS:-3} "$top/tests/bench/apply-vs-cherry-pick.sh" "$kb" > "$tmp/1-apply.md"
 RUNS=${RUN_RUNS:-3} BRANCHES=${RUN_BRANCHES:-6.1.y} "$top/tests/bench/run.sh" "$kb" > "$tmp/2-run.md"
 RUNS=${BOOT_RUNS:-5} BRANCHES= "$top/tests/bench/boot.sh" "$kb" > "$tmp/3-boot.md"
+# the real data sets beside GNU patch and git apply -3 (skipped without them)
+shared=${KB_SHARED:-$top/../shared}
+if [ -d "$shared/real-trees" ] && [ -d "$shared/stable-training" ]; then
+	python3 "$top/tests/bench/real-data.py" "$kb" "$shared" "$tmp/real-data" > "$tmp/4-real-data.md"
+else
+	echo "bench: no real data at $shared, its section is left out" >&2
+fi
 
 commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 git -C "$top" diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
