@@ -11,13 +11,6 @@
 #include "locate.h"
 #include "patch.h"
 
-static void free_blocks(char **blocks, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(blocks[i]);
-	free(blocks);
-}
-
 static void check_lines(const char *buf, size_t len)
 {
 	struct kb_lines lines = KB_LINES_INIT;
@@ -32,21 +25,22 @@ static void check_lines(const char *buf, size_t len)
 	kb_lines_release(&lines);
 }
 
-static void apply_file(const struct kb_file_patch *fp, const char *buf, size_t len,
-		       const struct kb_locate_opts *opts)
+/* Forward apply, then the in-or-applies decision with the reversed patch:
+ * an APPLIES result undone by the reverse must give the file back. */
+static void apply_file(const struct kb_file_patch *fp, const struct kb_file_patch *rfp,
+		       const char *buf, size_t len, const struct kb_locate_opts *opts)
 {
 	struct kb_hunk_result *results = calloc(fp->nhunks + 1, sizeof(*results));
-	char *out = NULL, **blocks = NULL;
-	size_t outlen = 0, nblocks = 0;
+	struct kb_file_decision d;
+	char *out = NULL;
+	size_t outlen = 0;
 
 	if (!results)
 		return;
 	(void)kb_file_apply(&out, &outlen, results, buf, len, fp, opts);
-	for (size_t i = 0; i < fp->nhunks; i++)
-		(void)kb_hunk_added_blocks(&blocks, &nblocks, &fp->hunks[i]);
-	for (size_t i = 0; i < nblocks; i++)
-		(void)kb_text_contains(buf, len, blocks[i], strlen(blocks[i]));
-	free_blocks(blocks, nblocks);
+	if (kb_file_decide(&d, results, buf, len, fp, rfp, opts) == 0)
+		kb_file_decision_release(&d);
+	(void)kb_text_contains(buf, len, out ? out : "", outlen);
 	free(out);
 	free(results);
 }
@@ -59,19 +53,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *file = nul ? nul + 1 : "";
 	size_t flen = nul ? size - plen - 1 : 0;
 	struct kb_locate_opts opts;
-	struct kb_patch *patch = NULL;
+	struct kb_patch *patch = NULL, *rev = NULL;
 
 	check_lines(file, flen);
 	kb_locate_opts_init(&opts);
-	if (kb_patch_parse(&patch, in, plen, "fuzz.patch") == 0) {
+	if (kb_patch_parse(&patch, in, plen, "fuzz.patch") == 0 &&
+	    kb_patch_reverse(&rev, patch) == 0) {
 		for (size_t i = 0; i < patch->nfiles; i++) {
-			apply_file(&patch->files[i], file, flen, &opts);
+			apply_file(&patch->files[i], &rev->files[i], file, flen, &opts);
 			opts.max_fuzz = 0;
 			opts.ignore_whitespace = false;
-			apply_file(&patch->files[i], file, flen, &opts);
+			opts.anchor = false;
+			apply_file(&patch->files[i], &rev->files[i], file, flen, &opts);
 			kb_locate_opts_init(&opts);
 		}
 	}
+	kb_patch_free(rev);
 	kb_patch_free(patch);
 	kb_error_clear();
 	return 0;
