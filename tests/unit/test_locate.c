@@ -59,6 +59,16 @@ static void test_lines_split_join(void **state)
 	assert_roundtrip("\n\n", 2, false);
 	assert_roundtrip("a\n\nb\n", 3, false);
 	assert_roundtrip(lines20, 20, false);
+	/* CRLF: read as LF lines, joined back with CRLF; mixed endings as is */
+	assert_roundtrip("a\r\nb\r\n", 2, false);
+	assert_roundtrip("a\r\nb", 2, true);
+	assert_roundtrip("a\r\nb\n", 2, false);
+	split(&lines, "a\r\nb\r\n");
+	assert_true(lines.crlf);
+	assert_int_equal(lines.v[0].len, 1);
+	split(&lines, "a\r\nb\n");
+	assert_false(lines.crlf);
+	assert_int_equal(lines.v[0].len, 2);
 	split(&lines, "one\n\nthree");
 	assert_int_equal(lines.v[0].len, 3);
 	assert_memory_equal(lines.v[0].ptr, "one", 3);

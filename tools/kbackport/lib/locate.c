@@ -45,12 +45,31 @@ static int lines_reserve(struct kb_lines *lines, size_t need)
 	return 0;
 }
 
+/*
+ * A file whose every line ends in CRLF is matched as if it had LF endings
+ * (patches are LF) and gets CRLF back when joined, added lines included.
+ */
+static void strip_crlf(struct kb_lines *lines)
+{
+	size_t i, terminated = lines->n - (lines->no_final_newline ? 1 : 0);
+
+	for (i = 0; i < terminated; i++)
+		if (!lines->v[i].len || lines->v[i].ptr[lines->v[i].len - 1] != '\r')
+			return;
+	if (!terminated)
+		return;
+	for (i = 0; i < terminated; i++)
+		lines->v[i].len--;
+	lines->crlf = true;
+}
+
 int kb_lines_split(struct kb_lines *out, const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len, *nl;
 	int err;
 
 	out->n = 0;
+	out->crlf = false;
 	out->no_final_newline = len > 0 && buf[len - 1] != '\n';
 	if (!len)
 		return 0;
@@ -61,26 +80,30 @@ int kb_lines_split(struct kb_lines *out, const char *buf, size_t len)
 		out->v[out->n++] = (struct kb_slice){ p, (size_t)((nl ? nl : end) - p) };
 		p = nl ? nl + 1 : end;
 	}
+	strip_crlf(out);
 	return 0;
 }
 
 int kb_lines_join(char **out, size_t *len, const struct kb_lines *lines)
 {
-	size_t i, total = lines->n;
+	size_t i, eol = lines->crlf ? 2 : 1, total = 0;
 	char *p;
 
 	*out = NULL;
 	for (i = 0; i < lines->n; i++)
-		total += lines->v[i].len;
+		total += lines->v[i].len + eol;
 	if (lines->n && lines->no_final_newline)
-		total--;
+		total -= eol;
 	if (!(*out = p = malloc(total + 1)))
 		return nomem();
 	for (i = 0; i < lines->n; i++) {
 		memcpy(p, lines->v[i].ptr, lines->v[i].len);
 		p += lines->v[i].len;
-		if (i + 1 < lines->n || !lines->no_final_newline)
+		if (i + 1 < lines->n || !lines->no_final_newline) {
+			if (lines->crlf)
+				*p++ = '\r';
 			*p++ = '\n';
+		}
 	}
 	*p = '\0';
 	*len = total;
@@ -93,6 +116,7 @@ void kb_lines_release(struct kb_lines *lines)
 	lines->v = NULL;
 	lines->n = lines->alloc = 0;
 	lines->no_final_newline = false;
+	lines->crlf = false;
 }
 
 void kb_locate_opts_init(struct kb_locate_opts *opts)
@@ -105,9 +129,10 @@ void kb_locate_opts_init(struct kb_locate_opts *opts)
 
 /* ---- comparing lines ---- */
 
+/* '\r' too: a CRLF line reads like its LF twin (kb_text_contains, when:) */
 static bool is_blank(char c)
 {
-	return c == ' ' || c == '\t';
+	return c == ' ' || c == '\t' || c == '\r';
 }
 
 static void trim(const char **s, const char **end)

@@ -24,12 +24,17 @@ struct kb_lines {
 	struct kb_slice *v;
 	size_t n, alloc;
 	bool no_final_newline;	/* the last line had no '\n' */
+	bool crlf;		/* every line ended in "\r\n": the '\r's are not
+				 * in the slices, and join puts them back */
 };
 
-#define KB_LINES_INIT { NULL, 0, 0, false }
+#define KB_LINES_INIT { NULL, 0, 0, false, false }
 
+/* Split into lines; a file whose every line ends in CRLF is read as LF
+ * lines with `crlf` set. */
 int kb_lines_split(struct kb_lines *out, const char *buf, size_t len);
-/* Join into a new malloc'ed buffer (NUL-terminated; *len excludes the NUL). */
+/* Join into a new malloc'ed buffer (NUL-terminated; *len excludes the NUL),
+ * with CRLF endings when `crlf` is set. */
 int kb_lines_join(char **out, size_t *len, const struct kb_lines *lines);
 void kb_lines_release(struct kb_lines *lines);
 
