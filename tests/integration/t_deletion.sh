@@ -12,6 +12,9 @@ git -C repo add -A && git -C repo commit -q -m base
 git -C repo checkout -q -b other
 printf 'int a;\nint other;\nint c;\n' > repo/gone.c
 git -C repo commit -q -am "other content"
+git -C repo checkout -q -b more master
+printf 'int a;\nint b;\nint c;\nint d;\n' > repo/gone.c
+git -C repo commit -q -am "more content"
 git -C repo checkout -q master
 mkdir -p fixes/del
 cat > fixes/del/del.patch <<'PATCH'
@@ -43,6 +46,7 @@ repo: repo
 branches:
   - {name: same, ref: master}
   - {name: other, ref: other}
+  - {name: more, ref: more}
 YAML
 run_kb 1 apply --json --fix fixes
 field() { echo "$OUT" | jq -r --arg b "$1" ".results[] | select(.branch == \$b) | $2"; }
@@ -51,6 +55,8 @@ assert_eq "deleted in the backport" "" "$(git -C repo ls-tree --name-only backpo
 assert_eq "a file with other content is not deleted" "conflict" "$(field other .status)"
 assert_contains "which hunk" "hunk 1 of 'gone.c' does not apply" "$(field other '.notes | join("\n")')"
 assert_eq "no ref for the conflict" "" "$(git -C repo for-each-ref refs/heads/backport/del/other)"
+assert_eq "a file holding more than the patch removes is not deleted" "conflict" "$(field more .status)"
+assert_contains "which hunk, there too" "hunk 1 of 'gone.c' does not apply" "$(field more '.notes | join("\n")')"
 git -C repo checkout -q other
 assert_eq "git apply refuses it too" 1 "$(git -C repo apply --check ../fixes/del/del.patch 2>/dev/null; echo $?)"
 git -C repo checkout -q master

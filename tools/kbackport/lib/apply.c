@@ -309,8 +309,11 @@ static int delete_file(struct kb_apply *apply, struct kb_file_result *fr,
 		goto done;
 	if (c.v[0].d.state == KB_FILE_APPLIES && c.v[0].d.outlen) {
 		/* what is left is not nothing: the file holds more than the patch removes */
+		size_t h;
 		kb_file_decision_release(&c.v[0].d);
 		c.v[0].d.state = KB_FILE_FAILED;
+		for (h = 0; h < fr->fp->nhunks; h++)
+			c.v[0].hunks[h].status = KB_HUNK_FAILED;
 	}
 	use(fr, &c.v[0], c.v[0].d.state);
 	if (fr->state == KB_FILE_APPLIES)
