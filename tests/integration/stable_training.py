@@ -39,8 +39,8 @@ def run_case(kb, case_dir, work):
     git("-C", repo, "commit", "-q", "--allow-empty", "-m", "vendor tree")
     shutil.copy(os.path.join(case_dir, "fix.patch"), fix)
     with open(os.path.join(fix, "fix.yaml"), "w") as f:
+        # no variants: the patch itself is the fix's one variant
         f.write("id: stable\nsubject: %s\nupstream: %s\npatch: fix.patch\n"
-                "variants:\n  - {name: stable, patch: fix.patch, why: \"the stable commit\"}\n"
                 % (json.dumps(exp["subject"]), exp["commit"]))
     with open(os.path.join(work, "branches.yaml"), "w") as f:
         f.write("branches:\n  - {name: vendor, ref: HEAD, repo: repo}\n")

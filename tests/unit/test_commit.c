@@ -108,6 +108,33 @@ static void test_message_note_wrapped_at_72(void **st)
 	free(msg);
 }
 
+/* A patch that is itself a stable commit keeps its one upstream line. */
+static void test_message_stable_commit(void **st)
+{
+	static const char *const bodies[] = {
+		"commit 3aaba20f26f58843e8f20611e5c0b1c06954310f upstream.\n\nFix it.\n",
+		"[ Upstream commit 3aaba20f26f58843e8f20611e5c0b1c06954310f ]\n\nFix it.\n",
+	};
+	struct state *s = *st;
+	char *msg, *saved = s->patch->body, want[256];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		s->patch->body = (char *)bodies[i];
+		assert_int_equal(kb_commit_message(&msg, &s->fix, NULL), 0);
+		snprintf(want, sizeof(want), "net: don't allow CAP_NET_ADMIN to load non-netdev kernel modules\n\n%s",
+			 bodies[i]);
+		assert_string_equal(msg, want);
+		free(msg);
+	}
+	/* a sha that is not one, or a line further down, is not the upstream line */
+	s->patch->body = "commit 3aaba20f upstream.\n";
+	assert_int_equal(kb_commit_message(&msg, &s->fix, NULL), 0);
+	assert_non_null(strstr(msg, "commit 8909c9ad8ff03611c9c96c9a92656213e4bb495b upstream.\n\ncommit 3aaba20f"));
+	free(msg);
+	s->patch->body = saved;
+}
+
 static void test_message_no_body(void **st)
 {
 	struct state *s = *st;
@@ -183,6 +210,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_message_without_note, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_message_note_wrapped_at_72, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_message_stable_commit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_message_no_body, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ref_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_author_is_upstreams, setup, teardown),

@@ -383,10 +383,22 @@ static void test_no_variants(void **state)
 		     KB_EINVALID, "5:11: 'variants' is empty");
 }
 
+/* Without variants, the fix's own patch is its one variant. */
 static void test_variants_missing(void **state)
 {
-	expect_error(state, ID SUBJECT UPSTREAM PATCH,
-		     KB_EINVALID, "1:1: fix has no 'variants'");
+	struct sandbox *s = *state;
+	struct kb_fix *fix = NULL;
+
+	make_fix(s->fix, ID SUBJECT UPSTREAM PATCH);
+	if (kb_fix_load(&fix, s->fix) < 0)
+		fail_msg("%s", kb_error_last());
+
+	assert_int_equal(fix->nvariants, 1);
+	assert_string_equal(fix->variants[0].name, "patch");
+	assert_int_equal(fix->variants[0].nwhen, 0);
+	assert_int_equal(fix->variants[0].patch->nfiles, fix->patch->nfiles);
+	assert_int_equal(fix->variants[0].reverse->nfiles, fix->patch->nfiles);
+	kb_fix_free(fix);
 }
 
 static void test_variant_without_why(void **state)

@@ -34,6 +34,34 @@ static void put_note(struct kb_buf *out, const char *note)
 	kb_buf_puts(out, " ]\n");
 }
 
+static bool is_hex_sha(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n != 40)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!strchr("0123456789abcdef", s[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Does the body start with stable's upstream line ("commit <sha>
+ * upstream." or "[ Upstream commit <sha> ]")? Then the patch is itself a
+ * stable commit, and the backport keeps that line instead of adding one.
+ */
+static bool has_upstream_line(const char *body)
+{
+	size_t n = strcspn(body, "\n");
+
+	if (n == 57 && !strncmp(body, "commit ", 7) && !strncmp(body + 47, " upstream.", 10))
+		return is_hex_sha(body + 7, 40);
+	if (n == 60 && !strncmp(body, "[ Upstream commit ", 18) && !strncmp(body + 58, " ]", 2))
+		return is_hex_sha(body + 18, 40);
+	return false;
+}
+
 int kb_commit_message(char **out, const struct kb_fix *fix,
 		      const struct kb_variant *variant)
 {
@@ -42,11 +70,13 @@ int kb_commit_message(char **out, const struct kb_fix *fix,
 	int err;
 
 	*out = NULL;
-	if ((err = kb_buf_printf(&msg, "%s\n\ncommit %s upstream.\n", fix->subject,
-				 fix->upstream)) < 0)
-		goto done;
-	if (*body)
+	if (has_upstream_line(body))
+		err = kb_buf_printf(&msg, "%s\n\n%s", fix->subject, body);
+	else if ((err = kb_buf_printf(&msg, "%s\n\ncommit %s upstream.\n", fix->subject,
+				      fix->upstream)) == 0 && *body)
 		kb_buf_printf(&msg, "\n%s", body);
+	if (err < 0)
+		goto done;
 	if (variant && variant->note)
 		put_note(&msg, variant->note);
 	if (!msg.ptr) {

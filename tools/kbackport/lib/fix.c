@@ -468,9 +468,28 @@ static const char *first_missing(const struct kb_fix *fix)
 		return "upstream";
 	if (!fix->patch)
 		return "patch";
-	if (!fix->variants)
-		return "variants";
 	return NULL;
+}
+
+/*
+ * A fix without `variants:` has one: its own patch, named "patch", with
+ * no conditions (a second copy of the patch, so each is freed once).
+ */
+static int own_patch_variant(struct loader *l)
+{
+	struct kb_variant *v;
+	int err;
+
+	if (l->fix->variants)
+		return 0;
+	if (!(l->fix->variants = v = calloc(1, sizeof(*v))))
+		return nomem();
+	l->fix->nvariants = 1;
+	if (!(v->name = kb_strdup("patch")) || !(v->why = kb_strdup("the fix's own patch")))
+		return nomem();
+	if ((err = load_patch(&v->patch, &v->patch_path, l, l->patch)) < 0)
+		return err;
+	return kb_patch_reverse(&v->reverse, v->patch);
 }
 
 /* The commit message is built from the patch: fix.yaml must not disagree. */
@@ -497,7 +516,9 @@ static int parse_root(struct loader *l)
 		return err;
 	if ((missing = first_missing(l->fix)))
 		return kb_yaml_error(&l->y, root, KB_EINVALID, "fix has no '%s'", missing);
-	return check_subject(l);
+	if ((err = check_subject(l)) < 0)
+		return err;
+	return own_patch_variant(l);
 }
 
 /* "backports/X/" and "backports/X" are the same fix. */
