@@ -54,9 +54,13 @@ DEB_PKGS := build-essential pkg-config git libgit2-dev libyaml-dev \
 deps:
 	@./ci/install-deps.sh $(DEB_PKGS)
 
-$(BUILD)/%.o: %.c $(wildcard tools/kbackport/lib/*.h tools/kbackport/*.h)
+# Header dependencies from the compiler (-MMD): an object is rebuilt when a
+# header it includes changes, and only then.
+DEPFLAGS = -MMD -MP
+
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(BUILD)/libkbackport.a: $(LIB_OBJ)
 	@rm -f $@
@@ -65,10 +69,12 @@ $(BUILD)/libkbackport.a: $(LIB_OBJ)
 $(BUILD)/kbackport: $(CLI_OBJ) $(BUILD)/libkbackport.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libkbackport.a $(wildcard tests/unit/*.h)
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libkbackport.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libkbackport.a \
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(BUILD)/libkbackport.a \
 		$(LDLIBS) -lcmocka
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_BIN:=.d)
 
 unit: $(UNIT_BIN)
 	@./tests/run-unit.sh $(UNIT_BIN)
@@ -95,9 +101,11 @@ REPLAY_BIN   := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
 fuzz-deps:
 	@./ci/install-deps.sh clang libclang-rt-14-dev
 
-build/fuzz/%.o: %.c $(wildcard tools/kbackport/lib/*.h tests/fuzz/*.h)
+build/fuzz/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(ALL_CFLAGS) -Itests/fuzz -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -c -o $@ $<
+	$(FUZZ_CC) $(ALL_CFLAGS) $(DEPFLAGS) -Itests/fuzz -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -c -o $@ $<
+
+-include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_NAMES:%=build/fuzz/tests/fuzz/fuzz_%.d)
 
 build/fuzz/libkbackport.a: $(FUZZ_LIB_OBJ)
 	@rm -f $@
@@ -135,9 +143,11 @@ fuzz-replay:
 	@$(MAKE) --no-print-directory SAN=1 fuzz-replay
 endif
 
-$(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(BUILD)/libkbackport.a
+$(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libkbackport.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/fuzz $(LDFLAGS) -o $@ $(filter %.c,$^) $(BUILD)/libkbackport.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Itests/fuzz $(LDFLAGS) -o $@ $(filter %.c,$^) $(BUILD)/libkbackport.a $(LDLIBS)
+
+-include $(REPLAY_BIN:=.d)
 
 # Real kernels: Debian's linux-source packages, imported into build/e2e.
 e2e: $(BUILD)/kbackport
