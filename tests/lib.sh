@@ -8,7 +8,8 @@ FIXTURES=$TESTS_DIR/fixtures
 
 hermetic() {
 	TMP=$(mktemp -d "${TMPDIR:-/tmp}/kbackport-test.XXXXXX")
-	trap 'rm -rf "$TMP"' EXIT
+	# a failed test keeps its directory to look into, as git's test-lib does
+	trap 'if [ "$T_FAIL" -eq 0 ]; then rm -rf "$TMP"; else echo "# kept $TMP"; fi' EXIT
 	export HOME=$TMP/home LANG=C LC_ALL=C TZ=UTC
 	export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=$HOME/.gitconfig
 	export GIT_AUTHOR_NAME="Fixture Author" GIT_AUTHOR_EMAIL=author@example.org
@@ -22,9 +23,11 @@ hermetic() {
 	git config --global advice.detachedHead false
 }
 
-T_PASS=0 T_FAIL=0 T_NAME=
+T_PASS=0 T_FAIL=0 T_SKIP=0 T_NAME=
 pass() { T_PASS=$((T_PASS + 1)); echo "ok - ${T_NAME:+$T_NAME: }$1"; }
 fail() { T_FAIL=$((T_FAIL + 1)); echo "not ok - ${T_NAME:+$T_NAME: }$1"; }
+# skip WHY: a check that cannot run here, counted and said (TAP's SKIP)
+skip() { T_SKIP=$((T_SKIP + 1)); echo "ok - ${T_NAME:+$T_NAME: }# SKIP $1"; }
 
 # assert_eq DESCRIPTION EXPECTED ACTUAL
 assert_eq() {
@@ -87,8 +90,10 @@ user_state() {
 
 finish() {
 	local suite=${T_SUITE_PREFIX:-}${T_SUITE:-tests}
-	echo "$suite: $T_PASS passed, $T_FAIL failed"
+	local skipped=
+	[ "$T_SKIP" -eq 0 ] || skipped=", $T_SKIP skipped"
+	echo "$suite: $T_PASS passed, $T_FAIL failed$skipped"
 	mkdir -p "$TOP_DIR/build"
-	echo "$suite $T_PASS $T_FAIL" >> "$TOP_DIR/build/test-totals"
+	echo "$suite $T_PASS $T_FAIL $T_SKIP" >> "$TOP_DIR/build/test-totals"
 	[ "$T_FAIL" -eq 0 ]
 }

@@ -11,7 +11,7 @@ hermetic
 SHARED=${KB_SHARED:-$TOP_DIR/../shared}
 TREES=$SHARED/real-trees
 if [ ! -d "$TREES" ]; then
-	echo "# SKIP: no real trees at $TREES (set KB_SHARED to the shared folder)"
+	skip "no real trees at $TREES (set KB_SHARED to the shared folder)"
 	finish
 	exit
 fi

@@ -10,7 +10,7 @@ hermetic
 SHARED=${KB_SHARED:-$TOP_DIR/../shared}
 SET=$SHARED/stable-training
 if [ ! -d "$SET" ]; then
-	echo "# SKIP: no stable-training set at $SET (set KB_SHARED to the shared folder)"
+	skip "no stable-training set at $SET (set KB_SHARED to the shared folder)"
 	finish
 	exit
 fi
