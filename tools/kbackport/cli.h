@@ -24,6 +24,7 @@ int cmd_test(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_ktap(int argc, char **argv);
+int cmd_fix(int argc, char **argv);
 int cmd_ci_matrix(int argc, char **argv);
 
 /* "error: <message>" on stderr. */

@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "Write a run's reports (HTML, Markdown, JUnit, KCIDB), or merge runs" },
 	{ "ci-matrix", cmd_ci_matrix, "Print a CI fan-out: a job per branch running kbackport run, then a merge" },
 	{ "ktap", cmd_ktap, "Show the KTAP test results a console log holds, per suite and case" },
+	{ "fix", cmd_fix, "Make a fix directory from a patch, an mbox or a commit (fix new)" },
 };
 
 static void usage(FILE *out)

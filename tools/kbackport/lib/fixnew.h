@@ -1,0 +1,61 @@
+/*
+ * A new fix directory (backports/<id>/) made from a patch: a git
+ * format-patch file, a mail-style patch (DEP-3 From/Subject/Date headers),
+ * one patch of an mbox, or a commit of a repository. The fix has no
+ * variants: its own patch is its one variant (see fix.h).
+ */
+#ifndef KB_FIXNEW_H
+#define KB_FIXNEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct kb_fix_draft_opts {
+	const char *id;		/* or NULL: the CVE, else the subject made a name */
+	const char *cve;	/* or NULL: the first CVE-YYYY-N named in the mail */
+	const char *upstream;	/* or NULL: from the message, else the commit */
+};
+
+struct kb_fix_draft {
+	char *id;
+	char *subject;
+	char *upstream;		/* 40 hex */
+	char *cve;		/* or NULL */
+	char *patch;		/* the patch, as given (NUL-terminated) */
+	size_t len;
+};
+
+/*
+ * A draft from one patch. The upstream commit is the option's, else the
+ * one the message names ("commit <sha> upstream.", "[ Upstream commit
+ * <sha> ]", "(cherry picked from commit <sha>)"), else the patch's own
+ * ("From <sha> ..." of format-patch). Errors (KB_EINVALID, naming
+ * `origin`): no diff, no subject, no upstream commit, a bad id or CVE.
+ */
+int kb_fix_draft_new(struct kb_fix_draft **out, const char *buf, size_t len,
+		     const char *origin, const struct kb_fix_draft_opts *opts);
+
+/* A draft from commit `rev` of the repository at `repo` (its own patch). */
+int kb_fix_draft_from_commit(struct kb_fix_draft **out, const char *repo,
+			     const char *rev, const struct kb_fix_draft_opts *opts);
+
+/*
+ * Split an mbox into its mails: at each line "From " that starts a mail
+ * (the first line, or one after a blank line). Each part points into
+ * `buf`; *starts and *lens (malloc'ed, *n entries) say where.
+ */
+int kb_mbox_split(size_t **starts, size_t **lens, size_t *n, const char *buf, size_t len);
+
+/* fix.yaml for the draft (malloc'ed). */
+char *kb_fix_draft_yaml(const struct kb_fix_draft *draft);
+
+/*
+ * Write <backports>/<id>/fix.yaml and <id>/fix.patch: into a temporary
+ * directory renamed into place, so a fix is there whole or not at all.
+ * KB_EEXISTS when <backports>/<id> exists. *dir gets the new directory.
+ */
+int kb_fix_draft_write(char **dir, const struct kb_fix_draft *draft, const char *backports);
+
+void kb_fix_draft_free(struct kb_fix_draft *draft);
+
+#endif
