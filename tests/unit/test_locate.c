@@ -471,12 +471,17 @@ static void test_decide_conflict(void **state)
 	free(d.text);
 }
 
-/* Context trimmed by fuzz must not let an applied hunk apply twice. */
+/* Context trimmed by fuzz must not let an applied hunk apply twice; an
+ * insertion at the end of a file (no context after it) is in once there. */
 static void test_decide_not_twice(void **state)
 {
 	struct decided d;
 
 	(void)state;
+	decide(&d, "x\na\nb\n", "--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n x\n a\n+b\n");
+	assert_int_equal(d.state, KB_FILE_PRESENT);
+	assert_string_equal(d.text, "x\na\n");
+	free(d.text);
 	decide(&d, "x\na\nb\nc\n", "--- a/f\n+++ b/f\n@@ -2,2 +2,3 @@\n a\n+b\n c\n");
 	assert_int_equal(d.state, KB_FILE_PRESENT);
 	assert_string_equal(d.text, "x\na\nc\n");

@@ -2,6 +2,7 @@
 #include "backport.h"
 #include "cli.h"
 #include "error.h"
+#include "series.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -12,6 +13,7 @@
 static const char usage[] =
 "usage: kbackport apply [--config FILE] [--fix DIR]... [--branch NAME]...\n"
 "                       [--dry-run] [--json] [--max-fuzz N]\n"
+"       kbackport apply --queue FILE [--config FILE] [--branch NAME]... [...]\n"
 "\n"
 "Apply the right variant of each fix to each branch of branches.yaml, in\n"
 "memory, and record a stable-style commit on refs/heads/backport/<fix>/<branch>\n"
@@ -24,14 +26,21 @@ static const char usage[] =
 "  -n, --dry-run       decide and report, write no object and no ref\n"
 "      --json          one JSON document per fix (an array when several)\n"
 "      --max-fuzz N    context lines a hunk may drop at each end (default 2)\n"
+"  -q, --queue FILE    a series file (one fix directory or patch a line, '#'\n"
+"                      comments): the fixes in order onto each branch, each on\n"
+"                      top of the previous, to refs/heads/backport/queue/\n"
+"                      <FILE's name>/<branch>; a fix that does not apply or is\n"
+"                      in already is skipped there and the next goes on\n"
 "  -h, --help          this text\n"
 "\n"
-"Statuses: applied, already-applied, not-affected, conflict, error.\n"
-"Exit status: 0 when no result is conflict or error, 1 otherwise, 2 for usage.\n";
+"Statuses: applied, already-applied, not-affected, partial, conflict, error.\n"
+"Exit status: 0 when no result is conflict, partial or error, 1 otherwise,\n"
+"2 for usage.\n";
 
 struct apply_opts {
 	struct cli_target t;
 	struct kb_backport_opts backport;
+	const char *queue;
 	bool json;
 };
 
@@ -42,6 +51,7 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "max-fuzz", required_argument, NULL, 'z' },
+		{ "queue", required_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -49,7 +59,7 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 	long fuzz;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:f:b:nh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:f:b:nq:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': case 'f': case 'b':
 			if (cli_target_option(&o->t, c, optarg))
@@ -57,6 +67,7 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 			break;
 		case 'n': o->backport.dry_run = true; break;
 		case 'j': o->json = true; break;
+		case 'q': o->queue = optarg; break;
 		case 'z':
 			fuzz = strtol(optarg, &end, 10);
 			if (*end || end == optarg || fuzz < 0 || fuzz > 10) {
@@ -68,6 +79,10 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 		case 'h': cli_help(usage); return -1;
 		default: fputs(usage, stderr); return EXIT_USAGE;
 		}
+	}
+	if (o->queue && o->t.nfixes) {
+		cli_error("--queue names the fixes: no --fix with it");
+		return EXIT_USAGE;
 	}
 	return cli_no_arguments(argc, argv);
 }
@@ -211,6 +226,148 @@ done:
 	return rc;
 }
 
+/* ---- --queue ---- */
+
+struct queue_row {
+	struct kb_result *results;	/* one per fix */
+	char ref_commit[GIT_OID_HEXSZ + 1];
+	char *ref;
+	bool created;
+	char *error;			/* the queue could not start or end */
+};
+
+static void queue_branch(struct queue_row *row, const struct kb_branch *branch,
+			 const struct kb_series *series, struct apply_opts *o, int *rc)
+{
+	struct kb_queue *q = NULL;
+	size_t f;
+
+	kb_error_clear();
+	if (kb_queue_open(&q, branch, series->name, o->backport.dry_run) < 0)
+		goto failed;
+	row->ref = strdup(kb_queue_refname(q));
+	for (f = 0; f < series->nfixes; f++) {
+		struct kb_result *r = &row->results[f];
+		if (kb_queue_step(r, q, series->fixes[f], &o->backport) < 0)
+			goto failed;
+		if (r->status == KB_STATUS_CONFLICT || r->status == KB_STATUS_PARTIAL ||
+		    r->status == KB_STATUS_ERROR)
+			*rc = EXIT_ATTENTION;
+	}
+	if (kb_queue_finish(q, row->ref_commit, &row->created) < 0)
+		goto failed;
+	kb_queue_free(q);
+	return;
+failed:
+	row->error = strdup(kb_error_last());
+	*rc = EXIT_ATTENTION;
+	kb_queue_free(q);
+}
+
+static json_t *queue_json(const struct queue_row *rows, const struct kb_branch **branches,
+			  size_t nbranches, const struct kb_series *series)
+{
+	json_t *list = json_array(), *results;
+	size_t b, f;
+
+	for (b = 0; b < nbranches; b++) {
+		results = json_array();
+		for (f = 0; !rows[b].error && f < series->nfixes; f++) {
+			json_t *r = result_json(&rows[b].results[f]);
+			json_object_set_new(r, "fix", json_string(series->fixes[f]->id));
+			json_array_append_new(results, r);
+		}
+		json_array_append_new(list, json_pack("{s:s, s:o, s:o, s:b, s:o, s:o}",
+			"branch", branches[b]->name, "ref", cli_json_str(rows[b].ref),
+			"commit", cli_json_str(rows[b].ref_commit), "created", rows[b].created,
+			"error", cli_json_str(rows[b].error), "results", results));
+	}
+	return json_pack("{s:s, s:o}", "queue", series->name, "branches", list);
+}
+
+static void queue_text(const struct queue_row *rows, const struct kb_branch **branches,
+		       size_t nbranches, const struct kb_series *series)
+{
+	size_t b, f, applied;
+
+	for (b = 0; b < nbranches; b++) {
+		printf("%s%s (queue '%s'):\n", b ? "\n" : "", branches[b]->name, series->name);
+		if (rows[b].error) {
+			printf("  error: %s\n", rows[b].error);
+			continue;
+		}
+		for (f = applied = 0; f < series->nfixes; f++) {
+			const struct kb_result *r = &rows[b].results[f];
+			applied += r->status == KB_STATUS_APPLIED;
+			printf("  %-3zu %-40s %-15s %s\n", f + 1, series->fixes[f]->id,
+			       kb_status_name(r->status), r->detail ? r->detail : "");
+			if (r->status != KB_STATUS_APPLIED && r->status != KB_STATUS_ALREADY_APPLIED)
+				cli_print_indented(r->notes, "        ");
+		}
+		if (rows[b].ref_commit[0])
+			printf("  %s at %.12s: %zu of %zu fixes applied\n", rows[b].ref,
+			       rows[b].ref_commit, applied, series->nfixes);
+		else
+			printf("  %zu of %zu fixes applied%s\n", applied, series->nfixes,
+			       applied ? " (dry run: no ref)" : ": no ref written");
+	}
+}
+
+static int run_queue(struct apply_opts *o)
+{
+	const struct kb_branch **branches = NULL;
+	struct kb_config *config = NULL;
+	struct kb_series series = { 0 };
+	struct queue_row *rows = NULL;
+	size_t nbranches = 0, b, f;
+	int rc = EXIT_USAGE;
+	char *ref = NULL;
+
+	if (kb_config_load(&config, o->t.config) < 0 ||
+	    cli_select(&branches, &nbranches, config, &o->t.branches) < 0 ||
+	    kb_series_load(&series, o->queue) < 0) {
+		cli_error_last();
+		goto done;
+	}
+	for (b = 0; b < nbranches; b++, free(ref))
+		if (kb_queue_ref(&ref, series.name, branches[b]->name) < 0) {
+			cli_error_last();
+			goto done;
+		}
+	ref = NULL;
+	if (!(rows = calloc(nbranches + 1, sizeof(*rows))))
+		goto done;
+	rc = EXIT_OK;
+	for (b = 0; b < nbranches; b++) {
+		if (!(rows[b].results = calloc(series.nfixes, sizeof(*rows[b].results)))) {
+			rc = EXIT_ATTENTION;
+			goto done;
+		}
+		queue_branch(&rows[b], branches[b], &series, o, &rc);
+	}
+	if (o->json) {
+		json_t *doc = queue_json(rows, branches, nbranches, &series);
+		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		putchar('\n');
+		json_decref(doc);
+	} else {
+		queue_text(rows, branches, nbranches, &series);
+	}
+done:
+	for (b = 0; rows && b < nbranches; b++) {
+		for (f = 0; rows[b].results && f < series.nfixes; f++)
+			kb_result_release(&rows[b].results[f]);
+		free(rows[b].results);
+		free(rows[b].ref);
+		free(rows[b].error);
+	}
+	free(rows);
+	free(branches);
+	kb_series_release(&series);
+	kb_config_free(config);
+	return rc;
+}
+
 int cmd_apply(int argc, char **argv)
 {
 	struct apply_opts o = { .t.config = "branches.yaml" };
@@ -218,7 +375,7 @@ int cmd_apply(int argc, char **argv)
 
 	kb_backport_opts_init(&o.backport);
 	if ((rc = parse_options(&o, argc, argv)) == 0)
-		rc = run(&o);
+		rc = o.queue ? run_queue(&o) : run(&o);
 	else if (rc < 0)
 		rc = EXIT_OK;
 	cli_target_release(&o.t);

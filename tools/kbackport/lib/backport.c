@@ -42,6 +42,7 @@ struct lane {
 	git_tree *tree;
 	struct kb_source *src;
 	git_odb_backend *mempack;	/* dry run: new objects stay in memory */
+	struct kb_queue *queue;		/* set: fixes one after another, see below */
 };
 
 static void lane_release(struct lane *lane)
@@ -439,6 +440,9 @@ static int conflict(struct kb_result *res, const struct kb_apply *apply,
 	return set_placements(res, apply, tried);
 }
 
+static int queue_record(struct kb_result *res, struct lane *lane, const git_oid *tree,
+			const struct kb_variant *variant, const struct kb_fix *fix);
+
 static int commit_result(struct kb_result *res, struct lane *lane,
 			 const struct kb_apply *apply, const struct kb_variant *variant,
 			 const struct kb_fix *fix, bool dry_run)
@@ -448,6 +452,15 @@ static int commit_result(struct kb_result *res, struct lane *lane,
 	git_oid tree, commit;
 	int err;
 
+	if (lane->queue) {
+		if ((err = kb_apply_write_tree(&tree, lane->repo, lane->tree, apply, false)) < 0)
+			return err;
+		if (git_oid_equal(&tree, git_tree_id(lane->tree))) {
+			res->status = KB_STATUS_ALREADY_APPLIED;
+			return 0;
+		}
+		return queue_record(res, lane, &tree, variant, fix);
+	}
 	if ((err = kb_backport_ref(&refname, fix->id, res->branch)) < 0 ||
 	    (!dry_run && (err = kb_ref_check_lock(lane->repo, refname)) < 0) ||
 	    (err = kb_apply_write_tree(&tree, lane->repo, lane->tree, apply, false)) < 0)
@@ -647,4 +660,218 @@ void kb_result_release(struct kb_result *r)
 	}
 	free(r->hunks);
 	memset(r, 0, sizeof(*r));
+}
+
+/* ---- queues: fixes one after another on one branch ---- */
+
+struct kb_queue {
+	struct lane lane;
+	const struct kb_branch *branch;
+	char *refname;
+	bool dry_run;
+	/*
+	 * The last applied fix, whose commit is written when the next fix
+	 * applies (then as a plain object) or when the queue ends (on the
+	 * queue's ref, with a compare-and-swap). Its changes are already in
+	 * the lane's tree, so the next fix is looked at on top of them.
+	 */
+	bool pending;
+	git_oid pending_tree;
+	char *pending_message;
+	git_signature *pending_author;
+	struct kb_result *pending_res;
+};
+
+int kb_queue_ref(char **out, const char *queue, const char *branch)
+{
+	struct kb_buf name = KB_BUF_INIT;
+	int valid = 0;
+
+	*out = NULL;
+	if (kb_buf_printf(&name, "refs/heads/backport/queue/%s/%s", queue, branch) < 0)
+		return KB_ENOMEM;
+	if (git_reference_name_is_valid(&valid, name.ptr) < 0 || !valid) {
+		kb_error_set(KB_EINVALID, "'%s' is not a valid ref name", name.ptr);
+		kb_buf_release(&name);
+		return KB_EINVALID;
+	}
+	*out = kb_buf_detach(&name);
+	return 0;
+}
+
+int kb_queue_open(struct kb_queue **out, const struct kb_branch *branch, const char *queue,
+		  bool dry_run)
+{
+	struct kb_queue *q;
+	struct kb_result scratch = { 0 };
+	int err;
+
+	*out = NULL;
+	if (!(q = calloc(1, sizeof(*q))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	q->branch = branch;
+	q->dry_run = dry_run;
+	q->lane.queue = q;
+	if ((err = kb_queue_ref(&q->refname, queue, branch->name)) < 0 ||
+	    (err = lane_open(&q->lane, &scratch, branch, dry_run)) < 0 ||
+	    (!dry_run && (err = kb_ref_check_lock(q->lane.repo, q->refname)) < 0)) {
+		kb_queue_free(q);
+		return err;
+	}
+	*out = q;
+	return 0;
+}
+
+/* The lane now holds `tree` (the fix's changes), its commit not yet written. */
+static int lane_move_tree(struct lane *lane, const git_oid *tree_id)
+{
+	struct kb_source *src = NULL;
+	git_tree *tree = NULL;
+	int err;
+
+	if ((err = git_tree_lookup(&tree, lane->repo, tree_id)) < 0)
+		return kb_error_git(err, "cannot read the new tree");
+	if ((err = kb_source_new(&src, lane->repo, tree)) < 0) {
+		git_tree_free(tree);
+		return err;
+	}
+	kb_source_free(lane->src);
+	git_tree_free(lane->tree);
+	lane->src = src;
+	lane->tree = tree;
+	return 0;
+}
+
+static void pending_clear(struct kb_queue *q)
+{
+	free(q->pending_message);
+	git_signature_free(q->pending_author);
+	q->pending_message = NULL;
+	q->pending_author = NULL;
+	q->pending_res = NULL;
+	q->pending = false;
+}
+
+/* Write the pending fix's commit as an object on the lane's base. */
+static int flush_pending(struct kb_queue *q)
+{
+	const git_commit *parents[1] = { q->lane.base };
+	git_signature *committer = NULL;
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_oid id;
+	int err;
+
+	if (!q->pending)
+		return 0;
+	if ((err = kb_committer(&committer, q->lane.repo)) < 0)
+		return err;
+	if ((err = git_tree_lookup(&tree, q->lane.repo, &q->pending_tree)) < 0 ||
+	    (err = git_commit_create(&id, q->lane.repo, NULL, q->pending_author, committer, NULL,
+				     q->pending_message, tree, 1, parents)) < 0 ||
+	    (err = git_commit_lookup(&commit, q->lane.repo, &id)) < 0) {
+		err = kb_error_git(err, "cannot write the queue's commit");
+		goto done;
+	}
+	if (!q->dry_run)
+		git_oid_tostr(q->pending_res->commit, sizeof(q->pending_res->commit), &id);
+	git_commit_free(q->lane.base);
+	q->lane.base = commit;
+	commit = NULL;
+	pending_clear(q);
+done:
+	git_commit_free(commit);
+	git_tree_free(tree);
+	git_signature_free(committer);
+	return err;
+}
+
+static int queue_record(struct kb_result *res, struct lane *lane, const git_oid *tree,
+			const struct kb_variant *variant, const struct kb_fix *fix)
+{
+	struct kb_queue *q = lane->queue;
+	int err;
+
+	if ((err = flush_pending(q)) < 0)
+		return err;
+	if ((err = kb_commit_message(&q->pending_message, fix, variant)) < 0 ||
+	    (err = kb_commit_author(&q->pending_author, fix)) < 0 ||
+	    (err = lane_move_tree(lane, tree)) < 0 ||
+	    set_str(&res->ref, q->refname) < 0) {
+		pending_clear(q);
+		return err < 0 ? err : KB_ENOMEM;
+	}
+	git_oid_cpy(&q->pending_tree, tree);
+	q->pending_res = res;
+	q->pending = true;
+	res->status = KB_STATUS_APPLIED;
+	res->created = !q->dry_run;
+	return 0;
+}
+
+int kb_queue_step(struct kb_result *out, struct kb_queue *q, const struct kb_fix *fix,
+		  const struct kb_backport_opts *opts)
+{
+	struct kb_survey survey = { 0 };
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (set_str(&out->fix, fix->id) < 0 || set_str(&out->branch, q->branch->name) < 0 ||
+	    set_str(&out->repo, q->branch->repo) < 0)
+		return KB_ENOMEM;
+	kb_error_clear();
+	git_oid_tostr(out->base, sizeof(out->base), git_commit_id(q->lane.base));
+	if ((err = kb_survey_fix(&survey, q->lane.src, fix, &opts->locate)) == 0)
+		err = decide(out, &q->lane, &survey, q->branch, fix, opts);
+	kb_survey_release(&survey);
+	if (err == KB_ENOMEM)
+		return err;
+	if (err < 0) {
+		out->status = KB_STATUS_ERROR;
+		if (set_detail(out, "%s", kb_error_last()) < 0)
+			return KB_ENOMEM;
+	}
+	if (!out->notes && !(out->notes = kb_strdup("")))
+		return KB_ENOMEM;
+	return 0;
+}
+
+int kb_queue_finish(struct kb_queue *q, char commit[GIT_OID_HEXSZ + 1], bool *created)
+{
+	git_signature *committer = NULL;
+	git_oid id;
+	int err = 0;
+
+	commit[0] = '\0';
+	*created = false;
+	if (!q->pending)
+		return 0;	/* nothing applied: no ref */
+	if (q->dry_run)
+		return flush_pending(q);
+	if ((err = kb_committer(&committer, q->lane.repo)) < 0 ||
+	    (err = kb_commit_backport(&id, created, q->lane.repo, q->refname, q->lane.base,
+				      &q->pending_tree, q->pending_message, q->pending_author,
+				      committer)) < 0)
+		goto done;
+	git_oid_tostr(commit, GIT_OID_HEXSZ + 1, &id);
+	git_oid_tostr(q->pending_res->commit, sizeof(q->pending_res->commit), &id);
+	pending_clear(q);
+done:
+	git_signature_free(committer);
+	return err;
+}
+
+const char *kb_queue_refname(const struct kb_queue *q)
+{
+	return q->refname;
+}
+
+void kb_queue_free(struct kb_queue *q)
+{
+	if (!q)
+		return;
+	pending_clear(q);
+	lane_release(&q->lane);
+	free(q->refname);
+	free(q);
 }

@@ -81,4 +81,25 @@ int kb_backport(struct kb_result *out, const struct kb_branch *branch,
 
 void kb_result_release(struct kb_result *result);
 
+/*
+ * A queue: fixes applied one after another onto one branch, each on top of
+ * the previous one's result, to one ref refs/heads/backport/queue/<queue>/
+ * <branch> (written by kb_queue_finish() with a compare-and-swap; no ref
+ * when nothing applied). A fix that does not apply, or is already in, is
+ * skipped and the next is looked at on the same tree. The branch's tip is
+ * the start (pre-fix lanes do not take part).
+ */
+struct kb_queue;
+
+int kb_queue_ref(char **out, const char *queue, const char *branch);
+int kb_queue_open(struct kb_queue **out, const struct kb_branch *branch, const char *queue,
+		  bool dry_run);
+/* One fix on the queue's tip: fills `out` as kb_backport() does. */
+int kb_queue_step(struct kb_result *out, struct kb_queue *q, const struct kb_fix *fix,
+		  const struct kb_backport_opts *opts);
+/* Write the last commit and the queue's ref; `commit` "" when nothing applied. */
+int kb_queue_finish(struct kb_queue *q, char commit[GIT_OID_HEXSZ + 1], bool *created);
+const char *kb_queue_refname(const struct kb_queue *q);
+void kb_queue_free(struct kb_queue *q);
+
 #endif

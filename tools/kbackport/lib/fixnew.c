@@ -1,6 +1,7 @@
 #include "fixnew.h"
 #include "buf.h"
 #include "error.h"
+#include "fix.h"
 #include "fsutil.h"
 #include "patch.h"
 
@@ -376,6 +377,35 @@ done:
 	kb_buf_release(&tmp);
 	free(yaml);
 	return err;
+}
+
+int kb_fix_draft_to_fix(struct kb_fix **out, const struct kb_fix_draft *d, const char *dir)
+{
+	struct kb_fix *fix;
+	struct kb_variant *v;
+	int err = 0;
+
+	*out = NULL;
+	if (!(fix = calloc(1, sizeof(*fix))) || !(fix->variants = v = calloc(1, sizeof(*v)))) {
+		free(fix);
+		return nomem();
+	}
+	fix->nvariants = 1;
+	if (set(&fix->id, d->id) < 0 || set(&fix->dir, dir) < 0 || set(&fix->subject, d->subject) < 0 ||
+	    set(&fix->upstream, d->upstream) < 0 || set(&fix->cve, d->cve) < 0 ||
+	    set(&v->name, "patch") < 0 || set(&v->why, "the fix's own patch") < 0 ||
+	    set(&v->patch_path, dir) < 0)
+		err = nomem();
+	if (!err && (err = kb_patch_parse(&fix->patch, d->patch, d->len, dir)) == 0 &&
+	    (err = kb_patch_reverse(&fix->reverse, fix->patch)) == 0 &&
+	    (err = kb_patch_parse(&v->patch, d->patch, d->len, dir)) == 0)
+		err = kb_patch_reverse(&v->reverse, v->patch);
+	if (err < 0) {
+		kb_fix_free(fix);
+		return err;
+	}
+	*out = fix;
+	return 0;
 }
 
 void kb_fix_draft_free(struct kb_fix_draft *d)

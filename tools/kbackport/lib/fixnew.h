@@ -56,6 +56,14 @@ char *kb_fix_draft_yaml(const struct kb_fix_draft *draft);
  */
 int kb_fix_draft_write(char **dir, const struct kb_fix_draft *draft, const char *backports);
 
+struct kb_fix;
+
+/*
+ * The fix the draft would be, in memory (as kb_fix_load() would read it
+ * back once written); `dir` is what the fix's directory is said to be.
+ */
+int kb_fix_draft_to_fix(struct kb_fix **out, const struct kb_fix_draft *draft, const char *dir);
+
 void kb_fix_draft_free(struct kb_fix_draft *draft);
 
 #endif

@@ -888,17 +888,32 @@ static unsigned pass_cost(const struct kb_hunk_result *r, size_t n,
  * cheaply), ambiguous (both fit equally well) or failed. The per-hunk view
  * goes to `hunks`; counts to `n`.
  */
+/*
+ * Both ways fit equally well, at one place: the hunk's lines already
+ * stand where it would put them (an insertion with no context after it,
+ * at the end of a file, fits again right after its context). It is in.
+ */
+static bool same_place(const struct kb_hunk_result *f, const struct kb_hunk_result *r,
+		       const struct kb_hunk *h)
+{
+	size_t fl = f->match.line - f->match.trim_head, rl = r->match.line - r->match.trim_head;
+
+	return fl >= rl && fl <= rl + h->new_lines;
+}
+
 static void classify(struct kb_hunk_result *hunks, size_t count[4],
 		     const struct kb_hunk_result *f, const struct kb_hunk_result *r,
-		     size_t n, const struct kb_locate_opts *opts)
+		     const struct kb_file_patch *fp, const struct kb_locate_opts *opts)
 {
-	size_t i;
+	size_t i, n = fp->nhunks;
 	bool fok, rok;
 
 	for (i = 0; i < n; i++) {
 		fok = f[i].status == KB_HUNK_APPLIED;
 		rok = r[i].status == KB_HUNK_APPLIED;
-		if (rok && (!fok || hunk_cost(&r[i], opts) < hunk_cost(&f[i], opts))) {
+		if (rok && (!fok || hunk_cost(&r[i], opts) < hunk_cost(&f[i], opts) ||
+			    (hunk_cost(&r[i], opts) == hunk_cost(&f[i], opts) &&
+			     same_place(&f[i], &r[i], &fp->hunks[i])))) {
 			hunks[i] = r[i];
 			hunks[i].status = KB_HUNK_PRESENT;
 		} else if (fok && (!rok || hunk_cost(&f[i], opts) < hunk_cost(&r[i], opts))) {
@@ -957,7 +972,7 @@ int kb_file_decide(struct kb_file_decision *out, struct kb_hunk_result *hunks,
 		goto done;
 	}
 	kb_error_clear();
-	classify(hunks, count, f, r, n, opts);
+	classify(hunks, count, f, r, fwd, opts);
 	if (!rerr && !count[KB_HUNK_APPLIED] && !count[KB_HUNK_FAILED] && count[KB_HUNK_PRESENT]) {
 		out->state = KB_FILE_PRESENT;
 		out->cost = pass_cost(r, n, opts);
