@@ -81,6 +81,10 @@ bad_config "unknown key" $'repo: repos/linux\nbranches:\n  - name: a\n    ref: l
 bad_config "wrong type" $'repo: repos/linux\nbranches:\n  - name: a\n    ref: [linux-2.6.32.y]\n' \
 	"error: bad.yaml:4:10: 'ref' must be a string, not a sequence"
 
+# a branch named like another's pre-fix lane: both would write one ref
+bad_config "a pre-fix lane's name" $'repo: repos/linux\nbranches:\n  - {name: x, ref: linux-2.6.32.y, pre-fix: true}\n  - {name: x.pre-fix, ref: linux-2.6.35.y}\n' \
+	"error: bad.yaml:4:5: branch 'x.pre-fix' has the name of the pre-fix lane of branch 'x' (line 3): both would write refs/heads/backport/<fix>/x.pre-fix"
+
 # a missing repository or ref: an error in the results, exit 1
 T_NAME="branches.yaml: missing repository and ref"
 cat > missing.yaml <<'YAML'
@@ -133,6 +137,18 @@ make_fix fixes/BAD p.patch
 { header; hunk ../Makefile; } > fixes/BAD/p.patch
 bad_fix "path with .." "error: fixes/BAD/p.patch:7: path 'a/../Makefile' leaves the tree"
 assert_eq "nothing written outside the tree" "no" "$([ -e "$TMP/repos/Makefile" ] && echo yes || echo no)"
+
+# two fix directories with one id: both would write refs/heads/backport/<id>/
+T_NAME="fix: the same id twice"
+mkdir -p again && cp -r fixes/GOOD again/
+before
+run_kb 2 apply --fix fixes/GOOD --fix again/GOOD &&
+	assert_eq "message" "error: fix 'GOOD' is given twice: 'fixes/GOOD' and 'again/GOOD'" "$ERR"
+one_line
+run_kb 2 apply --fix fixes --fix fixes/GOOD &&
+	assert_eq "a directory of fixes and one of them" "error: fix 'GOOD' is given twice: 'fixes/GOOD' and 'fixes/GOOD'" "$ERR"
+nothing_written
+rm -r again
 
 # ---- trees the patch does not fit: a result per branch, exit 1 ----
 # branch_with BASE BRANCH MODE PATH CONTENT: BASE's tree plus one entry

@@ -255,6 +255,22 @@ static int load_dir(struct kb_fix ***all, size_t *n, const char *dir)
 	return append_fixes(all, n, more, nmore);
 }
 
+/*
+ * Two --fix directories with one id would write the same refs
+ * (refs/heads/backport/<id>/...), the second undoing the first.
+ */
+static int check_unique_ids(struct kb_fix *const *fixes, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < i; j++)
+			if (!strcmp(fixes[i]->id, fixes[j]->id))
+				return kb_error_set(KB_EINVALID, "fix '%s' is given twice: '%s' and '%s'",
+						    fixes[i]->id, fixes[j]->dir, fixes[i]->dir);
+	return 0;
+}
+
 int cli_load_fixes(struct kb_fix ***out, size_t *n, const char *const *dirs,
 		   size_t ndirs, const struct kb_config *config)
 {
@@ -271,6 +287,8 @@ int cli_load_fixes(struct kb_fix ***out, size_t *n, const char *const *dirs,
 			err = load_dir(out, n, def.ptr);
 		kb_buf_release(&def);
 	}
+	if (!err)
+		err = check_unique_ids(*out, *n);
 	if (err < 0) {
 		kb_fix_free_all(*out, *n);
 		*out = NULL;

@@ -62,7 +62,8 @@ struct kb_config {
  * Read and validate `path`. Errors: KB_ENOTFOUND when the file is missing,
  * KB_EINVALID with "path:line:col: message" for YAML syntax, unknown keys,
  * wrong types, missing name/ref (unless `kernel`), duplicate names, a branch with no repo
- * (neither its own nor the default one).
+ * (neither its own nor the default one), a branch named "x.pre-fix" beside a
+ * branch x with a pre-fix lane (the two would share one ref).
  */
 int kb_config_load(struct kb_config **out, const char *path);
 
