@@ -9,11 +9,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const case_statuses[] = { "pass", "fail", "skip", "error", NULL };
 static const char *const lane_kinds[] = { "as-is", "pre-fix", "backport", NULL };
@@ -273,7 +275,8 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* The regular files of `rundir`/`rel`, sorted; none when it is missing.
- * The reports' own outputs are left out, so writing twice gives the same. */
+ * The reports' own outputs are left out, so writing twice gives the same.
+ * A symbolic link, on the way or in the directory, is an error. */
 static int list_files(char ***out, size_t *n, const char *rundir, const char *rel)
 {
 	struct kb_buf path = KB_BUF_INIT;
@@ -283,7 +286,8 @@ static int list_files(char ***out, size_t *n, const char *rundir, const char *re
 	DIR *d;
 	int err = 0;
 
-	if ((err = kb_buf_printf(&path, "%s/%s", rundir, rel)) < 0)
+	if ((err = report_check_links(rundir, rel)) < 0 ||
+	    (err = kb_buf_printf(&path, "%s/%s", rundir, rel)) < 0)
 		return err;
 	if (!(d = opendir(path.ptr))) {
 		kb_buf_release(&path);
@@ -294,8 +298,11 @@ static int list_files(char ***out, size_t *n, const char *rundir, const char *re
 		if (e->d_name[0] == '.' || !strcmp(e->d_name, "junit.xml"))
 			continue;
 		path.size = len;
-		if ((err = kb_buf_printf(&path, "/%s", e->d_name)) == 0 &&
-		    stat(path.ptr, &st) == 0 && S_ISREG(st.st_mode))
+		if ((err = kb_buf_printf(&path, "/%s", e->d_name)) < 0 || lstat(path.ptr, &st) < 0)
+			continue;
+		if (S_ISLNK(st.st_mode))
+			err = report_link_error(path.ptr);
+		else if (S_ISREG(st.st_mode))
 			err = report_strv_add(out, n, e->d_name);
 	}
 	closedir(d);
@@ -459,20 +466,23 @@ static int load_top(struct kb_report *r, struct ctx *c)
 	return load_branches(r, c);
 }
 
+/* results.json, never through a link (O_NOFOLLOW). */
 static int parse(struct kb_report *r, const char *file)
 {
 	json_error_t jerr;
-	struct stat st;
+	int fd, err = 0;
 
-	if (stat(file, &st) < 0)
-		return kb_error_set(errno == ENOENT ? KB_ENOTFOUND : KB_ERROR, "cannot read '%s': %s",
-				    file, strerror(errno));
-	if (!(r->doc = json_load_file(file, JSON_REJECT_DUPLICATES, &jerr)))
-		return kb_error_set(KB_EINVALID, "'%s': line %d, column %d: %s", file, jerr.line,
-				    jerr.column, jerr.text);
-	if (!json_is_object(r->doc))
-		return kb_error_set(KB_EINVALID, "'%s': not a JSON object", file);
-	return 0;
+	if ((fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return errno == ELOOP ? report_link_error(file) :
+			kb_error_set(errno == ENOENT ? KB_ENOTFOUND : KB_ERROR, "cannot read '%s': %s",
+				     file, strerror(errno));
+	if (!(r->doc = json_loadfd(fd, JSON_REJECT_DUPLICATES, &jerr)))
+		err = kb_error_set(KB_EINVALID, "'%s': line %d, column %d: %s", file, jerr.line,
+				   jerr.column, jerr.text);
+	else if (!json_is_object(r->doc))
+		err = kb_error_set(KB_EINVALID, "'%s': not a JSON object", file);
+	close(fd);
+	return err;
 }
 
 int kb_report_load(struct kb_report **out, const char *rundir)
