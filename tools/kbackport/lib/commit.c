@@ -197,6 +197,99 @@ static int head_is(git_repository *repo, const char *refname)
 	return is;
 }
 
+/* `path` without its trailing slashes, malloc'ed. */
+static int dup_path(char **out, const char *path)
+{
+	size_t len = strlen(path);
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	return (*out = kb_strndup(path, len)) ? 0 : KB_ENOMEM;
+}
+
+/*
+ * The HEAD file of worktree `name` read as git does, for a worktree that
+ * libgit2 cannot open (its directory was removed without `git worktree
+ * remove`): git still counts its branch as checked out.
+ */
+static int head_file_is(int *is, git_repository *repo, const char *name, const char *refname)
+{
+	struct kb_buf path = KB_BUF_INIT;
+	char *text = NULL;
+	int err;
+
+	*is = 0;
+	if ((err = kb_buf_printf(&path, "%sworktrees/%s/HEAD", git_repository_commondir(repo),
+				 name)) == 0 &&
+	    (err = kb_read_file(&text, NULL, path.ptr)) == 0) {
+		text[strcspn(text, "\n")] = '\0';
+		*is = !strncmp(text, "ref: ", 5) && !strcmp(text + 5, refname);
+	}
+	free(text);
+	kb_buf_release(&path);
+	return err;
+}
+
+/* Is `refname` the HEAD of the linked worktree `name` of `repo`? */
+static int worktree_head_is(char **where, git_repository *repo, const char *name,
+			    const char *refname)
+{
+	git_worktree *wt = NULL;
+	git_repository *wt_repo = NULL;
+	int err, is = 0;
+
+	if ((err = git_worktree_lookup(&wt, repo, name)) < 0) {
+		err = kb_error_git(err, "cannot read worktree '%s'", name);
+		goto done;
+	}
+	if (git_repository_open_from_worktree(&wt_repo, wt) == 0)
+		is = head_is(wt_repo, refname);
+	else if ((err = head_file_is(&is, repo, name, refname)) < 0)
+		err = kb_error_prefix(err, "cannot tell whether '%s' is checked out in worktree '%s'",
+				      refname, name);
+	if (is)
+		err = dup_path(where, git_worktree_path(wt));
+done:
+	git_repository_free(wt_repo);
+	git_worktree_free(wt);
+	return err;
+}
+
+/*
+ * Where `refname` is checked out, as `git branch -f` looks: the HEAD of
+ * the main working tree and of every linked worktree, whichever of them
+ * `repo` is. *where gets its path, or NULL.
+ */
+static int checked_out(char **where, git_repository *repo, const char *refname)
+{
+	git_repository *main_repo = NULL;
+	git_strarray names = { NULL, 0 };
+	const char *common = git_repository_commondir(repo);
+	size_t i;
+	int err;
+
+	*where = NULL;
+	if ((err = git_repository_open(&main_repo, common)) < 0) {
+		err = kb_error_git(err, "cannot open '%s'", common);
+		goto done;
+	}
+	if (head_is(main_repo, refname)) {
+		err = dup_path(where, git_repository_workdir(main_repo) ?
+			       git_repository_workdir(main_repo) : git_repository_path(main_repo));
+		goto done;
+	}
+	if ((err = git_worktree_list(&names, main_repo)) < 0) {
+		err = kb_error_git(err, "cannot list the worktrees of '%s'", common);
+		goto done;
+	}
+	for (i = 0; i < names.count && !err && !*where; i++)
+		err = worktree_head_is(where, main_repo, names.strings[i], refname);
+done:
+	git_strarray_dispose(&names);
+	git_repository_free(main_repo);
+	return err;
+}
+
 int kb_ref_check_lock(git_repository *repo, const char *refname)
 {
 	struct kb_buf lock = KB_BUF_INIT;
@@ -221,6 +314,7 @@ int kb_commit_backport(git_oid *commit_id, bool *created, git_repository *repo,
 	const git_commit *parents[1] = { base };
 	git_reference *ref = NULL;
 	git_tree *tree = NULL;
+	char *where = NULL;
 	sigset_t saved;
 	git_oid old;
 	int err;
@@ -230,9 +324,13 @@ int kb_commit_backport(git_oid *commit_id, bool *created, git_repository *repo,
 		git_oid_cpy(commit_id, &old);
 		return 0;
 	}
-	if (head_is(repo, refname))
-		return kb_error_set(KB_EEXISTS, "'%s' is checked out (HEAD points at it): switch branches first",
-				    refname);
+	if ((err = checked_out(&where, repo, refname)) < 0)
+		goto done;
+	if (where) {
+		err = kb_error_set(KB_EEXISTS, "'%s' is checked out in '%s': switch branches there first",
+				   refname, where);
+		goto done;
+	}
 	if ((err = git_tree_lookup(&tree, repo, tree_id)) < 0) {
 		err = kb_error_git(err, "cannot read the new tree");
 		goto done;
@@ -254,6 +352,7 @@ int kb_commit_backport(git_oid *commit_id, bool *created, git_repository *repo,
 	}
 	*created = true;
 done:
+	free(where);
 	git_reference_free(ref);
 	git_tree_free(tree);
 	return err;

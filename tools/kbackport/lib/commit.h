@@ -42,8 +42,9 @@ int kb_ref_check_lock(git_repository *repo, const char *refname);
  * message) nothing is written and *created is false: re-running is
  * idempotent. Otherwise the commit is written and the ref moved with a
  * compare-and-swap on its old value, so a concurrent writer is detected,
- * never overwritten. Refuses when HEAD is a symbolic ref to `refname`
- * (the user has it checked out).
+ * never overwritten. Refuses, as `git branch -f` does, when `refname` is
+ * checked out: the HEAD of the main working tree or of any linked
+ * worktree points at it (KB_EEXISTS, naming the working tree).
  */
 int kb_commit_backport(git_oid *commit_id, bool *created, git_repository *repo,
 		       const char *refname, git_commit *base, const git_oid *tree,
