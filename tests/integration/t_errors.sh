@@ -66,4 +66,19 @@ assert_eq "the other branches are still done" "applied" "$(r 2.6.32.y .status)"
 run_kb 2 apply --fix "$TMP/nowhere" && assert_contains "missing fix directory" "nowhere" "$ERR"
 run_kb 2 apply --config "$TOP_DIR/branches.yaml" --branch no-such &&
 	assert_eq "the default branches.yaml is valid" "error: no branch 'no-such' in '$TOP_DIR/branches.yaml'" "$ERR"
+# dates git would refuse: an error per branch, nothing written; every
+# commit written passes git fsck
+T_NAME="GIT_COMMITTER_DATE"
+git -C repos/linux update-ref -d refs/heads/backport/CVE-2011-1019/2.6.32.y
+refs_before=$(git -C repos/linux for-each-ref)
+for d in '1700000000 +9999' '-1 +0000' '99999999999999999999 +0000' '4294967296 +0000'; do
+	GIT_COMMITTER_DATE=$d run_kb 1 apply --json -b 2.6.32.y &&
+		assert_contains "'$d' refused" "error: GIT_COMMITTER_DATE '$d': " "$(r 2.6.32.y '"\(.status): \(.detail)"')"
+done
+assert_eq "no ref written" "$refs_before" "$(git -C repos/linux for-each-ref)"
+assert_eq "git fsck is clean" "" "$(git -C repos/linux fsck --strict --no-dangling 2>&1)"
+GIT_COMMITTER_DATE='4294967295 -2359' run_kb 0 apply --json -b 2.6.32.y &&
+	assert_eq "the last time and the widest zone git takes" "committer Stable Maintainer <stable@example.org> 4294967295 -2359" \
+		"$(git -C repos/linux cat-file commit refs/heads/backport/CVE-2011-1019/2.6.32.y | grep '^committer ')"
+assert_eq "git fsck is clean after it" "" "$(git -C repos/linux fsck --strict --no-dangling 2>&1)"
 finish

@@ -3,6 +3,7 @@
 #include "buf.h"
 #include "error.h"
 
+#include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,40 +77,84 @@ int kb_backport_ref(char **out, const char *fix_id, const char *branch)
 	return 0;
 }
 
+/*
+ * What a commit may carry: git fsck wants the zone as [+-]hhmm, git's own
+ * date parser takes hours below 24 and minutes below 60, and libgit2 1.5
+ * writes the time as 32 unsigned bits (a negative or larger time would be
+ * written as another one).
+ */
+#define KB_TIME_MAX 4294967295LL
+#define KB_ZONE_MAX (23 * 60 + 59)
+
+static bool date_ok(long long time, int offset)
+{
+	return time >= 0 && time <= KB_TIME_MAX && offset >= -KB_ZONE_MAX && offset <= KB_ZONE_MAX;
+}
+
 int kb_commit_author(git_signature **out, const struct kb_fix *fix)
 {
 	const struct kb_patch *p = fix->patch;
 	int err;
 
+	*out = NULL;
 	if (!p->author_name || !p->author_email || !p->date)
 		return kb_error_set(KB_EINVALID, "fix '%s': the upstream patch has no From: or Date: header",
 				    fix->id);
+	if (!date_ok(p->time, p->tz_offset))
+		return kb_error_set(KB_EINVALID, "fix '%s': the upstream patch's Date: is out of range "
+				    "for a git commit (time %lld, time zone %c%02d%02d)", fix->id,
+				    (long long)p->time, p->tz_offset < 0 ? '-' : '+',
+				    abs(p->tz_offset) / 60, abs(p->tz_offset) % 60);
 	if ((err = git_signature_new(out, p->author_name, p->author_email,
 				     (git_time_t)p->time, p->tz_offset)) < 0)
 		return kb_error_git(err, "fix '%s': bad author", fix->id);
 	return 0;
 }
 
-/* GIT_COMMITTER_DATE as "<epoch> <+hhmm>", the form git itself writes. */
+/* "[+-]hhmm" (four digits), in minutes east of UTC; false when malformed. */
+static bool parse_zone(int *offset, const char *s)
+{
+	int hh, mm;
+
+	if ((s[0] != '+' && s[0] != '-') || strspn(s + 1, "0123456789") != 4 || s[5])
+		return false;
+	hh = (s[1] - '0') * 10 + (s[2] - '0');
+	mm = (s[3] - '0') * 10 + (s[4] - '0');
+	/* well-formed but out of range: left for date_ok() to refuse */
+	*offset = hh > 23 || mm > 59 ? KB_ZONE_MAX + 1 : hh * 60 + mm;
+	if (s[0] == '-')
+		*offset = -*offset;
+	return true;
+}
+
+/*
+ * GIT_COMMITTER_DATE as "<epoch> <+hhmm>" (or "@<epoch> <+hhmm>"), the
+ * form git itself writes; what git would refuse or fsck reject is refused.
+ */
 static int committer_date(git_time_t *when, int *offset)
 {
-	const char *env = getenv("GIT_COMMITTER_DATE");
+	const char *env = getenv("GIT_COMMITTER_DATE"), *p;
+	unsigned long long t;
+	size_t digits;
+	bool negative;
 	char *end;
-	long long t;
-	long tz;
 
 	if (!env || !*env)
 		return 0;
-	if (*env == '@')
-		env++;
-	t = strtoll(env, &end, 10);
-	if (end == env || *end != ' ')
+	p = env + (*env == '@');
+	negative = *p == '-';
+	digits = strspn(p + negative, "0123456789");
+	if (!digits || p[negative + digits] != ' ' || !parse_zone(offset, p + negative + digits + 1))
 		return kb_error_set(KB_EINVALID, "GIT_COMMITTER_DATE '%s' is not '<epoch> <+hhmm>'", env);
-	tz = strtol(end + 1, &end, 10);
-	if (*end)
-		return kb_error_set(KB_EINVALID, "GIT_COMMITTER_DATE '%s' is not '<epoch> <+hhmm>'", env);
+	errno = 0;
+	t = strtoull(p + negative, &end, 10);
+	if (negative || errno == ERANGE || t > (unsigned long long)KB_TIME_MAX)
+		return kb_error_set(KB_EINVALID, "GIT_COMMITTER_DATE '%s': the time is out of range "
+				    "(0 to %lld seconds since 1970)", env, KB_TIME_MAX);
+	if (!date_ok((long long)t, *offset))
+		return kb_error_set(KB_EINVALID, "GIT_COMMITTER_DATE '%s': time zone '%s' is out of "
+				    "range (hours below 24, minutes below 60)", env, end + 1);
 	*when = (git_time_t)t;
-	*offset = (int)((tz / 100) * 60 + (tz % 100));
 	return 1;
 }
 

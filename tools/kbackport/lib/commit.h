@@ -11,6 +11,9 @@
  * Author and author date are the upstream commit's; the committer comes
  * from git config (user.name/user.email) or GIT_COMMITTER_NAME/_EMAIL,
  * with GIT_COMMITTER_DATE ("<epoch> <+hhmm>") honoured for reproducibility.
+ * A date git would refuse (a time outside 0..4294967295, what libgit2 1.5
+ * writes whole; a zone with hours above 23 or minutes above 59) is
+ * KB_EINVALID, from either, so that every commit passes git fsck.
  */
 #ifndef KB_COMMIT_H
 #define KB_COMMIT_H
