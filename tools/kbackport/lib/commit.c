@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /*
@@ -335,14 +336,26 @@ done:
 	return err;
 }
 
-int kb_ref_check_lock(git_repository *repo, const char *refname)
+/*
+ * How long a ref's lock file held by another writer is waited for: git
+ * waits 100 ms (core.filesRefLockTimeout); runs in parallel on a loaded
+ * machine may hold one longer. A lock still there after that is stale.
+ */
+#define KB_LOCK_WAIT_MS 1000
+
+static int wait_for_lock(git_repository *repo, const char *refname)
 {
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
 	struct kb_buf lock = KB_BUF_INIT;
-	int err;
+	int waited = 0, err;
 
 	if ((err = kb_buf_printf(&lock, "%s%s.lock", git_repository_commondir(repo),
 				 refname)) < 0)
 		return err;
+	while (access(lock.ptr, F_OK) == 0 && waited < KB_LOCK_WAIT_MS) {
+		nanosleep(&tick, NULL);
+		waited += 10;
+	}
 	if (access(lock.ptr, F_OK) == 0)
 		err = kb_error_set(KB_EEXISTS, "cannot lock '%s': '%s' exists "
 				   "(another git at work, or a stale lock to remove)",
@@ -351,16 +364,69 @@ int kb_ref_check_lock(git_repository *repo, const char *refname)
 	return err;
 }
 
+int kb_ref_check_lock(git_repository *repo, const char *refname)
+{
+	return wait_for_lock(repo, refname);
+}
+
+/*
+ * Move `refname` from `old` to `id`, a zero `old` meaning "it must not
+ * exist". libgit2 compares the old value under the ref's lock file, so of
+ * two writers at once exactly one wins; the other gets GIT_EMODIFIED, or
+ * GIT_ELOCKED while the winner holds the lock. (git_reference_create()
+ * with force 0 looks before it locks: both could win, the second
+ * replacing the first.) Signals wait while the lock file exists.
+ */
+static int update_ref(git_repository *repo, const char *refname, const git_oid *id,
+		      const git_oid *old)
+{
+	git_reference *ref = NULL;
+	sigset_t saved;
+	int err;
+
+	kb_signals_hold(&saved);
+	err = git_reference_create_matching(&ref, repo, refname, id, 1, old, "kbackport: backport");
+	kb_signals_release(&saved);
+	git_reference_free(ref);
+	return err;
+}
+
+/*
+ * Another writer updated `refname` between our look and our update. When
+ * it wrote the backport we would have (same parent, tree and message: a
+ * kbackport run at the same time), that is the result, created by it;
+ * when it only held the lock, the update is tried again; anything else is
+ * theirs, and not overwritten.
+ */
+static int lost_race(git_oid *commit_id, bool *created, git_repository *repo,
+		     const char *refname, git_commit *base, const git_oid *tree_id,
+		     const char *message, const git_oid *old)
+{
+	git_oid found;
+	int err;
+
+	if ((err = wait_for_lock(repo, refname)) < 0)
+		return err;
+	if (existing_matches(&found, repo, refname, base, tree_id, message)) {
+		git_oid_cpy(commit_id, &found);
+		return 0;
+	}
+	if (git_oid_equal(&found, old) && (err = update_ref(repo, refname, commit_id, old)) == 0) {
+		*created = true;
+		return 0;
+	}
+	return kb_error_set(KB_EEXISTS, "'%s' was changed by another writer meanwhile: "
+			    "not overwritten", refname);
+}
+
 int kb_commit_backport(git_oid *commit_id, bool *created, git_repository *repo,
 		       const char *refname, git_commit *base, const git_oid *tree_id,
 		       const char *message, const git_signature *author,
 		       const git_signature *committer)
 {
 	const git_commit *parents[1] = { base };
-	git_reference *ref = NULL;
 	git_tree *tree = NULL;
 	char *where = NULL;
-	sigset_t saved;
 	git_oid old;
 	int err;
 
@@ -385,20 +451,15 @@ int kb_commit_backport(git_oid *commit_id, bool *created, git_repository *repo,
 		err = kb_error_git(err, "cannot write the backport commit");
 		goto done;
 	}
-	kb_signals_hold(&saved);
-	err = git_oid_is_zero(&old) ?
-		git_reference_create(&ref, repo, refname, commit_id, 0, "kbackport: backport") :
-		git_reference_create_matching(&ref, repo, refname, commit_id, 1, &old,
-					      "kbackport: backport");
-	kb_signals_release(&saved);
-	if (err < 0) {
+	err = update_ref(repo, refname, commit_id, &old);
+	if (err == GIT_EMODIFIED || err == GIT_ELOCKED)
+		err = lost_race(commit_id, created, repo, refname, base, tree_id, message, &old);
+	else if (err < 0)
 		err = kb_error_git(err, "cannot update '%s'", refname);
-		goto done;
-	}
-	*created = true;
+	else
+		*created = true;
 done:
 	free(where);
-	git_reference_free(ref);
 	git_tree_free(tree);
 	return err;
 }

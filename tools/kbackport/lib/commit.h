@@ -34,8 +34,9 @@ int kb_commit_author(git_signature **out, const struct kb_fix *fix);
 int kb_committer(git_signature **out, git_repository *repo);
 
 /*
- * Fails when `refname`'s lock file exists (a stale lock, or a git at work):
- * checked before anything is written, so that no object is left behind.
+ * Fails when `refname`'s lock file exists (a stale lock, or a git at work)
+ * and is still there after a second: checked before anything is written,
+ * so that no object is left behind; a writer at work is waited for.
  */
 int kb_ref_check_lock(git_repository *repo, const char *refname);
 
@@ -44,8 +45,11 @@ int kb_ref_check_lock(git_repository *repo, const char *refname);
  * When the ref already points at such a commit (same parent, tree and
  * message) nothing is written and *created is false: re-running is
  * idempotent. Otherwise the commit is written and the ref moved with a
- * compare-and-swap on its old value, so a concurrent writer is detected,
- * never overwritten. Refuses, as `git branch -f` does, when `refname` is
+ * compare-and-swap on its old value (for a new ref: that it still does not
+ * exist), made under the ref's lock, so a concurrent writer is detected,
+ * never overwritten: when it wrote the same backport (another kbackport at
+ * the same time), its commit is the result and *created is false; else
+ * KB_EEXISTS. Refuses, as `git branch -f` does, when `refname` is
  * checked out: the HEAD of the main working tree or of any linked
  * worktree points at it (KB_EEXISTS, naming the working tree).
  */
