@@ -28,6 +28,12 @@ printf '{"schema": 1, "run": "r", "fix": "F", "branches": [{"name": "b", "verdic
 	> "$TMP/bad/results.json"
 run_kb 2 report "$TMP/bad" &&
 	assert_contains "report: a wrong verdict is named" "branches[0]: 'verdict' is 'ok', not one of" "$ERR"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+d["branches"][0]["lanes"][0]["suites"]["kbackport_caps"]["pass"] = 2**63 - 1
+json.dump(d, open(sys.argv[2], "w"))' "$R/run-main/results.json" "$TMP/bad/results.json"
+run_kb 2 report "$TMP/bad" &&
+	assert_contains "report: a count near INT64_MAX is refused" \
+		"branches[0].lanes[0].suites.kbackport_caps: 'pass' is 9223372036854775807, more than 1000000000 cases" "$ERR"
 cd "$TMP" || exit 1
 run_kb 2 report && assert_contains "report: no reports/latest" "cannot read 'reports/latest/results.json'" "$ERR"
 cd "$TOP_DIR" || exit 1

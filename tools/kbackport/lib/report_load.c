@@ -125,11 +125,20 @@ static int get_number(double *out, struct ctx *c, json_t *obj, const char *key)
 	return 0;
 }
 
+/*
+ * More cases than any suite has: the writers add a suite's counts up
+ * ("pass/total"), which must not overflow whatever the document says.
+ */
+#define KB_REPORT_COUNT_MAX 1000000000LL
+
 static int get_count(long long *out, struct ctx *c, json_t *obj, const char *key)
 {
 	json_t *v = json_object_get(obj, key);
 
 	*out = 0;
+	if (json_is_integer(v) && json_integer_value(v) > KB_REPORT_COUNT_MAX)
+		return bad(c, "'%s' is %lld, more than %lld cases", key,
+			   (long long)json_integer_value(v), KB_REPORT_COUNT_MAX);
 	if (json_is_integer(v) && json_integer_value(v) >= 0)
 		*out = json_integer_value(v);
 	else if (v && !json_is_null(v))
