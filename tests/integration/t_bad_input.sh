@@ -240,6 +240,36 @@ assert_eq "index.lock and rebase-merge untouched" "0 refs/heads/topic" \
 	"$(stat -c %s $R/.git/index.lock) $(cat $R/.git/rebase-merge/head-name)"
 rm -r $R/.git/index.lock $R/.git/rebase-merge
 
+# ---- input files that are not files: never a hang, never unbounded memory ----
+# run_limited EXIT ARGS...: run_kb under a timeout, so that a read that
+# blocks fails the test instead of hanging it
+run_limited() {
+	local want=$1 rc
+	shift
+	timeout 20 ${KB_VALGRIND:-} "$KBACKPORT" "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	OUT=$(cat "$TMP/out")
+	ERR=$(cat "$TMP/err")
+	[ "$rc" -eq "$want" ] || { fail "kbackport $* exits $want (got $rc)"; return 1; }
+}
+T_NAME="input files"
+mkfifo fifo
+truncate -s 65M big.yaml
+mkdir fiforun && mkfifo fiforun/results.json
+before
+run_limited 2 apply --config fifo && assert_eq "--config a FIFO" "error: cannot read 'fifo': not a regular file" "$ERR"
+run_limited 2 apply --config /dev/zero && assert_eq "--config /dev/zero" "error: cannot read '/dev/zero': not a regular file" "$ERR"
+run_limited 2 apply --config big.yaml && assert_eq "--config over 64 MiB" "error: cannot read 'big.yaml': larger than 64 MiB" "$ERR"
+run_limited 2 ktap fifo && assert_eq "ktap of a FIFO" "error: cannot read 'fifo': not a regular file" "$ERR"
+run_limited 2 ktap /dev/zero && assert_eq "ktap of /dev/zero" "error: cannot read '/dev/zero': not a regular file" "$ERR"
+timeout 180 ${KB_VALGRIND:-} "$KBACKPORT" ktap - < /dev/zero >/dev/null 2>"$TMP/err"
+assert_eq "ktap - from /dev/zero: bounded" "2 error: cannot read 'standard input': larger than 64 MiB" "$? $(cat "$TMP/err")"
+printf 'KTAP version 1\n1..1\nok 1 a\n' | ${KB_VALGRIND:-} "$KBACKPORT" ktap - >/dev/null 2>&1
+assert_eq "ktap - from a pipe still reads" 0 "$?"
+run_limited 2 report fiforun && assert_eq "report: results.json a FIFO" "error: cannot read 'fiforun/results.json': not a regular file" "$ERR"
+nothing_written
+rm -r fifo big.yaml fiforun
+
 # ---- run and report ----
 T_NAME="run --reports under a file"
 touch somefile

@@ -475,21 +475,27 @@ static int load_top(struct kb_report *r, struct ctx *c)
 	return load_branches(r, c);
 }
 
-/* results.json, never through a link (O_NOFOLLOW). */
+/* results.json: a regular file (kb_check_regular()), never through a link. */
 static int parse(struct kb_report *r, const char *file)
 {
 	json_error_t jerr;
-	int fd, err = 0;
+	char *text = NULL;
+	size_t len = 0;
+	int fd, err;
 
-	if ((fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+	if ((fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return errno == ELOOP ? report_link_error(file) :
 			kb_error_set(errno == ENOENT ? KB_ENOTFOUND : KB_ERROR, "cannot read '%s': %s",
 				     file, strerror(errno));
-	if (!(r->doc = json_loadfd(fd, JSON_REJECT_DUPLICATES, &jerr)))
+	if ((err = kb_check_regular(fd, file)) < 0 || (err = kb_read_fd(&text, &len, fd, file)) < 0)
+		goto done;
+	if (!(r->doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr)))
 		err = kb_error_set(KB_EINVALID, "'%s': line %d, column %d: %s", file, jerr.line,
 				   jerr.column, jerr.text);
 	else if (!json_is_object(r->doc))
 		err = kb_error_set(KB_EINVALID, "'%s': not a JSON object", file);
+done:
+	free(text);
 	close(fd);
 	return err;
 }
