@@ -181,7 +181,7 @@ static void test_parse_without_dir(void **state)
 static void test_variant_lookup(void **state)
 {
 	struct kb_variant_choice choices[] = {
-		{ NULL, "all" }, { "CVE-1", "one" },
+		{ .fix = NULL, .variant = "all" }, { .fix = "CVE-1", .variant = "one" },
 	};
 	struct kb_branch b = { .variants = choices, .nvariants = 2 };
 

@@ -161,6 +161,8 @@ static int add_variant_choice(struct parser *p, struct kb_branch *b,
 	struct kb_variant_choice *c = &b->variants[b->nvariants++];
 	int err;
 
+	c->line = (fix ? fix : variant)->start_mark.line + 1;
+	c->column = (fix ? fix : variant)->start_mark.column + 1;
 	if (fix && (err = kb_yaml_dup_string(&c->fix, &p->y, fix, "variant")) < 0)
 		return err;
 	if (variant->type != YAML_SCALAR_NODE || kb_yaml_is_null(variant))

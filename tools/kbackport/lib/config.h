@@ -32,6 +32,7 @@
 struct kb_variant_choice {
 	char *fix;	/* fix id, or NULL: applies to every fix */
 	char *variant;
+	size_t line, column;	/* where the fix id (or the name) is, 1-based */
 };
 
 struct kb_branch {
