@@ -67,4 +67,27 @@ run_kb 1 import --repo repo.git --downloads dl --package "$P=1.1-1" --json &&
 	assert_eq "the error in the document" \
 		"null 'dl/${P}_1.1-1/usr/src/$P.tar.xz': damaged member at byte 2048 (after '$P/README'): Damaged tar archive" \
 		"$(printf '%s' "$OUT" | jq -r '.imports[0] | "\(.commit) \(.error)"')"
+# two imports at once onto a new branch: never one replacing the other.
+# Each commit reported created stays in the branch's history, and the
+# reflog never moves the branch from anything but its last value.
+T_NAME="two imports at once"
+tarball 2.0-1 && tarball 2.1-1
+rounds=${CONCURRENT_ROUNDS:-$([ -n "${KB_VALGRIND:-}" ] && echo 3 || echo 100)} ok=0
+for i in $(seq "$rounds"); do
+	git -C repo.git update-ref -d refs/heads/$B 2>/dev/null
+	git -C repo.git config core.logAllRefUpdates true
+	for v in 2.0-1 2.1-1; do
+		${KB_VALGRIND:-} "$KBACKPORT" import --repo repo.git --downloads dl --package "$P=$v" --json \
+			>"imp-$v.json" 2>/dev/null &
+	done
+	wait
+	lost=
+	for v in 2.0-1 2.1-1; do
+		c=$(jq -r '.imports[0] | select(.created) | .commit' "imp-$v.json" 2>/dev/null)
+		[ -z "$c" ] || git -C repo.git merge-base --is-ancestor "$c" $B || lost="$lost $v:$c"
+	done
+	chain=$(awk 'NR > 1 && $1 != prev { print "broken" } { prev = $2 }' "repo.git/logs/refs/heads/$B")
+	if [ -z "$lost$chain" ]; then ok=$((ok + 1)); else fail "round $i: replaced:$lost $chain"; fi
+done
+assert_eq "$rounds rounds: no imported commit replaced" "$rounds" "$ok"
 finish

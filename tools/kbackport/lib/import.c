@@ -379,6 +379,7 @@ static int commit_tree(git_oid *out, git_repository *repo, const char *refname,
 	git_reference *ref = NULL;
 	git_tree *tree = NULL;
 	sigset_t saved;
+	git_oid zero;
 	int err;
 
 	if ((err = kb_committer(&sig, repo)) < 0)
@@ -388,12 +389,19 @@ static int commit_tree(git_oid *out, git_repository *repo, const char *refname,
 				     parent ? 1 : 0, parents)) < 0)
 		err = kb_error_git(err, "cannot write the import commit");
 	else {
+		/* a compare-and-swap under the ref's lock, for a new branch too
+		 * (a zero old id: "must not exist"), so that of two imports at
+		 * once one is refused and none replaced */
+		memset(&zero, 0, sizeof(zero));
 		kb_signals_hold(&saved);
-		err = parent ? git_reference_create_matching(&ref, repo, refname, out, 1,
-							     git_commit_id(parent), "kbackport import") :
-			       git_reference_create(&ref, repo, refname, out, 0, "kbackport import");
+		err = git_reference_create_matching(&ref, repo, refname, out, 1,
+						    parent ? git_commit_id(parent) : &zero,
+						    "kbackport import");
 		kb_signals_release(&saved);
-		if (err < 0)
+		if (err == GIT_EMODIFIED || err == GIT_ELOCKED)
+			err = kb_error_git(err, "'%s' was changed by another writer meanwhile: "
+					   "not overwritten (import again)", refname);
+		else if (err < 0)
 			err = kb_error_git(err, "cannot update '%s'", refname);
 	}
 	git_reference_free(ref);
