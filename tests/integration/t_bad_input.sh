@@ -81,6 +81,10 @@ bad_config "unknown key" $'repo: repos/linux\nbranches:\n  - name: a\n    ref: l
 bad_config "wrong type" $'repo: repos/linux\nbranches:\n  - name: a\n    ref: [linux-2.6.32.y]\n' \
 	"error: bad.yaml:4:10: 'ref' must be a string, not a sequence"
 
+# a branch named like another's pre-fix lane: both would write one ref
+bad_config "a pre-fix lane's name" $'repo: repos/linux\nbranches:\n  - {name: x, ref: linux-2.6.32.y, pre-fix: true}\n  - {name: x.pre-fix, ref: linux-2.6.35.y}\n' \
+	"error: bad.yaml:4:5: branch 'x.pre-fix' has the name of the pre-fix lane of branch 'x' (line 3): both would write refs/heads/backport/<fix>/x.pre-fix"
+
 # a missing repository or ref: an error in the results, exit 1
 T_NAME="branches.yaml: missing repository and ref"
 cat > missing.yaml <<'YAML'
@@ -133,6 +137,18 @@ make_fix fixes/BAD p.patch
 { header; hunk ../Makefile; } > fixes/BAD/p.patch
 bad_fix "path with .." "error: fixes/BAD/p.patch:7: path 'a/../Makefile' leaves the tree"
 assert_eq "nothing written outside the tree" "no" "$([ -e "$TMP/repos/Makefile" ] && echo yes || echo no)"
+
+# two fix directories with one id: both would write refs/heads/backport/<id>/
+T_NAME="fix: the same id twice"
+mkdir -p again && cp -r fixes/GOOD again/
+before
+run_kb 2 apply --fix fixes/GOOD --fix again/GOOD &&
+	assert_eq "message" "error: fix 'GOOD' is given twice: 'fixes/GOOD' and 'again/GOOD'" "$ERR"
+one_line
+run_kb 2 apply --fix fixes --fix fixes/GOOD &&
+	assert_eq "a directory of fixes and one of them" "error: fix 'GOOD' is given twice: 'fixes/GOOD' and 'fixes/GOOD'" "$ERR"
+nothing_written
+rm -r again
 
 # ---- trees the patch does not fit: a result per branch, exit 1 ----
 # branch_with BASE BRANCH MODE PATH CONTENT: BASE's tree plus one entry
@@ -223,6 +239,36 @@ assert_eq "only the backport ref and its objects are new" \
 assert_eq "index.lock and rebase-merge untouched" "0 refs/heads/topic" \
 	"$(stat -c %s $R/.git/index.lock) $(cat $R/.git/rebase-merge/head-name)"
 rm -r $R/.git/index.lock $R/.git/rebase-merge
+
+# ---- input files that are not files: never a hang, never unbounded memory ----
+# run_limited EXIT ARGS...: run_kb under a timeout, so that a read that
+# blocks fails the test instead of hanging it
+run_limited() {
+	local want=$1 rc
+	shift
+	timeout 20 ${KB_VALGRIND:-} "$KBACKPORT" "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	OUT=$(cat "$TMP/out")
+	ERR=$(cat "$TMP/err")
+	[ "$rc" -eq "$want" ] || { fail "kbackport $* exits $want (got $rc)"; return 1; }
+}
+T_NAME="input files"
+mkfifo fifo
+truncate -s 65M big.yaml
+mkdir fiforun && mkfifo fiforun/results.json
+before
+run_limited 2 apply --config fifo && assert_eq "--config a FIFO" "error: cannot read 'fifo': not a regular file" "$ERR"
+run_limited 2 apply --config /dev/zero && assert_eq "--config /dev/zero" "error: cannot read '/dev/zero': not a regular file" "$ERR"
+run_limited 2 apply --config big.yaml && assert_eq "--config over 64 MiB" "error: cannot read 'big.yaml': larger than 64 MiB" "$ERR"
+run_limited 2 ktap fifo && assert_eq "ktap of a FIFO" "error: cannot read 'fifo': not a regular file" "$ERR"
+run_limited 2 ktap /dev/zero && assert_eq "ktap of /dev/zero" "error: cannot read '/dev/zero': not a regular file" "$ERR"
+timeout 180 ${KB_VALGRIND:-} "$KBACKPORT" ktap - < /dev/zero >/dev/null 2>"$TMP/err"
+assert_eq "ktap - from /dev/zero: bounded" "2 error: cannot read 'standard input': larger than 64 MiB" "$? $(cat "$TMP/err")"
+printf 'KTAP version 1\n1..1\nok 1 a\n' | ${KB_VALGRIND:-} "$KBACKPORT" ktap - >/dev/null 2>&1
+assert_eq "ktap - from a pipe still reads" 0 "$?"
+run_limited 2 report fiforun && assert_eq "report: results.json a FIFO" "error: cannot read 'fiforun/results.json': not a regular file" "$ERR"
+nothing_written
+rm -r fifo big.yaml fiforun
 
 # ---- run and report ----
 T_NAME="run --reports under a file"

@@ -66,4 +66,50 @@ assert_eq "the other branches are still done" "applied" "$(r 2.6.32.y .status)"
 run_kb 2 apply --fix "$TMP/nowhere" && assert_contains "missing fix directory" "nowhere" "$ERR"
 run_kb 2 apply --config "$TOP_DIR/branches.yaml" --branch no-such &&
 	assert_eq "the default branches.yaml is valid" "error: no branch 'no-such' in '$TOP_DIR/branches.yaml'" "$ERR"
+# dates git would refuse: an error per branch, nothing written; every
+# commit written passes git fsck
+T_NAME="GIT_COMMITTER_DATE"
+git -C repos/linux update-ref -d refs/heads/backport/CVE-2011-1019/2.6.32.y
+refs_before=$(git -C repos/linux for-each-ref)
+for d in '1700000000 +9999' '-1 +0000' '99999999999999999999 +0000' '4294967296 +0000'; do
+	GIT_COMMITTER_DATE=$d run_kb 1 apply --json -b 2.6.32.y &&
+		assert_contains "'$d' refused" "error: GIT_COMMITTER_DATE '$d': " "$(r 2.6.32.y '"\(.status): \(.detail)"')"
+done
+assert_eq "no ref written" "$refs_before" "$(git -C repos/linux for-each-ref)"
+assert_eq "git fsck is clean" "" "$(git -C repos/linux fsck --strict --no-dangling 2>&1)"
+GIT_COMMITTER_DATE='4294967295 -2359' run_kb 0 apply --json -b 2.6.32.y &&
+	assert_eq "the last time and the widest zone git takes" "committer Stable Maintainer <stable@example.org> 4294967295 -2359" \
+		"$(git -C repos/linux cat-file commit refs/heads/backport/CVE-2011-1019/2.6.32.y | grep '^committer ')"
+assert_eq "git fsck is clean after it" "" "$(git -C repos/linux fsck --strict --no-dangling 2>&1)"
+# output that cannot be written is an error, as git has it: into /dev/full
+# or with stdout closed, exit 1 with the reason, never exit 0
+T_NAME="standard output"
+stdout_fails() {	# stdout_fails DESCRIPTION ARGS...: a command that exits 0 otherwise
+	local what=$1 rc
+	shift
+	${KB_VALGRIND:-} "$KBACKPORT" "$@" >"$TMP/out" 2>"$TMP/err"
+	assert_eq "$what: exit 0 otherwise" 0 "$?"
+	${KB_VALGRIND:-} "$KBACKPORT" "$@" >/dev/full 2>"$TMP/err"
+	rc=$?
+	assert_eq "$what: into /dev/full" "1 error: cannot write to standard output: No space left on device" \
+		"$rc $(tail -1 "$TMP/err")"
+	${KB_VALGRIND:-} "$KBACKPORT" "$@" >&- 2>"$TMP/err"
+	rc=$?
+	assert_eq "$what: stdout closed" "1 error: cannot write to standard output: Bad file descriptor" \
+		"$rc $(tail -1 "$TMP/err")"
+}
+stdout_fails "apply" apply -b 2.6.32.y
+stdout_fails "apply --json" apply --json -b 2.6.32.y
+printf 'repo: repos/linux\nbranches:\n  - {name: 2.6.31.y, ref: linux-2.6.31.y}\n' > audit.yaml
+stdout_fails "audit" audit --config audit.yaml
+stdout_fails "ktap" ktap "$FIXTURES/ktap/pass.log"
+stdout_fails "ktap --json" ktap --json "$FIXTURES/ktap/pass.log"
+mkdir -p run && printf '{"schema": 1, "run": "r", "fix": "F", "branches": [{"name": "b", "verdict": "fixed"}]}\n' > run/results.json
+stdout_fails "report --json" report --json run
+stdout_fails "ci-matrix" ci-matrix
+stdout_fails "--help" --help
+# stdout closed: nothing meant for it lands in a file kbackport opens
+${KB_VALGRIND:-} "$KBACKPORT" report run >&- 2>/dev/null
+assert_eq "stdout closed: the report's files are whole" "" \
+	"$(grep -l '^report: ' run/summary.md run/kcidb.json run/b/*/junit.xml 2>/dev/null)"
 finish

@@ -28,6 +28,12 @@ printf '{"schema": 1, "run": "r", "fix": "F", "branches": [{"name": "b", "verdic
 	> "$TMP/bad/results.json"
 run_kb 2 report "$TMP/bad" &&
 	assert_contains "report: a wrong verdict is named" "branches[0]: 'verdict' is 'ok', not one of" "$ERR"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+d["branches"][0]["lanes"][0]["suites"]["kbackport_caps"]["pass"] = 2**63 - 1
+json.dump(d, open(sys.argv[2], "w"))' "$R/run-main/results.json" "$TMP/bad/results.json"
+run_kb 2 report "$TMP/bad" &&
+	assert_contains "report: a count near INT64_MAX is refused" \
+		"branches[0].lanes[0].suites.kbackport_caps: 'pass' is 9223372036854775807, more than 1000000000 cases" "$ERR"
 cd "$TMP" || exit 1
 run_kb 2 report && assert_contains "report: no reports/latest" "cannot read 'reports/latest/results.json'" "$ERR"
 cd "$TOP_DIR" || exit 1
@@ -342,4 +348,50 @@ run_kb 2 report --output "$TMP/fixes" --merge "$TMP/job-a" "$TMP/job-c" &&
 run_kb 2 report --output "$TMP/x" --merge "$TMP/job-a" "$TMP/none" &&
 	assert_eq "merge: a missing run is named" \
 		"error: cannot read '$TMP/none/results.json': No such file or directory" "$ERR"
+# ---- symbolic links: never followed out of a run directory ----
+# kbackport puts no link into a run directory; one found there is an error
+# naming it (exit 2), for reading and for writing, and nothing is written.
+mkdir -p "$TMP/outside"
+echo "not the run's" > "$TMP/outside/secret"
+outside_state() { (cd "$TMP/outside" && find . -print0 | sort -z | xargs -0 ls -ld --time-style=+ | awk '{print $1, $5, $NF}'); }
+links_refused() {	# links_refused DESCRIPTION LINK ARGS...: exit 2 naming LINK, nothing written
+	local what=$1 link=$2 before
+	shift 2
+	before=$(outside_state)
+	run_kb 2 "$@" && assert_eq "links: $what: refused, naming the link" \
+		"error: '$link' is a symbolic link: kbackport does not follow links in a run directory" "$ERR"
+	assert_eq "links: $what: nothing written outside" "$before" "$(outside_state)"
+}
+cp -r "$R/run-main" "$TMP/l1" && mv "$TMP/l1/6.1.y/as-is" "$TMP/outside/as-is" &&
+	ln -s "$TMP/outside/as-is" "$TMP/l1/6.1.y/as-is"
+links_refused "a lane directory" "$TMP/l1/6.1.y/as-is" report "$TMP/l1"
+assert_eq "links: no junit.xml beside the lane's target" "no" \
+	"$([ -e "$TMP/outside/as-is/junit.xml" ] && echo yes || echo no)"
+assert_eq "links: no report written in the run" "" "$(cd "$TMP/l1" && ls summary.* kcidb.json 2>/dev/null)"
+cp -r "$R/run-main" "$TMP/l2" && mv "$TMP/l2/4.19.y" "$TMP/outside/4.19.y" && ln -s "$TMP/outside/4.19.y" "$TMP/l2/4.19.y"
+links_refused "a branch directory" "$TMP/l2/4.19.y" report "$TMP/l2"
+cp -r "$R/run-main" "$TMP/l3" && ln -s "$TMP/outside/secret" "$TMP/l3/6.1.y/pre-fix/console.log.qemu"
+links_refused "a file in a lane" "$TMP/l3/6.1.y/pre-fix/console.log.qemu" report "$TMP/l3"
+cp -r "$R/run-main" "$TMP/l4" && mv "$TMP/l4/results.json" "$TMP/outside/results.json" &&
+	ln -s "$TMP/outside/results.json" "$TMP/l4/results.json"
+links_refused "results.json" "$TMP/l4/results.json" report "$TMP/l4"
+cp -r "$R/run-main" "$TMP/l5" && ln -s "$TMP/outside/secret" "$TMP/l5/summary.md"
+links_refused "an output file" "$TMP/l5/summary.md" report "$TMP/l5"
+assert_eq "links: the output link is left as it was" "$TMP/outside/secret" "$(readlink "$TMP/l5/summary.md")"
+# --merge: nothing copied from outside, nothing linked from summary.html
+mkrun "$TMP/job-l1" ci-runner-1 2026-12-03T07:52:10Z 6.1.y
+rm -r "$TMP/job-l1/6.1.y/backport" && ln -s "$TMP/outside/as-is" "$TMP/job-l1/6.1.y/backport"
+links_refused "merge: a lane directory" "$TMP/job-l1/6.1.y/backport" \
+	report --output "$TMP/ml1" --merge "$TMP/job-l1" "$TMP/job-b"
+assert_eq "links: merge: no merged run" "no" "$([ -e "$TMP/ml1" ] && echo yes || echo no)"
+mkrun "$TMP/job-l2" ci-runner-1 2026-12-03T07:52:10Z 6.1.y
+ln -s /etc/hostname "$TMP/job-l2/6.1.y/hostname"
+links_refused "merge: a file beside the lanes" "$TMP/job-l2/6.1.y/hostname" \
+	report --output "$TMP/ml2" --merge "$TMP/job-l2" "$TMP/job-b"
+assert_eq "links: merge: nothing copied" "no" "$([ -e "$TMP/ml2" ] && echo yes || echo no)"
+mkrun "$TMP/job-l3" ci-runner-1 2026-12-03T07:52:10Z 6.1.y
+mkdir "$TMP/job-l3/6.1.y/as-is/sub" && ln -s /etc/hostname "$TMP/job-l3/6.1.y/as-is/sub/h"
+links_refused "merge: a link deeper in a lane" "$TMP/job-l3/6.1.y/as-is/sub/h" \
+	report --output "$TMP/ml3" --merge "$TMP/job-l3" "$TMP/job-b"
+assert_eq "links: merge: no merged run left" "no" "$([ -e "$TMP/ml3" ] && echo yes || echo no)"
 finish

@@ -89,6 +89,10 @@ run_kb 2 run --branch nope
 assert_contains "unknown branch" "no branch 'nope'" "$ERR"
 run_kb 2 run --jobs 0
 run_kb 2 run extra
-run_kb 2 run --fix "$TOP_DIR/backports" --fix "$TOP_DIR/backports"
+mkdir -p other && cp -r "$TOP_DIR/backports/CVE-2011-1019" other/CVE-2099-0001 &&
+	sed -i 's/^id: .*/id: CVE-2099-0001/' other/CVE-2099-0001/fix.yaml
+run_kb 2 run --fix "$TOP_DIR/backports" --fix other/CVE-2099-0001
 assert_contains "one fix per run" "a run is about one fix" "$ERR"
+run_kb 2 run --fix "$TOP_DIR/backports" --fix "$TOP_DIR/backports"
+assert_contains "one fix twice" "fix 'CVE-2011-1019' is given twice" "$ERR"
 finish

@@ -205,6 +205,93 @@ static void test_committer_from_environment(void **st)
 	git_libgit2_shutdown();
 }
 
+/* committer_refuses DATE MESSAGE: GIT_COMMITTER_DATE=DATE is KB_EINVALID */
+static void committer_refuses(git_repository *repo, const char *date, const char *message)
+{
+	git_signature *sig = (void *)1;
+
+	setenv("GIT_COMMITTER_DATE", date, 1);
+	assert_int_equal(kb_committer(&sig, repo), KB_EINVALID);
+	assert_null(sig);
+	assert_string_equal(kb_error_last(), message);
+}
+
+/*
+ * Only what git writes and git fsck accepts: a time libgit2 1.5 writes
+ * whole (it writes 32 bits, unsigned) and a zone of [+-]hhmm with hh < 24
+ * and mm < 60, as git's own date parser wants.
+ */
+static void test_committer_date_range(void **st)
+{
+	struct repo_fixture f;
+	git_signature *sig;
+
+	(void)st;
+	git_libgit2_init();
+	repo_fixture_init(&f);
+	setenv("GIT_COMMITTER_NAME", "Greg Stable", 1);
+	setenv("GIT_COMMITTER_EMAIL", "greg@example.org", 1);
+	committer_refuses(f.repo, "1700000000 +9999",
+			  "GIT_COMMITTER_DATE '1700000000 +9999': time zone '+9999' is out of range "
+			  "(hours below 24, minutes below 60)");
+	committer_refuses(f.repo, "1700000000 +2400",
+			  "GIT_COMMITTER_DATE '1700000000 +2400': time zone '+2400' is out of range "
+			  "(hours below 24, minutes below 60)");
+	committer_refuses(f.repo, "1700000000 -0060",
+			  "GIT_COMMITTER_DATE '1700000000 -0060': time zone '-0060' is out of range "
+			  "(hours below 24, minutes below 60)");
+	committer_refuses(f.repo, "-1 +0000",
+			  "GIT_COMMITTER_DATE '-1 +0000': the time is out of range "
+			  "(0 to 4294967295 seconds since 1970)");
+	committer_refuses(f.repo, "99999999999999999999 +0000",
+			  "GIT_COMMITTER_DATE '99999999999999999999 +0000': the time is out of range "
+			  "(0 to 4294967295 seconds since 1970)");
+	committer_refuses(f.repo, "4294967296 +0000",
+			  "GIT_COMMITTER_DATE '4294967296 +0000': the time is out of range "
+			  "(0 to 4294967295 seconds since 1970)");
+	committer_refuses(f.repo, "1700000000 +100",
+			  "GIT_COMMITTER_DATE '1700000000 +100' is not '<epoch> <+hhmm>'");
+	committer_refuses(f.repo, "1700000000 0100",
+			  "GIT_COMMITTER_DATE '1700000000 0100' is not '<epoch> <+hhmm>'");
+	committer_refuses(f.repo, "+1700000000 +0100",
+			  "GIT_COMMITTER_DATE '+1700000000 +0100' is not '<epoch> <+hhmm>'");
+	committer_refuses(f.repo, "1700000000 +01000",
+			  "GIT_COMMITTER_DATE '1700000000 +01000' is not '<epoch> <+hhmm>'");
+	setenv("GIT_COMMITTER_DATE", "4294967295 -2359", 1);
+	assert_int_equal(kb_committer(&sig, f.repo), 0);
+	assert_int_equal(sig->when.time, 4294967295LL);
+	assert_int_equal(sig->when.offset, -(23 * 60 + 59));
+	git_signature_free(sig);
+	setenv("GIT_COMMITTER_DATE", "@0 +0000", 1);
+	assert_int_equal(kb_committer(&sig, f.repo), 0);
+	assert_int_equal(sig->when.time, 0);
+	git_signature_free(sig);
+	unsetenv("GIT_COMMITTER_NAME");
+	unsetenv("GIT_COMMITTER_EMAIL");
+	unsetenv("GIT_COMMITTER_DATE");
+	repo_fixture_release(&f);
+	git_libgit2_shutdown();
+}
+
+/* The author's date comes from the patch: refused too when git would. */
+static void test_author_date_range(void **st)
+{
+	struct state *s = *st;
+	git_signature *sig = (void *)1;
+	int64_t time = s->patch->time;
+
+	s->patch->time = 5000000000LL;
+	assert_int_equal(kb_commit_author(&sig, &s->fix), KB_EINVALID);
+	assert_null(sig);
+	assert_string_equal(kb_error_last(), "fix 'CVE-2011-1019': the upstream patch's Date: "
+			    "is out of range for a git commit (time 5000000000, time zone +0300)");
+	s->patch->time = time;
+	s->patch->tz_offset = 24 * 60;
+	assert_int_equal(kb_commit_author(&sig, &s->fix), KB_EINVALID);
+	assert_string_equal(kb_error_last(), "fix 'CVE-2011-1019': the upstream patch's Date: "
+			    "is out of range for a git commit (time 1299015193, time zone +2400)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +302,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ref_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_author_is_upstreams, setup, teardown),
 		cmocka_unit_test(test_committer_from_environment),
+		cmocka_unit_test(test_committer_date_range),
+		cmocka_unit_test_setup_teardown(test_author_date_range, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("commit", tests, NULL, NULL);
 }

@@ -181,7 +181,7 @@ static void test_parse_without_dir(void **state)
 static void test_variant_lookup(void **state)
 {
 	struct kb_variant_choice choices[] = {
-		{ NULL, "all" }, { "CVE-1", "one" },
+		{ .fix = NULL, .variant = "all" }, { .fix = "CVE-1", .variant = "one" },
 	};
 	struct kb_branch b = { .variants = choices, .nvariants = 2 };
 
@@ -280,6 +280,43 @@ static void test_duplicate_name(void **state)
 		     "  - name: 2.6.32.y\n"
 		     "    ref: b\n",
 		     "5:11: duplicate branch name '2.6.32.y' (first at line 3)");
+}
+
+/* x.pre-fix is the ref name of x's pre-fix lane: the two would overwrite
+ * each other's ref on every run. */
+static void test_pre_fix_lane_collision(void **state)
+{
+	expect_error(state,
+		     "repo: linux\n"
+		     "branches:\n"
+		     "  - name: x\n"
+		     "    ref: a\n"
+		     "    pre-fix: true\n"
+		     "  - name: x.pre-fix\n"
+		     "    ref: b\n",
+		     "6:5: branch 'x.pre-fix' has the name of the pre-fix lane of branch 'x' "
+		     "(line 3): both would write refs/heads/backport/<fix>/x.pre-fix");
+	/* either order */
+	expect_error(state,
+		     "repo: linux\n"
+		     "branches:\n"
+		     "  - {name: x.pre-fix, ref: b}\n"
+		     "  - {name: x, ref: a, pre-fix: true}\n",
+		     "3:5: branch 'x.pre-fix' has the name of the pre-fix lane of branch 'x' "
+		     "(line 4): both would write refs/heads/backport/<fix>/x.pre-fix");
+}
+
+/* Without a pre-fix lane on x, x.pre-fix is just a name. */
+static void test_pre_fix_name_without_lane(void **state)
+{
+	struct sandbox *s = *state;
+	struct kb_config *config = NULL;
+
+	write_config(s, "repo: linux\nbranches:\n  - {name: x, ref: a}\n"
+		     "  - {name: x.pre-fix, ref: b}\n");
+	assert_int_equal(kb_config_load(&config, s->path), 0);
+	assert_int_equal(config->nbranches, 2);
+	kb_config_free(config);
 }
 
 static void test_invalid_name(void **state)
@@ -402,6 +439,8 @@ int main(void)
 		SANDBOXED(test_missing_name),
 		SANDBOXED(test_missing_ref),
 		SANDBOXED(test_duplicate_name),
+		SANDBOXED(test_pre_fix_lane_collision),
+		SANDBOXED(test_pre_fix_name_without_lane),
 		SANDBOXED(test_invalid_name),
 		SANDBOXED(test_name_with_slash),
 		SANDBOXED(test_no_repo),

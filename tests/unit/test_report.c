@@ -405,6 +405,37 @@ static void names_what_is_wrong(void **state)
 	}
 }
 
+/*
+ * Suite counts near INT64_MAX made the "pass/total" cell overflow (UBSan);
+ * the loader bounds them. A lane with counts at the bound still loads and
+ * its summary is written.
+ */
+static void counts_are_bounded(void **state)
+{
+	struct tmp *t = *state;
+	struct kb_report *r = NULL;
+	struct kb_buf md = KB_BUF_INIT;
+	char want[512];
+	const char *msg;
+
+	assert_int_equal(load_text(t, TOP "[{\"name\": \"b\", \"verdict\": \"fixed\", \"lanes\": "
+				   "[{\"kind\": \"as-is\", \"verdict\": \"fixed\", \"suites\": {\"s\": "
+				   "{\"status\": \"pass\", \"pass\": 9223372036854775807, \"fail\": 1, "
+				   "\"skip\": 1}}}]}]}", &msg), KB_EINVALID);
+	snprintf(want, sizeof(want), "'%s/results.json': branches[0].lanes[0].suites.s: 'pass' is "
+		 "9223372036854775807, more than 1000000000 cases", t->dir);
+	assert_string_equal(msg, want);
+	assert_int_equal(load_text(t, TOP "[{\"name\": \"b\", \"verdict\": \"fixed\", \"lanes\": "
+				   "[{\"kind\": \"as-is\", \"verdict\": \"fixed\", \"suites\": {\"s\": "
+				   "{\"status\": \"pass\", \"pass\": 1000000000, \"fail\": 1000000000, "
+				   "\"skip\": 1000000000}}}]}]}", &msg), 0);
+	assert_int_equal(kb_report_load(&r, t->dir), 0);
+	assert_int_equal(kb_report_markdown(&md, r), 0);
+	assert_non_null(strstr(md.ptr, "s 1000000000/3000000000 (1000000000 skipped)"));
+	kb_buf_release(&md);
+	kb_report_free(r);
+}
+
 static void missing_results(void **state)
 {
 	struct tmp *t = *state;
@@ -513,6 +544,7 @@ int main(void)
 		cmocka_unit_test(kcidb_base_url),
 		cmocka_unit_test(sha256),
 		cmocka_unit_test_setup_teardown(names_what_is_wrong, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(counts_are_bounded, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(missing_results, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(defaults, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(escapes_everything, tmp_setup, tmp_teardown),

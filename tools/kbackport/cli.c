@@ -255,6 +255,76 @@ static int load_dir(struct kb_fix ***all, size_t *n, const char *dir)
 	return append_fixes(all, n, more, nmore);
 }
 
+/*
+ * Two --fix directories with one id would write the same refs
+ * (refs/heads/backport/<id>/...), the second undoing the first.
+ */
+static int check_unique_ids(struct kb_fix *const *fixes, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < i; j++)
+			if (!strcmp(fixes[i]->id, fixes[j]->id))
+				return kb_error_set(KB_EINVALID, "fix '%s' is given twice: '%s' and '%s'",
+						    fixes[i]->id, fixes[j]->dir, fixes[i]->dir);
+	return 0;
+}
+
+/* Is there a fix `id`: loaded, beside a loaded one, or under backports/? */
+static bool known_fix(const char *id, struct kb_fix *const *fixes, size_t n,
+		      const struct kb_config *config)
+{
+	struct kb_buf dir = KB_BUF_INIT;
+	bool known = false;
+	size_t i, len;
+
+	for (i = 0; i < n && !known; i++)
+		known = !strcmp(fixes[i]->id, id);
+	for (i = 0; i < n && !known; i++) {
+		len = strlen(fixes[i]->dir);
+		while (len > 1 && fixes[i]->dir[len - 1] == '/')
+			len--;
+		while (len > 0 && fixes[i]->dir[len - 1] != '/')
+			len--;
+		kb_buf_clear(&dir);
+		if (kb_buf_printf(&dir, "%.*s%s", (int)len, fixes[i]->dir, id) == 0)
+			known = is_fix_dir(dir.ptr);
+	}
+	kb_buf_clear(&dir);
+	if (!known && kb_buf_printf(&dir, "%s/backports/%s", config->dir, id) == 0)
+		known = is_fix_dir(dir.ptr);
+	kb_buf_release(&dir);
+	return known;
+}
+
+/*
+ * `variant: {FIX: NAME}` naming a fix that does not exist would be
+ * ignored (a typo, say): it is an error at its place in branches.yaml.
+ */
+static int check_variant_fixes(struct kb_fix *const *fixes, size_t n,
+			       const struct kb_config *config)
+{
+	const struct kb_variant_choice *c;
+	struct kb_buf ids = KB_BUF_INIT;
+	size_t i, j, k;
+	int err = 0;
+
+	for (i = 0; i < config->nbranches && !err; i++)
+		for (j = 0; j < config->branches[i].nvariants && !err; j++) {
+			c = &config->branches[i].variants[j];
+			if (!c->fix || known_fix(c->fix, fixes, n, config))
+				continue;
+			for (k = 0; k < n; k++)
+				kb_buf_printf(&ids, "%s%s", k ? ", " : "", fixes[k]->id);
+			err = kb_error_set(KB_EINVALID, "%s:%zu:%zu: variant for unknown fix '%s' "
+					   "(fixes here: %s)", config->path, c->line, c->column,
+					   c->fix, ids.ptr ? ids.ptr : "none");
+		}
+	kb_buf_release(&ids);
+	return err;
+}
+
 int cli_load_fixes(struct kb_fix ***out, size_t *n, const char *const *dirs,
 		   size_t ndirs, const struct kb_config *config)
 {
@@ -271,6 +341,8 @@ int cli_load_fixes(struct kb_fix ***out, size_t *n, const char *const *dirs,
 			err = load_dir(out, n, def.ptr);
 		kb_buf_release(&def);
 	}
+	if (!err && (err = check_unique_ids(*out, *n)) == 0)
+		err = check_variant_fixes(*out, *n, config);
 	if (err < 0) {
 		kb_fix_free_all(*out, *n);
 		*out = NULL;

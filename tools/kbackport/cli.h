@@ -104,7 +104,10 @@ int cli_select_all(const struct kb_branch ***out, size_t *n,
 
 /*
  * The fixes: those under each --fix DIR given (a fix directory, or a
- * directory of fixes), else every fix under "<config dir>/backports".
+ * directory of fixes), else every fix under "<config dir>/backports". Two
+ * fixes with one id (their refs would collide) are an error naming both,
+ * and so is a `variant: {FIX: NAME}` of branches.yaml whose FIX is no fix:
+ * not loaded, not beside a loaded one, not under "<config dir>/backports".
  */
 int cli_load_fixes(struct kb_fix ***out, size_t *n, const char *const *dirs,
 		   size_t ndirs, const struct kb_config *config);

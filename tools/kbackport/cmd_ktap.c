@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage[] =
 "usage: kbackport ktap [--json] FILE\n"
@@ -180,7 +181,8 @@ static int run(const struct ktap_opts *o)
 	json_t *doc;
 	int rc = EXIT_USAGE;
 
-	if (kb_read_file(&log, &len, strcmp(o->file, "-") ? o->file : "/dev/stdin") < 0 ||
+	if ((strcmp(o->file, "-") ? kb_read_file(&log, &len, o->file) :
+	     kb_read_fd(&log, &len, STDIN_FILENO, "standard input")) < 0 ||
 	    kb_ktap_parse(&r, log, len) < 0) {
 		cli_error_last();
 		goto done;

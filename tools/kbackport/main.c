@@ -5,10 +5,14 @@
 #include "cli.h"
 #include "child.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <git2.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 struct command {
 	const char *name;
@@ -64,7 +68,49 @@ static void stop_children_on_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-int main(int argc, char **argv)
+/*
+ * A standard descriptor the caller closed (>&-) would be the next file
+ * kbackport opens, and what was meant for stdout would land in it: each
+ * gets /dev/null, as git does. Returns whether stdout was closed: then
+ * nothing written to it reaches anyone, and that is an error at the end.
+ */
+static bool sanitize_stdfds(void)
+{
+	bool closed = fcntl(STDOUT_FILENO, F_GETFD) < 0;
+	int fd;
+
+	while ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0 && fd <= STDERR_FILENO)
+		fcntl(fd, F_SETFD, 0);
+	if (fd > STDERR_FILENO)
+		close(fd);
+	return closed;
+}
+
+/*
+ * What was written to stdout must have reached it, as git checks after a
+ * command (ENOSPC, EIO, a closed descriptor): otherwise exit 1 with the
+ * reason, whatever the command said.
+ */
+static int close_stdout(int rc, bool closed)
+{
+	int err = 0;
+
+	errno = 0;
+	if (closed)
+		err = EBADF;
+	else if (fflush(stdout) != 0)
+		err = errno ? errno : EIO;
+	else if (ferror(stdout))
+		err = EIO;	/* an earlier write failed; its errno is gone */
+	if (fclose(stdout) != 0 && !err && !closed)
+		err = errno ? errno : EIO;
+	if (!err)
+		return rc;
+	cli_error("cannot write to standard output: %s", strerror(err));
+	return rc == EXIT_OK ? EXIT_ATTENTION : rc;
+}
+
+static int run_command(int argc, char **argv)
 {
 	size_t i;
 	int rc;
@@ -90,4 +136,11 @@ int main(int argc, char **argv)
 	cli_error("'%s' is not a kbackport command", argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	bool closed = sanitize_stdfds();
+
+	return close_stdout(run_command(argc, argv), closed);
 }

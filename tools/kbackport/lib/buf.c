@@ -2,10 +2,13 @@
 #include "error.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int kb_buf_grow(struct kb_buf *buf, size_t extra)
 {
@@ -91,31 +94,64 @@ void kb_buf_release(struct kb_buf *buf)
 	buf->size = buf->asize = 0;
 }
 
-int kb_read_file(char **out, size_t *len, const char *path)
+static int too_big(const char *name)
+{
+	return kb_error_set(KB_EINVALID, "cannot read '%s': larger than %d MiB", name,
+			    KB_READ_MAX >> 20);
+}
+
+int kb_read_fd(char **out, size_t *len, int fd, const char *name)
 {
 	struct kb_buf buf = KB_BUF_INIT;
 	char chunk[65536];
-	FILE *fp;
-	size_t n;
+	ssize_t n;
 	int err = 0;
 
 	*out = NULL;
-	if (!(fp = fopen(path, "rb")))
-		return kb_error_set(errno == ENOENT ? KB_ENOTFOUND : KB_ERROR,
-				   "cannot open '%s': %s", path, strerror(errno));
-	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
-		if ((err = kb_buf_put(&buf, chunk, n)) < 0)
-			goto done;
-	if (ferror(fp)) {
-		err = kb_error_set(KB_ERROR, "cannot read '%s'", path);
-		goto done;
+	while (!err && (n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err = kb_error_set(KB_ERROR, "cannot read '%s': %s", name, strerror(errno));
+		else if (buf.size + (size_t)n > KB_READ_MAX)
+			err = too_big(name);
+		else
+			err = kb_buf_put(&buf, chunk, (size_t)n);
 	}
-	if (len)
-		*len = buf.size;
-	*out = kb_buf_detach(&buf);
-done:
-	fclose(fp);
+	if (!err) {
+		if (len)
+			*len = buf.size;
+		*out = kb_buf_detach(&buf);
+	}
 	kb_buf_release(&buf);
+	return err;
+}
+
+int kb_check_regular(int fd, const char *name)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return kb_error_set(KB_ERROR, "cannot read '%s': %s", name, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return kb_error_set(KB_EINVALID, "cannot read '%s': not a regular file", name);
+	if (st.st_size > KB_READ_MAX)
+		return too_big(name);
+	return 0;
+}
+
+/* O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused). */
+int kb_read_file(char **out, size_t *len, const char *path)
+{
+	int fd, err;
+
+	*out = NULL;
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+		return kb_error_set(errno == ENOENT ? KB_ENOTFOUND : KB_ERROR,
+				    "cannot open '%s': %s", path, strerror(errno));
+	if ((err = kb_check_regular(fd, path)) == 0)
+		err = kb_read_fd(out, len, fd, path);
+	close(fd);
 	return err;
 }
 

@@ -23,8 +23,26 @@ char *kb_buf_detach(struct kb_buf *buf);
 void kb_buf_clear(struct kb_buf *buf);
 void kb_buf_release(struct kb_buf *buf);
 
-/* Read a whole file; NUL-terminated, size in *len (may be NULL). */
+/*
+ * The most any input file may hold: kbackport reads configs, patches,
+ * logs and results whole, and a wrong path (/dev/zero) must not eat the
+ * machine's memory.
+ */
+#define KB_READ_MAX (64 << 20)
+
+/*
+ * Read a whole regular file; NUL-terminated, size in *len (may be NULL).
+ * Anything else (a FIFO, a device: it could block or never end) and a file
+ * over KB_READ_MAX are KB_EINVALID: "cannot read '<path>': not a regular
+ * file", "...: larger than 64 MiB". A missing file is KB_ENOTFOUND.
+ */
 int kb_read_file(char **out, size_t *len, const char *path);
+/* The same from an open descriptor (standard input, a pipe), up to
+ * KB_READ_MAX bytes; `name` names it in messages. */
+int kb_read_fd(char **out, size_t *len, int fd, const char *name);
+/* KB_EINVALID, as above, unless `fd` is a regular file of KB_READ_MAX
+ * bytes at most. */
+int kb_check_regular(int fd, const char *name);
 
 /* strdup that records KB_ENOMEM; NULL in gives NULL out with no error. */
 char *kb_strdup(const char *s);

@@ -3,10 +3,12 @@
 #include "buf.h"
 #include "error.h"
 
+#include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /*
@@ -106,40 +108,84 @@ int kb_backport_ref(char **out, const char *fix_id, const char *branch)
 	return 0;
 }
 
+/*
+ * What a commit may carry: git fsck wants the zone as [+-]hhmm, git's own
+ * date parser takes hours below 24 and minutes below 60, and libgit2 1.5
+ * writes the time as 32 unsigned bits (a negative or larger time would be
+ * written as another one).
+ */
+#define KB_TIME_MAX 4294967295LL
+#define KB_ZONE_MAX (23 * 60 + 59)
+
+static bool date_ok(long long time, int offset)
+{
+	return time >= 0 && time <= KB_TIME_MAX && offset >= -KB_ZONE_MAX && offset <= KB_ZONE_MAX;
+}
+
 int kb_commit_author(git_signature **out, const struct kb_fix *fix)
 {
 	const struct kb_patch *p = fix->patch;
 	int err;
 
+	*out = NULL;
 	if (!p->author_name || !p->author_email || !p->date)
 		return kb_error_set(KB_EINVALID, "fix '%s': the upstream patch has no From: or Date: header",
 				    fix->id);
+	if (!date_ok(p->time, p->tz_offset))
+		return kb_error_set(KB_EINVALID, "fix '%s': the upstream patch's Date: is out of range "
+				    "for a git commit (time %lld, time zone %c%02d%02d)", fix->id,
+				    (long long)p->time, p->tz_offset < 0 ? '-' : '+',
+				    abs(p->tz_offset) / 60, abs(p->tz_offset) % 60);
 	if ((err = git_signature_new(out, p->author_name, p->author_email,
 				     (git_time_t)p->time, p->tz_offset)) < 0)
 		return kb_error_git(err, "fix '%s': bad author", fix->id);
 	return 0;
 }
 
-/* GIT_COMMITTER_DATE as "<epoch> <+hhmm>", the form git itself writes. */
+/* "[+-]hhmm" (four digits), in minutes east of UTC; false when malformed. */
+static bool parse_zone(int *offset, const char *s)
+{
+	int hh, mm;
+
+	if ((s[0] != '+' && s[0] != '-') || strspn(s + 1, "0123456789") != 4 || s[5])
+		return false;
+	hh = (s[1] - '0') * 10 + (s[2] - '0');
+	mm = (s[3] - '0') * 10 + (s[4] - '0');
+	/* well-formed but out of range: left for date_ok() to refuse */
+	*offset = hh > 23 || mm > 59 ? KB_ZONE_MAX + 1 : hh * 60 + mm;
+	if (s[0] == '-')
+		*offset = -*offset;
+	return true;
+}
+
+/*
+ * GIT_COMMITTER_DATE as "<epoch> <+hhmm>" (or "@<epoch> <+hhmm>"), the
+ * form git itself writes; what git would refuse or fsck reject is refused.
+ */
 static int committer_date(git_time_t *when, int *offset)
 {
-	const char *env = getenv("GIT_COMMITTER_DATE");
+	const char *env = getenv("GIT_COMMITTER_DATE"), *p;
+	unsigned long long t;
+	size_t digits;
+	bool negative;
 	char *end;
-	long long t;
-	long tz;
 
 	if (!env || !*env)
 		return 0;
-	if (*env == '@')
-		env++;
-	t = strtoll(env, &end, 10);
-	if (end == env || *end != ' ')
+	p = env + (*env == '@');
+	negative = *p == '-';
+	digits = strspn(p + negative, "0123456789");
+	if (!digits || p[negative + digits] != ' ' || !parse_zone(offset, p + negative + digits + 1))
 		return kb_error_set(KB_EINVALID, "GIT_COMMITTER_DATE '%s' is not '<epoch> <+hhmm>'", env);
-	tz = strtol(end + 1, &end, 10);
-	if (*end)
-		return kb_error_set(KB_EINVALID, "GIT_COMMITTER_DATE '%s' is not '<epoch> <+hhmm>'", env);
+	errno = 0;
+	t = strtoull(p + negative, &end, 10);
+	if (negative || errno == ERANGE || t > (unsigned long long)KB_TIME_MAX)
+		return kb_error_set(KB_EINVALID, "GIT_COMMITTER_DATE '%s': the time is out of range "
+				    "(0 to %lld seconds since 1970)", env, KB_TIME_MAX);
+	if (!date_ok((long long)t, *offset))
+		return kb_error_set(KB_EINVALID, "GIT_COMMITTER_DATE '%s': time zone '%s' is out of "
+				    "range (hours below 24, minutes below 60)", env, end + 1);
 	*when = (git_time_t)t;
-	*offset = (int)((tz / 100) * 60 + (tz % 100));
 	return 1;
 }
 
@@ -227,14 +273,119 @@ static int head_is(git_repository *repo, const char *refname)
 	return is;
 }
 
-int kb_ref_check_lock(git_repository *repo, const char *refname)
+/* `path` without its trailing slashes, malloc'ed. */
+static int dup_path(char **out, const char *path)
 {
-	struct kb_buf lock = KB_BUF_INIT;
+	size_t len = strlen(path);
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	return (*out = kb_strndup(path, len)) ? 0 : KB_ENOMEM;
+}
+
+/*
+ * The HEAD file of worktree `name` read as git does, for a worktree that
+ * libgit2 cannot open (its directory was removed without `git worktree
+ * remove`): git still counts its branch as checked out.
+ */
+static int head_file_is(int *is, git_repository *repo, const char *name, const char *refname)
+{
+	struct kb_buf path = KB_BUF_INIT;
+	char *text = NULL;
 	int err;
+
+	*is = 0;
+	if ((err = kb_buf_printf(&path, "%sworktrees/%s/HEAD", git_repository_commondir(repo),
+				 name)) == 0 &&
+	    (err = kb_read_file(&text, NULL, path.ptr)) == 0) {
+		text[strcspn(text, "\n")] = '\0';
+		*is = !strncmp(text, "ref: ", 5) && !strcmp(text + 5, refname);
+	}
+	free(text);
+	kb_buf_release(&path);
+	return err;
+}
+
+/* Is `refname` the HEAD of the linked worktree `name` of `repo`? */
+static int worktree_head_is(char **where, git_repository *repo, const char *name,
+			    const char *refname)
+{
+	git_worktree *wt = NULL;
+	git_repository *wt_repo = NULL;
+	int err, is = 0;
+
+	if ((err = git_worktree_lookup(&wt, repo, name)) < 0) {
+		err = kb_error_git(err, "cannot read worktree '%s'", name);
+		goto done;
+	}
+	if (git_repository_open_from_worktree(&wt_repo, wt) == 0)
+		is = head_is(wt_repo, refname);
+	else if ((err = head_file_is(&is, repo, name, refname)) < 0)
+		err = kb_error_prefix(err, "cannot tell whether '%s' is checked out in worktree '%s'",
+				      refname, name);
+	if (is)
+		err = dup_path(where, git_worktree_path(wt));
+done:
+	git_repository_free(wt_repo);
+	git_worktree_free(wt);
+	return err;
+}
+
+/*
+ * Where `refname` is checked out, as `git branch -f` looks: the HEAD of
+ * the main working tree and of every linked worktree, whichever of them
+ * `repo` is. *where gets its path, or NULL.
+ */
+static int checked_out(char **where, git_repository *repo, const char *refname)
+{
+	git_repository *main_repo = NULL;
+	git_strarray names = { NULL, 0 };
+	const char *common = git_repository_commondir(repo);
+	size_t i;
+	int err;
+
+	*where = NULL;
+	if ((err = git_repository_open(&main_repo, common)) < 0) {
+		err = kb_error_git(err, "cannot open '%s'", common);
+		goto done;
+	}
+	if (head_is(main_repo, refname)) {
+		err = dup_path(where, git_repository_workdir(main_repo) ?
+			       git_repository_workdir(main_repo) : git_repository_path(main_repo));
+		goto done;
+	}
+	if ((err = git_worktree_list(&names, main_repo)) < 0) {
+		err = kb_error_git(err, "cannot list the worktrees of '%s'", common);
+		goto done;
+	}
+	for (i = 0; i < names.count && !err && !*where; i++)
+		err = worktree_head_is(where, main_repo, names.strings[i], refname);
+done:
+	git_strarray_dispose(&names);
+	git_repository_free(main_repo);
+	return err;
+}
+
+/*
+ * How long a ref's lock file held by another writer is waited for: git
+ * waits 100 ms (core.filesRefLockTimeout); runs in parallel on a loaded
+ * machine may hold one longer. A lock still there after that is stale.
+ */
+#define KB_LOCK_WAIT_MS 1000
+
+static int wait_for_lock(git_repository *repo, const char *refname)
+{
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+	struct kb_buf lock = KB_BUF_INIT;
+	int waited = 0, err;
 
 	if ((err = kb_buf_printf(&lock, "%s%s.lock", git_repository_commondir(repo),
 				 refname)) < 0)
 		return err;
+	while (access(lock.ptr, F_OK) == 0 && waited < KB_LOCK_WAIT_MS) {
+		nanosleep(&tick, NULL);
+		waited += 10;
+	}
 	if (access(lock.ptr, F_OK) == 0)
 		err = kb_error_set(KB_EEXISTS, "cannot lock '%s': '%s' exists "
 				   "(another git at work, or a stale lock to remove)",
@@ -243,15 +394,69 @@ int kb_ref_check_lock(git_repository *repo, const char *refname)
 	return err;
 }
 
+int kb_ref_check_lock(git_repository *repo, const char *refname)
+{
+	return wait_for_lock(repo, refname);
+}
+
+/*
+ * Move `refname` from `old` to `id`, a zero `old` meaning "it must not
+ * exist". libgit2 compares the old value under the ref's lock file, so of
+ * two writers at once exactly one wins; the other gets GIT_EMODIFIED, or
+ * GIT_ELOCKED while the winner holds the lock. (git_reference_create()
+ * with force 0 looks before it locks: both could win, the second
+ * replacing the first.) Signals wait while the lock file exists.
+ */
+static int update_ref(git_repository *repo, const char *refname, const git_oid *id,
+		      const git_oid *old)
+{
+	git_reference *ref = NULL;
+	sigset_t saved;
+	int err;
+
+	kb_signals_hold(&saved);
+	err = git_reference_create_matching(&ref, repo, refname, id, 1, old, "kbackport: backport");
+	kb_signals_release(&saved);
+	git_reference_free(ref);
+	return err;
+}
+
+/*
+ * Another writer updated `refname` between our look and our update. When
+ * it wrote the backport we would have (same parent, tree and message: a
+ * kbackport run at the same time), that is the result, created by it;
+ * when it only held the lock, the update is tried again; anything else is
+ * theirs, and not overwritten.
+ */
+static int lost_race(git_oid *commit_id, bool *created, git_repository *repo,
+		     const char *refname, git_commit *base, const git_oid *tree_id,
+		     const char *message, const git_oid *old)
+{
+	git_oid found;
+	int err;
+
+	if ((err = wait_for_lock(repo, refname)) < 0)
+		return err;
+	if (existing_matches(&found, repo, refname, base, tree_id, message)) {
+		git_oid_cpy(commit_id, &found);
+		return 0;
+	}
+	if (git_oid_equal(&found, old) && (err = update_ref(repo, refname, commit_id, old)) == 0) {
+		*created = true;
+		return 0;
+	}
+	return kb_error_set(KB_EEXISTS, "'%s' was changed by another writer meanwhile: "
+			    "not overwritten", refname);
+}
+
 int kb_commit_backport(git_oid *commit_id, bool *created, git_repository *repo,
 		       const char *refname, git_commit *base, const git_oid *tree_id,
 		       const char *message, const git_signature *author,
 		       const git_signature *committer)
 {
 	const git_commit *parents[1] = { base };
-	git_reference *ref = NULL;
 	git_tree *tree = NULL;
-	sigset_t saved;
+	char *where = NULL;
 	git_oid old;
 	int err;
 
@@ -260,9 +465,13 @@ int kb_commit_backport(git_oid *commit_id, bool *created, git_repository *repo,
 		git_oid_cpy(commit_id, &old);
 		return 0;
 	}
-	if (head_is(repo, refname))
-		return kb_error_set(KB_EEXISTS, "'%s' is checked out (HEAD points at it): switch branches first",
-				    refname);
+	if ((err = checked_out(&where, repo, refname)) < 0)
+		goto done;
+	if (where) {
+		err = kb_error_set(KB_EEXISTS, "'%s' is checked out in '%s': switch branches there first",
+				   refname, where);
+		goto done;
+	}
 	if ((err = git_tree_lookup(&tree, repo, tree_id)) < 0) {
 		err = kb_error_git(err, "cannot read the new tree");
 		goto done;
@@ -272,19 +481,15 @@ int kb_commit_backport(git_oid *commit_id, bool *created, git_repository *repo,
 		err = kb_error_git(err, "cannot write the backport commit");
 		goto done;
 	}
-	kb_signals_hold(&saved);
-	err = git_oid_is_zero(&old) ?
-		git_reference_create(&ref, repo, refname, commit_id, 0, "kbackport: backport") :
-		git_reference_create_matching(&ref, repo, refname, commit_id, 1, &old,
-					      "kbackport: backport");
-	kb_signals_release(&saved);
-	if (err < 0) {
+	err = update_ref(repo, refname, commit_id, &old);
+	if (err == GIT_EMODIFIED || err == GIT_ELOCKED)
+		err = lost_race(commit_id, created, repo, refname, base, tree_id, message, &old);
+	else if (err < 0)
 		err = kb_error_git(err, "cannot update '%s'", refname);
-		goto done;
-	}
-	*created = true;
+	else
+		*created = true;
 done:
-	git_reference_free(ref);
+	free(where);
 	git_tree_free(tree);
 	return err;
 }

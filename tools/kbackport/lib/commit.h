@@ -11,6 +11,9 @@
  * Author and author date are the upstream commit's; the committer comes
  * from git config (user.name/user.email) or GIT_COMMITTER_NAME/_EMAIL,
  * with GIT_COMMITTER_DATE ("<epoch> <+hhmm>") honoured for reproducibility.
+ * A date git would refuse (a time outside 0..4294967295, what libgit2 1.5
+ * writes whole; a zone with hours above 23 or minutes above 59) is
+ * KB_EINVALID, from either, so that every commit passes git fsck.
  */
 #ifndef KB_COMMIT_H
 #define KB_COMMIT_H
@@ -31,8 +34,9 @@ int kb_commit_author(git_signature **out, const struct kb_fix *fix);
 int kb_committer(git_signature **out, git_repository *repo);
 
 /*
- * Fails when `refname`'s lock file exists (a stale lock, or a git at work):
- * checked before anything is written, so that no object is left behind.
+ * Fails when `refname`'s lock file exists (a stale lock, or a git at work)
+ * and is still there after a second: checked before anything is written,
+ * so that no object is left behind; a writer at work is waited for.
  */
 int kb_ref_check_lock(git_repository *repo, const char *refname);
 
@@ -41,9 +45,13 @@ int kb_ref_check_lock(git_repository *repo, const char *refname);
  * When the ref already points at such a commit (same parent, tree and
  * message) nothing is written and *created is false: re-running is
  * idempotent. Otherwise the commit is written and the ref moved with a
- * compare-and-swap on its old value, so a concurrent writer is detected,
- * never overwritten. Refuses when HEAD is a symbolic ref to `refname`
- * (the user has it checked out).
+ * compare-and-swap on its old value (for a new ref: that it still does not
+ * exist), made under the ref's lock, so a concurrent writer is detected,
+ * never overwritten: when it wrote the same backport (another kbackport at
+ * the same time), its commit is the result and *created is false; else
+ * KB_EEXISTS. Refuses, as `git branch -f` does, when `refname` is
+ * checked out: the HEAD of the main working tree or of any linked
+ * worktree points at it (KB_EEXISTS, naming the working tree).
  */
 int kb_commit_backport(git_oid *commit_id, bool *created, git_repository *repo,
 		       const char *refname, git_commit *base, const git_oid *tree,

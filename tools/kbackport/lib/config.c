@@ -161,6 +161,8 @@ static int add_variant_choice(struct parser *p, struct kb_branch *b,
 	struct kb_variant_choice *c = &b->variants[b->nvariants++];
 	int err;
 
+	c->line = (fix ? fix : variant)->start_mark.line + 1;
+	c->column = (fix ? fix : variant)->start_mark.column + 1;
 	if (fix && (err = kb_yaml_dup_string(&c->fix, &p->y, fix, "variant")) < 0)
 		return err;
 	if (variant->type != YAML_SCALAR_NODE || kb_yaml_is_null(variant))
@@ -266,6 +268,41 @@ static int add_branch(struct parser *p, yaml_node_t *map)
 	return finish_branch(p, b, map);
 }
 
+/* ---- the whole list ---- */
+
+/* Is `name` "<lane->name>.pre-fix", the ref name of lane's pre-fix lane? */
+static bool is_pre_fix_name(const char *name, const struct kb_branch *lane)
+{
+	size_t len = strlen(lane->name);
+
+	return !strncmp(name, lane->name, len) && !strcmp(name + len, ".pre-fix");
+}
+
+/*
+ * A branch named "x.pre-fix" would share refs/heads/backport/<fix>/x.pre-fix
+ * with the pre-fix lane of branch x, each run moving it back and forth.
+ */
+static int check_lane_names(struct parser *p)
+{
+	const struct kb_config *c = p->config;
+	const struct kb_branch *b, *lane;
+	size_t i, j;
+
+	for (i = 0; i < c->nbranches; i++) {
+		b = &c->branches[i];
+		for (j = 0; j < c->nbranches && !b->kernel; j++) {
+			lane = &c->branches[j];
+			if (lane->pre_fix && is_pre_fix_name(b->name, lane))
+				return kb_error_set(KB_EINVALID, "%s:%zu:%zu: branch '%s' has the name "
+						    "of the pre-fix lane of branch '%s' (line %zu): "
+						    "both would write refs/heads/backport/<fix>/%s",
+						    p->y.origin, b->line, b->column, b->name,
+						    lane->name, lane->line, b->name);
+		}
+	}
+	return 0;
+}
+
 /* ---- top level ---- */
 
 static int add_branches(struct parser *p, yaml_node_t *seq)
@@ -285,7 +322,7 @@ static int add_branches(struct parser *p, yaml_node_t *seq)
 	for (item = seq->data.sequence.items.start;
 	     item < seq->data.sequence.items.top && !err; item++)
 		err = add_branch(p, kb_yaml_node(&p->y, *item));
-	return err;
+	return err ? err : check_lane_names(p);
 }
 
 static int add_default_repo(void *ctx, void *obj, yaml_node_t *value)

@@ -32,6 +32,7 @@
 struct kb_variant_choice {
 	char *fix;	/* fix id, or NULL: applies to every fix */
 	char *variant;
+	size_t line, column;	/* where the fix id (or the name) is, 1-based */
 };
 
 struct kb_branch {
@@ -62,7 +63,8 @@ struct kb_config {
  * Read and validate `path`. Errors: KB_ENOTFOUND when the file is missing,
  * KB_EINVALID with "path:line:col: message" for YAML syntax, unknown keys,
  * wrong types, missing name/ref (unless `kernel`), duplicate names, a branch with no repo
- * (neither its own nor the default one).
+ * (neither its own nor the default one), a branch named "x.pre-fix" beside a
+ * branch x with a pre-fix lane (the two would share one ref).
  */
 int kb_config_load(struct kb_config **out, const char *path);
 

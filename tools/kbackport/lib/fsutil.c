@@ -129,7 +129,7 @@ int kb_write_file_atomic(const char *path, const char *data, size_t len)
 
 	if ((err = kb_tmp_path(&tmp, path)) < 0)
 		return err;
-	if ((fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0 ||
+	if ((fd = open(tmp.ptr, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0 ||
 	    write_all(fd, data, len) < 0 || fsync(fd) < 0)
 		err = kb_error_set(KB_ERROR, "cannot write '%s': %s", path, strerror(errno));
 	if (fd >= 0 && close(fd) < 0 && !err)

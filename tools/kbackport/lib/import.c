@@ -249,7 +249,8 @@ static int import_entry(struct importer *im, struct archive_entry *ae)
 	if ((link = archive_entry_hardlink(ae)))
 		return add_hardlink(im, path, link);
 	if (type == AE_IFLNK) {
-		link = archive_entry_symlink(ae);
+		if (!(link = archive_entry_symlink(ae)))
+			return kb_error_set(KB_EINVALID, "symlink '%s' has no target", path);
 		if ((err = git_blob_create_from_buffer(&id, im->repo, link, strlen(link))) < 0)
 			return kb_error_git(err, "cannot write symlink '%s'", path);
 		return add_entry(im, path, &id, GIT_FILEMODE_LINK);
@@ -265,9 +266,27 @@ static int import_entry(struct importer *im, struct archive_entry *ae)
 	return add_entry(im, path, &id, mode);
 }
 
+/*
+ * A header libarchive could not read (ARCHIVE_RETRY: a damaged header, it
+ * would skip to the next one; ARCHIVE_FAILED, ARCHIVE_FATAL) has no name
+ * to trust: the member is named by its place, after the last good one.
+ */
+static int damaged(struct importer *im, const char *tarball, const char *after)
+{
+	const char *why = archive_error_string(im->archive);
+
+	return kb_error_set(KB_EINVALID, "'%s': damaged member at byte %lld%s%s%s: %s", tarball,
+			    (long long)archive_read_header_position(im->archive),
+			    after ? " (after '" : " (the first)", after ? after : "", after ? "')" : "",
+			    why ? why : "unreadable header");
+}
+
+/* Every member, or the first error: no damaged member is skipped. */
 static int read_tarball(struct importer *im, const char *tarball)
 {
+	struct kb_buf last = KB_BUF_INIT;
 	struct archive_entry *ae;
+	const char *name;
 	int rc, err = 0;
 
 	if (!(im->archive = archive_read_new()))
@@ -278,13 +297,21 @@ static int read_tarball(struct importer *im, const char *tarball)
 		return kb_error_set(KB_ENOTFOUND, "cannot open '%s': %s", tarball,
 				    archive_error_string(im->archive));
 	while (!err && (rc = archive_read_next_header(im->archive, &ae)) != ARCHIVE_EOF) {
-		if (rc < ARCHIVE_WARN)
-			return kb_error_set(KB_EINVALID, "'%s': %s", tarball,
-					    archive_error_string(im->archive));
-		err = import_entry(im, ae);
+		/* ARCHIVE_WARN: the header was read (a charset, an unknown
+		 * extension); anything else but OK: it was not */
+		if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN)
+			err = damaged(im, tarball, last.ptr);
+		else if (!(name = archive_entry_pathname(ae)))
+			err = kb_error_set(KB_EINVALID, "'%s': the member at byte %lld has no name",
+					   tarball, (long long)archive_read_header_position(im->archive));
+		else if ((err = import_entry(im, ae)) == 0) {
+			kb_buf_clear(&last);
+			err = kb_buf_puts(&last, name);
+		}
 	}
 	if (!err && im->n == 0)
 		err = kb_error_set(KB_EINVALID, "'%s' holds no files", tarball);
+	kb_buf_release(&last);
 	return err;
 }
 
@@ -352,6 +379,7 @@ static int commit_tree(git_oid *out, git_repository *repo, const char *refname,
 	git_reference *ref = NULL;
 	git_tree *tree = NULL;
 	sigset_t saved;
+	git_oid zero;
 	int err;
 
 	if ((err = kb_committer(&sig, repo)) < 0)
@@ -361,12 +389,19 @@ static int commit_tree(git_oid *out, git_repository *repo, const char *refname,
 				     parent ? 1 : 0, parents)) < 0)
 		err = kb_error_git(err, "cannot write the import commit");
 	else {
+		/* a compare-and-swap under the ref's lock, for a new branch too
+		 * (a zero old id: "must not exist"), so that of two imports at
+		 * once one is refused and none replaced */
+		memset(&zero, 0, sizeof(zero));
 		kb_signals_hold(&saved);
-		err = parent ? git_reference_create_matching(&ref, repo, refname, out, 1,
-							     git_commit_id(parent), "kbackport import") :
-			       git_reference_create(&ref, repo, refname, out, 0, "kbackport import");
+		err = git_reference_create_matching(&ref, repo, refname, out, 1,
+						    parent ? git_commit_id(parent) : &zero,
+						    "kbackport import");
 		kb_signals_release(&saved);
-		if (err < 0)
+		if (err == GIT_EMODIFIED || err == GIT_ELOCKED)
+			err = kb_error_git(err, "'%s' was changed by another writer meanwhile: "
+					   "not overwritten (import again)", refname);
+		else if (err < 0)
 			err = kb_error_git(err, "cannot update '%s'", refname);
 	}
 	git_reference_free(ref);

@@ -42,7 +42,7 @@ struct kb_report_case {
 struct kb_report_suite {
 	const char *name;
 	const char *status;	/* pass, fail, skip, error */
-	long long pass, fail, skip;
+	long long pass, fail, skip;	/* 0 to 10^9 each, checked when loaded */
 	struct kb_report_case *cases;
 	size_t ncases;
 };

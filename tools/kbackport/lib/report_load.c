@@ -9,11 +9,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const case_statuses[] = { "pass", "fail", "skip", "error", NULL };
 static const char *const lane_kinds[] = { "as-is", "pre-fix", "backport", NULL };
@@ -124,11 +126,20 @@ static int get_number(double *out, struct ctx *c, json_t *obj, const char *key)
 	return 0;
 }
 
+/*
+ * More cases than any suite has: the writers add a suite's counts up
+ * ("pass/total"), which must not overflow whatever the document says.
+ */
+#define KB_REPORT_COUNT_MAX 1000000000LL
+
 static int get_count(long long *out, struct ctx *c, json_t *obj, const char *key)
 {
 	json_t *v = json_object_get(obj, key);
 
 	*out = 0;
+	if (json_is_integer(v) && json_integer_value(v) > KB_REPORT_COUNT_MAX)
+		return bad(c, "'%s' is %lld, more than %lld cases", key,
+			   (long long)json_integer_value(v), KB_REPORT_COUNT_MAX);
 	if (json_is_integer(v) && json_integer_value(v) >= 0)
 		*out = json_integer_value(v);
 	else if (v && !json_is_null(v))
@@ -274,7 +285,8 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* The regular files of `rundir`/`rel`, sorted; none when it is missing.
- * The reports' own outputs are left out, so writing twice gives the same. */
+ * The reports' own outputs are left out, so writing twice gives the same.
+ * A symbolic link, on the way or in the directory, is an error. */
 static int list_files(char ***out, size_t *n, const char *rundir, const char *rel)
 {
 	struct kb_buf path = KB_BUF_INIT;
@@ -284,7 +296,8 @@ static int list_files(char ***out, size_t *n, const char *rundir, const char *re
 	DIR *d;
 	int err = 0;
 
-	if ((err = kb_buf_printf(&path, "%s/%s", rundir, rel)) < 0)
+	if ((err = report_check_links(rundir, rel)) < 0 ||
+	    (err = kb_buf_printf(&path, "%s/%s", rundir, rel)) < 0)
 		return err;
 	if (!(d = opendir(path.ptr))) {
 		kb_buf_release(&path);
@@ -295,8 +308,11 @@ static int list_files(char ***out, size_t *n, const char *rundir, const char *re
 		if (e->d_name[0] == '.' || !strcmp(e->d_name, "junit.xml"))
 			continue;
 		path.size = len;
-		if ((err = kb_buf_printf(&path, "/%s", e->d_name)) == 0 &&
-		    stat(path.ptr, &st) == 0 && S_ISREG(st.st_mode))
+		if ((err = kb_buf_printf(&path, "/%s", e->d_name)) < 0 || lstat(path.ptr, &st) < 0)
+			continue;
+		if (S_ISLNK(st.st_mode))
+			err = report_link_error(path.ptr);
+		else if (S_ISREG(st.st_mode))
 			err = report_strv_add(out, n, e->d_name);
 	}
 	closedir(d);
@@ -460,20 +476,29 @@ static int load_top(struct kb_report *r, struct ctx *c)
 	return load_branches(r, c);
 }
 
+/* results.json: a regular file (kb_check_regular()), never through a link. */
 static int parse(struct kb_report *r, const char *file)
 {
 	json_error_t jerr;
-	struct stat st;
+	char *text = NULL;
+	size_t len = 0;
+	int fd, err;
 
-	if (stat(file, &st) < 0)
-		return kb_error_set(errno == ENOENT ? KB_ENOTFOUND : KB_ERROR, "cannot read '%s': %s",
-				    file, strerror(errno));
-	if (!(r->doc = json_load_file(file, JSON_REJECT_DUPLICATES, &jerr)))
-		return kb_error_set(KB_EINVALID, "'%s': line %d, column %d: %s", file, jerr.line,
-				    jerr.column, jerr.text);
-	if (!json_is_object(r->doc))
-		return kb_error_set(KB_EINVALID, "'%s': not a JSON object", file);
-	return 0;
+	if ((fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0)
+		return errno == ELOOP ? report_link_error(file) :
+			kb_error_set(errno == ENOENT ? KB_ENOTFOUND : KB_ERROR, "cannot read '%s': %s",
+				     file, strerror(errno));
+	if ((err = kb_check_regular(fd, file)) < 0 || (err = kb_read_fd(&text, &len, fd, file)) < 0)
+		goto done;
+	if (!(r->doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr)))
+		err = kb_error_set(KB_EINVALID, "'%s': line %d, column %d: %s", file, jerr.line,
+				   jerr.column, jerr.text);
+	else if (!json_is_object(r->doc))
+		err = kb_error_set(KB_EINVALID, "'%s': not a JSON object", file);
+done:
+	free(text);
+	close(fd);
+	return err;
 }
 
 int kb_report_load(struct kb_report **out, const char *rundir)

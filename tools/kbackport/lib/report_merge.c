@@ -45,9 +45,10 @@ static int copy_file(const char *from, const char *to)
 	int in, out, err = 0;
 	ssize_t n;
 
-	if ((in = open(from, O_RDONLY | O_CLOEXEC)) < 0)
-		return kb_error_set(KB_ERROR, "cannot read '%s': %s", from, strerror(errno));
-	if ((out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+	if ((in = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return errno == ELOOP ? report_link_error(from) :
+			kb_error_set(KB_ERROR, "cannot read '%s': %s", from, strerror(errno));
+	if ((out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) {
 		close(in);
 		return kb_error_set(KB_ERROR, "cannot write '%s': %s", to, strerror(errno));
 	}
@@ -65,30 +66,37 @@ static int copy_file(const char *from, const char *to)
 	return err;
 }
 
-/* Regular files and directories under `from` to `to`; others are left. */
+/*
+ * Regular files and directories under `from` to `to`; other files are
+ * left, a symbolic link is an error. With `to` NULL, only the check.
+ */
 static int copy_tree(const char *from, const char *to)
 {
 	struct kb_buf src = KB_BUF_INIT, dst = KB_BUF_INIT;
 	struct dirent *e;
 	struct stat st;
 	DIR *d;
-	int err;
+	int err = 0;
 
 	if (!(d = opendir(from)))
 		return errno == ENOENT ? 0 : kb_error_set(KB_ERROR, "cannot read '%s': %s", from,
 							  strerror(errno));
-	err = kb_mkdir_p(to);
+	if (to)
+		err = kb_mkdir_p(to);
 	while (!err && (e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		kb_buf_clear(&src);
 		kb_buf_clear(&dst);
 		if ((err = kb_buf_printf(&src, "%s/%s", from, e->d_name)) < 0 ||
-		    (err = kb_buf_printf(&dst, "%s/%s", to, e->d_name)) < 0 || lstat(src.ptr, &st) < 0)
+		    (to && (err = kb_buf_printf(&dst, "%s/%s", to, e->d_name)) < 0) ||
+		    lstat(src.ptr, &st) < 0)
 			break;
-		if (S_ISDIR(st.st_mode))
-			err = copy_tree(src.ptr, dst.ptr);
-		else if (S_ISREG(st.st_mode))
+		if (S_ISLNK(st.st_mode))
+			err = report_link_error(src.ptr);
+		else if (S_ISDIR(st.st_mode))
+			err = copy_tree(src.ptr, to ? dst.ptr : NULL);
+		else if (S_ISREG(st.st_mode) && to)
 			err = copy_file(src.ptr, dst.ptr);
 	}
 	closedir(d);
@@ -97,6 +105,8 @@ static int copy_tree(const char *from, const char *to)
 	return err;
 }
 
+/* Copy a branch's lanes and files into the new run; with `m` NULL, only
+ * check that its lanes hold no link (before anything is written). */
 static int copy_branch(const struct merge *m, const struct kb_report *from,
 		       const struct kb_report_branch *b)
 {
@@ -108,10 +118,10 @@ static int copy_branch(const struct merge *m, const struct kb_report *from,
 		kb_buf_clear(&src);
 		kb_buf_clear(&dst);
 		if ((err = kb_buf_printf(&src, "%s/%s", from->dir, b->lanes[i].dir)) == 0 &&
-		    (err = kb_buf_printf(&dst, "%s/%s", m->out.ptr, b->lanes[i].dir)) == 0)
-			err = copy_tree(src.ptr, dst.ptr);
+		    (!m || (err = kb_buf_printf(&dst, "%s/%s", m->out.ptr, b->lanes[i].dir)) == 0))
+			err = copy_tree(src.ptr, m ? dst.ptr : NULL);
 	}
-	for (i = 0; i < b->nfiles && !err; i++) {
+	for (i = 0; m && i < b->nfiles && !err; i++) {
 		kb_buf_clear(&src);
 		kb_buf_clear(&dst);
 		if ((err = kb_buf_printf(&src, "%s/%s/%s", from->dir, b->name, b->files[i])) == 0 &&
@@ -195,6 +205,18 @@ static int pick_branches(struct merge *m)
 			else
 				m->picks[m->npicks++] = (struct pick){ run, b };
 		}
+	return err;
+}
+
+/* No link in what will be copied, checked before anything is written. */
+static int check_links(const struct merge *m)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < m->npicks && !err; i++)
+		err = copy_branch(NULL, m->in[m->picks[i].run],
+				  &m->in[m->picks[i].run]->branches[m->picks[i].branch]);
 	return err;
 }
 
@@ -401,7 +423,8 @@ int kb_report_merge(struct kb_report **out, char ***notes, const struct kb_repor
 	if (notes)
 		*notes = NULL;
 	if ((err = load_all(&m)) < 0 || (err = check_same_fix(&m)) < 0 ||
-	    (err = pick_branches(&m)) < 0 || (err = make_id(&m)) < 0)
+	    (err = pick_branches(&m)) < 0 || (err = check_links(&m)) < 0 ||
+	    (err = make_id(&m)) < 0)
 		goto done;
 	if ((err = o->output ? kb_buf_puts(&m.out, o->output) :
 		   kb_buf_printf(&m.out, "%s/%s", o->reports ? o->reports : "reports", m.id)) < 0 ||

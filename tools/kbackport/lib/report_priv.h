@@ -54,8 +54,18 @@ bool report_case_expected_failure(const struct kb_report_lane *l, const struct k
 void report_strv_free(char **v);
 int report_strv_add(char ***v, size_t *n, const char *s);
 
+/*
+ * Run directories may come from elsewhere (CI artifacts): a symbolic link
+ * in one is never followed, for reading or for writing. This fails with
+ * KB_EINVALID ("'<path>' is a symbolic link: ...") when a component of
+ * `rel` under `dir` is a link; a missing component ends the check.
+ */
+int report_check_links(const char *dir, const char *rel);
+/* That error for `path`. */
+int report_link_error(const char *path);
+
 /* Write `data` to `dir`/`rel` through a temporary file and a rename,
- * creating `rel`'s directories. */
+ * creating `rel`'s directories; refused when a part of `rel` is a link. */
 int report_write_file(const char *dir, const char *rel, const char *data, size_t len);
 
 #endif

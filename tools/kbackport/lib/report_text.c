@@ -3,9 +3,11 @@
 #include "error.h"
 #include "fsutil.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /*
  * The length of the UTF-8 sequence at `s` (at most `n` bytes) that XML
@@ -221,13 +223,46 @@ int report_strv_add(char ***v, size_t *n, const char *s)
 	return 0;
 }
 
+int report_link_error(const char *path)
+{
+	return kb_error_set(KB_EINVALID, "'%s' is a symbolic link: kbackport does not follow "
+			    "links in a run directory", path);
+}
+
+int report_check_links(const char *dir, const char *rel)
+{
+	struct kb_buf path = KB_BUF_INIT;
+	struct stat st;
+	const char *p = rel;
+	size_t len;
+	int err = kb_buf_puts(&path, dir);
+
+	while (!err && *p) {
+		len = strcspn(p, "/");
+		if ((err = kb_buf_printf(&path, "/%.*s", (int)len, p)) < 0)
+			break;
+		p += len + (p[len] == '/');
+		if (lstat(path.ptr, &st) < 0) {
+			if (errno != ENOENT && errno != ENOTDIR)
+				err = kb_error_set(KB_ERROR, "cannot read '%s': %s", path.ptr,
+						   strerror(errno));
+			break;
+		}
+		if (S_ISLNK(st.st_mode))
+			err = report_link_error(path.ptr);
+	}
+	kb_buf_release(&path);
+	return err;
+}
+
 int report_write_file(const char *dir, const char *rel, const char *data, size_t len)
 {
 	struct kb_buf path = KB_BUF_INIT;
 	char *slash;
 	int err;
 
-	if ((err = kb_buf_printf(&path, "%s/%s", dir, rel)) < 0)
+	if ((err = report_check_links(dir, rel)) < 0 ||
+	    (err = kb_buf_printf(&path, "%s/%s", dir, rel)) < 0)
 		goto done;
 	if ((slash = strrchr(path.ptr, '/'))) {
 		*slash = '\0';

@@ -58,21 +58,63 @@ git_tree *kb_source_tree(const struct kb_source *src)
 	return src->tree;
 }
 
+/* A tree or blob the tree names but the object store cannot give. */
+static int unreadable(int git_err, const char *path, size_t len, const char *kind,
+		      const git_oid *id)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+
+	git_oid_tostr(hex, sizeof(hex), id);
+	kb_error_git(git_err, "cannot read '%.*s' (%s %s)", (int)len, path, kind, hex);
+	return KB_ERROR;
+}
+
+/*
+ * Walked one directory at a time (not git_tree_entry_bypath(), whose
+ * GIT_ENOTFOUND is also "a tree object is missing"): a path the tree does
+ * not have is KB_ENOTFOUND, a tree on the way that cannot be read is
+ * KB_ERROR, so that a lost object is never taken for a missing file.
+ */
 int kb_source_entry(git_oid *id, git_filemode_t *mode, struct kb_source *src,
 		    const char *path)
 {
-	git_tree_entry *entry = NULL;
-	int err;
+	const git_tree *tree = src->tree;
+	const git_tree_entry *entry;
+	git_tree *sub = NULL, *next;
+	const char *p = path;
+	char *name = NULL;
+	size_t len;
+	int err = 0;
 
-	if ((err = git_tree_entry_bypath(&entry, src->tree, path)) < 0) {
-		if (err == GIT_ENOTFOUND)
-			return kb_error_set(KB_ENOTFOUND, "no file '%s' in the tree", path);
-		return kb_error_git(err, "cannot look up '%s'", path);
+	for (;;) {
+		len = strcspn(p, "/");
+		free(name);
+		if (!(name = kb_strndup(p, len))) {
+			err = KB_ENOMEM;
+			break;
+		}
+		if (!len || !(entry = git_tree_entry_byname(tree, name)) ||
+		    (p[len] && git_tree_entry_type(entry) != GIT_OBJECT_TREE)) {
+			err = kb_error_set(KB_ENOTFOUND, "no file '%s' in the tree", path);
+			break;
+		}
+		if (!p[len]) {
+			git_oid_cpy(id, git_tree_entry_id(entry));
+			*mode = git_tree_entry_filemode(entry);
+			break;
+		}
+		if ((err = git_tree_lookup(&next, src->repo, git_tree_entry_id(entry))) < 0) {
+			err = unreadable(err, path, (size_t)(p + len - path), "tree",
+					 git_tree_entry_id(entry));
+			break;
+		}
+		git_tree_free(sub);
+		tree = sub = next;
+		p += len + 1;
 	}
-	git_oid_cpy(id, git_tree_entry_id(entry));
-	*mode = git_tree_entry_filemode(entry);
-	git_tree_entry_free(entry);
-	return 0;
+	free(name);
+	git_tree_free(sub);
+	return err;
 }
 
 static int load_blob(struct cached_file *file, struct kb_source *src)
@@ -88,7 +130,7 @@ static int load_blob(struct cached_file *file, struct kb_source *src)
 		return kb_error_set(KB_EINVALID, "'%s' is not a regular file (mode %06o)",
 				    file->path, (unsigned)mode);
 	if ((err = git_blob_lookup(&blob, src->repo, &id)) < 0)
-		return kb_error_git(err, "cannot read '%s'", file->path);
+		return unreadable(err, file->path, strlen(file->path), "blob", &id);
 	file->len = (size_t)git_blob_rawsize(blob);
 	if ((file->data = malloc(file->len + 1)) == NULL) {
 		git_blob_free(blob);

@@ -16,13 +16,17 @@ void kb_source_free(struct kb_source *src);
 
 /*
  * The contents of `path` (NUL-terminated, owned by the source). Returns
- * KB_ENOTFOUND (with a message) when the tree has no such file, KB_EINVALID
- * when the path is not a regular file (directory, symlink, submodule).
+ * KB_ENOTFOUND (with a message) only when the tree has no such file,
+ * KB_EINVALID when the path is not a regular file (directory, symlink,
+ * submodule), and KB_ERROR when the tree names it but its blob, or a tree
+ * on the way, cannot be read (a lost object, a partial clone): the message
+ * names the path and the object id. A read error is never "missing".
  */
 int kb_source_read(const char **buf, size_t *len, struct kb_source *src,
 		   const char *path);
 
-/* The blob id of `path` and its file mode, or KB_ENOTFOUND. */
+/* The blob id of `path` and its file mode; KB_ENOTFOUND when the tree has
+ * no such path, KB_ERROR when a tree on the way cannot be read. */
 int kb_source_entry(git_oid *id, git_filemode_t *mode, struct kb_source *src,
 		    const char *path);
 
