@@ -88,6 +88,16 @@ user_state() {
 	)
 }
 
+# shared_set NAME: $SET is the real data set ../shared/NAME (or
+# $KB_SHARED/NAME); when it is absent, a counted skip ends the suite.
+shared_set() {
+	SET=${KB_SHARED:-$TOP_DIR/../shared}/$1
+	[ -d "$SET" ] && return 0
+	skip "no $1 at $SET (set KB_SHARED to the shared folder)"
+	finish
+	exit
+}
+
 finish() {
 	local suite=${T_SUITE_PREFIX:-}${T_SUITE:-tests}
 	local skipped=

@@ -36,16 +36,9 @@ diff --git a/net/ipv6/sit.c b/net/ipv6/sit.c
 -no such line
 +another line
 P
-# 4: already in after 1 and 2
+# 4: already in after 1 and 2 (the change of 2 again, under another name)
 mail in.patch "sit: the alias, once more" 4444444444444444444444444444444444444444
-cat >> in.patch <<'P'
-diff --git a/net/ipv6/sit.c b/net/ipv6/sit.c
---- a/net/ipv6/sit.c
-+++ b/net/ipv6/sit.c
-@@ -1,1 +1,2 @@
- MODULE_ALIAS_NETDEV("sit0");
-+MODULE_ALIAS_NETDEV("sit1");
-P
+sed -n '/^diff --git/,$p' needs-one.patch >> in.patch
 cat > stable.series <<EOF2
 # the order matters: needs-one.patch only fits once CVE-2011-1019 is in
 $TOP_DIR/backports/CVE-2011-1019

@@ -8,13 +8,8 @@
 source "$(dirname "$0")/../lib.sh"
 T_SUITE=real-trees
 hermetic
-SHARED=${KB_SHARED:-$TOP_DIR/../shared}
-TREES=$SHARED/real-trees
-if [ ! -d "$TREES" ]; then
-	skip "no real trees at $TREES (set KB_SHARED to the shared folder)"
-	finish
-	exit
-fi
+shared_set real-trees
+TREES=$SET
 cd "$TMP"
 {
 	echo "branches:"

@@ -7,13 +7,7 @@
 source "$(dirname "$0")/../lib.sh"
 T_SUITE=stable-training
 hermetic
-SHARED=${KB_SHARED:-$TOP_DIR/../shared}
-SET=$SHARED/stable-training
-if [ ! -d "$SET" ]; then
-	skip "no stable-training set at $SET (set KB_SHARED to the shared folder)"
-	finish
-	exit
-fi
+shared_set stable-training
 python3 "$TESTS_DIR/integration/stable_training.py" "$KBACKPORT" "$SET" "$TMP/cases" > "$TMP/checks.txt"
 rc=$?
 while IFS= read -r line; do

@@ -5,24 +5,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int add_output(struct kb_apply *apply, const char *path, char *data,
-		      size_t len, git_filemode_t mode)
+/* Append one output to `*v` (`*n` entries); takes `data` in every case. */
+static int push_output(struct kb_apply_output **v, size_t *n, const char *path,
+		       char *data, size_t len, git_filemode_t mode)
 {
-	struct kb_apply_output *v, *o;
+	struct kb_apply_output *nv, *o;
 
-	v = realloc(apply->outputs, (apply->noutputs + 1) * sizeof(*v));
-	if (!v) {
+	if (!(nv = realloc(*v, (*n + 1) * sizeof(*nv)))) {
 		free(data);
 		return kb_error_set(KB_ENOMEM, "out of memory");
 	}
-	apply->outputs = v;
-	o = &v[apply->noutputs++];
+	*v = nv;
+	o = &nv[(*n)++];
 	o->data = data;
 	o->len = len;
 	o->mode = mode;
 	if (!(o->path = kb_strdup(path)))
 		return KB_ENOMEM;
 	return 0;
+}
+
+/* A file's new contents (NULL: deleted). */
+static int add_output(struct kb_apply *apply, const char *path, char *data,
+		      size_t len, git_filemode_t mode)
+{
+	return push_output(&apply->outputs, &apply->noutputs, path, data, len, mode);
+}
+
+/* A file's contents with the change undone (the pre-fix state). */
+static int add_undo(struct kb_apply *apply, const char *path, char *data,
+		    size_t len, git_filemode_t mode)
+{
+	return push_output(&apply->undo, &apply->nundo, path, data, len, mode);
 }
 
 /* The patch's preimage blob, when the object store has it. */
@@ -178,25 +192,6 @@ static int decide(struct cand *c, const char *buf, size_t len,
 		  const struct kb_locate_opts *opts)
 {
 	return kb_file_decide(&c->d, c->hunks, buf, len, c->fwd, c->rev, opts);
-}
-
-static int add_undo(struct kb_apply *apply, const char *path, char *data,
-		    size_t len, git_filemode_t mode)
-{
-	struct kb_apply_output *v, *o;
-
-	if (!(v = realloc(apply->undo, (apply->nundo + 1) * sizeof(*v)))) {
-		free(data);
-		return kb_error_set(KB_ENOMEM, "out of memory");
-	}
-	apply->undo = v;
-	o = &v[apply->nundo++];
-	o->data = data;
-	o->len = len;
-	o->mode = mode;
-	if (!(o->path = kb_strdup(path)))
-		return KB_ENOMEM;
-	return 0;
 }
 
 static void use(struct kb_file_result *fr, struct cand *c, enum kb_file_state state)
@@ -455,6 +450,17 @@ int kb_apply_write_tree(git_oid *tree_id, git_repository *repo, git_tree *base,
 	return err;
 }
 
+static void outputs_free(struct kb_apply_output *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].path);
+		free(v[i].data);
+	}
+	free(v);
+}
+
 void kb_apply_release(struct kb_apply *apply)
 {
 	size_t i;
@@ -467,16 +473,8 @@ void kb_apply_release(struct kb_apply *apply)
 			free(apply->files[i].error);
 		}
 	free(apply->files);
-	for (i = 0; i < apply->noutputs; i++) {
-		free(apply->outputs[i].path);
-		free(apply->outputs[i].data);
-	}
-	free(apply->outputs);
-	for (i = 0; i < apply->nundo; i++) {
-		free(apply->undo[i].path);
-		free(apply->undo[i].data);
-	}
-	free(apply->undo);
+	outputs_free(apply->outputs, apply->noutputs);
+	outputs_free(apply->undo, apply->nundo);
 	memset(apply, 0, sizeof(*apply));
 }
 
