@@ -41,12 +41,7 @@ int cli_strv_add(const char ***v, size_t *n, const char *s);
 /* After getopt: an argument left over is a usage error (EXIT_USAGE). */
 int cli_no_arguments(int argc, char **argv);
 
-/* JSON: `n` bytes of `s`, bytes that are not UTF-8 escaped as \351. */
-json_t *cli_json_text(const char *s, size_t n);
-/* JSON: `s`, or null when NULL or empty. */
-json_t *cli_json_str(const char *s);
-/* JSON: the lines of `text` as an array, or null when `text` is NULL. */
-json_t *cli_json_lines(const char *text);
+#include "json.h"
 
 /* --branch values; NULL-terminated list of names given on the command line. */
 struct cli_branches {

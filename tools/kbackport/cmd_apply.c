@@ -2,6 +2,7 @@
 #include "backport.h"
 #include "cli.h"
 #include "error.h"
+#include "report_save.h"
 #include "series.h"
 
 #include <getopt.h>
@@ -87,49 +88,14 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 	return cli_no_arguments(argc, argv);
 }
 
-static json_t *pre_fix_json(const struct kb_result *r)
+/* The result as results.json keeps it, with its variant's patch hash. */
+static json_t *result_json(const struct kb_result *r, const struct kb_fix *fix)
 {
-	if (!r->pre_fix_ref)
-		return json_null();
-	return json_pack("{s:s, s:o, s:s}", "ref", r->pre_fix_ref,
-			 "commit", cli_json_str(r->pre_fix_commit),
-			 "reversed_variant", r->pre_fix_variant);
-}
+	char hash[65] = "";
 
-static json_t *hunks_json(const struct kb_result *r)
-{
-	json_t *list = json_array();
-	size_t i;
-
-	for (i = 0; i < r->nhunks; i++) {
-		const struct kb_placement *p = &r->hunks[i];
-		json_array_append_new(list, json_pack("{s:o, s:I, s:s, s:s, s:o, s:I, s:I, s:b, s:o}",
-			"file", cli_json_text(p->path, strlen(p->path)),
-			"hunk", (json_int_t)p->hunk, "variant", p->variant, "status", p->status,
-			"line", p->line ? json_integer((json_int_t)p->line) : json_null(),
-			"offset", (json_int_t)p->offset, "fuzz", (json_int_t)p->fuzz,
-			"whitespace", p->whitespace, "anchor", cli_json_str(p->anchor)));
-	}
-	return list;
-}
-
-static json_t *result_json(const struct kb_result *r)
-{
-	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o}",
-			 "branch", r->branch,
-			 "status", kb_status_name(r->status),
-			 "variant", cli_json_str(r->variant),
-			 "base", cli_json_str(r->base),
-			 "commit", cli_json_str(r->commit),
-			 "ref", cli_json_str(r->ref),
-			 "created", r->created,
-			 "forced", r->forced,
-			 "detail", cli_json_text(r->detail ? r->detail : "",
-						 r->detail ? strlen(r->detail) : 0),
-			 "notes", cli_json_lines(r->notes),
-			 "reproduce", cli_json_lines(r->reproduce),
-			 "pre_fix", pre_fix_json(r),
-			 "hunks", hunks_json(r));
+	if (kb_patch_hash(hash, fix, r->variant) < 0)
+		hash[0] = '\0';
+	return kb_result_json(r, hash);
 }
 
 static void print_json(struct kb_result *results, size_t nbranches,
@@ -141,7 +107,7 @@ static void print_json(struct kb_result *results, size_t nbranches,
 	for (f = 0; f < nfixes; f++) {
 		list = json_array();
 		for (b = 0; b < nbranches; b++)
-			json_array_append_new(list, result_json(&results[f * nbranches + b]));
+			json_array_append_new(list, result_json(&results[f * nbranches + b], fixes[f]));
 		doc = json_pack("{s:s, s:o}", "fix", fixes[f]->id, "results", list);
 		json_array_append_new(docs, doc);
 	}
@@ -273,14 +239,14 @@ static json_t *queue_json(const struct queue_row *rows, const struct kb_branch *
 	for (b = 0; b < nbranches; b++) {
 		results = json_array();
 		for (f = 0; !rows[b].error && f < series->nfixes; f++) {
-			json_t *r = result_json(&rows[b].results[f]);
+			json_t *r = result_json(&rows[b].results[f], series->fixes[f]);
 			json_object_set_new(r, "fix", json_string(series->fixes[f]->id));
 			json_array_append_new(results, r);
 		}
 		json_array_append_new(list, json_pack("{s:s, s:o, s:o, s:b, s:o, s:o}",
-			"branch", branches[b]->name, "ref", cli_json_str(rows[b].ref),
-			"commit", cli_json_str(rows[b].ref_commit), "created", rows[b].created,
-			"error", cli_json_str(rows[b].error), "results", results));
+			"branch", branches[b]->name, "ref", kb_json_str(rows[b].ref),
+			"commit", kb_json_str(rows[b].ref_commit), "created", rows[b].created,
+			"error", kb_json_str(rows[b].error), "results", results));
 	}
 	return json_pack("{s:s, s:o}", "queue", series->name, "branches", list);
 }

@@ -1,11 +1,11 @@
-/* kbackport build: every lane of every selected branch, one result each. */
-#include "build.h"
-#include "buf.h"
+/*
+ * kbackport build: every lane of every selected branch, one result each.
+ * The loop is the pipeline's (lib/pipeline.h) with building switched on.
+ */
 #include "cli.h"
 #include "error.h"
 #include "fsutil.h"
-#include "lanes.h"
-#include "repo.h"
+#include "pipeline.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -62,14 +61,14 @@ struct build_cli {
 	bool json;
 };
 
-/* One row of the report. */
+/* One row of the report: a lane, or a branch with no lane to build. */
 struct row {
 	const char *branch;
 	const char *fix;	/* NULL when the branch has no lane */
 	const char *lane;	/* "as-is", "pre-fix", "backport", or "-" */
-	char *ref;
-	char commit[GIT_OID_HEXSZ + 1];
-	struct kb_build_result result;
+	const char *ref;
+	const char *commit;
+	const struct kb_build_result *result;
 };
 
 static int parse_options(struct build_cli *o, int argc, char **argv)
@@ -121,26 +120,26 @@ static json_t *oid_json(const git_oid *id)
 
 static json_t *row_json(const struct row *w)
 {
-	const struct kb_build_result *r = &w->result;
+	const struct kb_build_result *r = w->result;
 
 	return json_pack("{s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:s, s:f, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "branch", w->branch,
-			 "fix", cli_json_str(w->fix),
+			 "fix", kb_json_str(w->fix),
 			 "lane", w->lane,
-			 "ref", cli_json_str(w->ref),
-			 "commit", cli_json_str(w->commit),
+			 "ref", kb_json_str(w->ref),
+			 "commit", kb_json_str(w->commit),
 			 "tree", oid_json(&r->tree),
 			 "built_tree", oid_json(&r->built_tree),
 			 "status", kb_build_status_name(r->status),
 			 "seconds", r->seconds,
 			 "rebuilt", (json_int_t)r->rebuilt,
-			 "build_dir", cli_json_str(r->build_dir),
-			 "staging_dir", cli_json_str(r->staging_dir),
-			 "image", cli_json_str(r->image),
-			 "log", cli_json_str(r->log),
-			 "reason", cli_json_str(r->reason),
-			 "missing_options", cli_json_lines(r->missing_options ? r->missing_options : ""),
-			 "shared_with", cli_json_str(r->shared_with));
+			 "build_dir", kb_json_str(r->build_dir),
+			 "staging_dir", kb_json_str(r->staging_dir),
+			 "image", kb_json_str(r->image),
+			 "log", kb_json_str(r->log),
+			 "reason", kb_json_str(r->reason),
+			 "missing_options", kb_json_lines(r->missing_options ? r->missing_options : ""),
+			 "shared_with", kb_json_str(r->shared_with));
 }
 
 static void print_json(const struct row *rows, size_t n)
@@ -158,7 +157,7 @@ static void print_json(const struct row *rows, size_t n)
 
 static void print_notes(const struct row *w)
 {
-	const struct kb_build_result *r = &w->result;
+	const struct kb_build_result *r = w->result;
 
 	if (!r->reason && !r->missing_options && !r->shared_with)
 		return;
@@ -184,7 +183,7 @@ static void print_matrix(const struct row *rows, size_t n)
 	printf("%-*s  %-8s  %-7s  %7s  %7s  %s\n", (int)w, "BRANCH", "LANE", "STATUS",
 	       "SECONDS", "REBUILT", "BUILD");
 	for (i = 0; i < n; i++) {
-		const struct kb_build_result *r = &rows[i].result;
+		const struct kb_build_result *r = rows[i].result;
 		printf("%-*s  %-8s  %-7s  %7.1f  %7zu  %s\n", (int)w, rows[i].branch,
 		       rows[i].lane, kb_build_status_name(r->status), r->seconds,
 		       r->rebuilt, r->build_dir ? r->build_dir : "-");
@@ -195,107 +194,67 @@ static void print_matrix(const struct row *rows, size_t n)
 
 /* ---- building ---- */
 
-struct rows {
-	struct row *v;
-	size_t n;
-};
-
-static struct row *new_row(struct rows *rows, const struct kb_branch *branch,
-			   const char *fix, const char *lane)
-{
-	struct row *v = realloc(rows->v, (rows->n + 1) * sizeof(*v)), *w;
-
-	if (!v)
-		return NULL;
-	rows->v = v;
-	w = memset(&v[rows->n++], 0, sizeof(*w));
-	w->branch = branch->name;
-	w->fix = fix;
-	w->lane = lane;
-	return w;
-}
-
-/* One row for the whole branch: skipped, or it could not be looked at. */
-static int branch_row(struct rows *rows, const struct kb_branch *branch, const char *lane,
-		      enum kb_build_status status, const char *reason)
-{
-	struct row *w = new_row(rows, branch, NULL, lane);
-
-	if (!w)
-		return KB_ENOMEM;
-	w->result.status = status;
-	return (w->result.reason = kb_strdup(reason)) ? 0 : KB_ENOMEM;
-}
-
 /* One line, redrawn in place: cut to the terminal's width so it never wraps. */
-static void show_progress(const char *line, void *payload)
+static void show_progress(const struct kb_pipeline_event *ev, void *payload)
 {
-	const struct row *w = payload;
+	const char *branch = ev->branch->branch->name;
+	const char *lane = ev->lane ? kb_lane_kind_name(ev->lane->kind) : "-";
 	struct winsize ws;
 	int width = 80;
 
+	(void)payload;
+	if (ev->kind == KB_EVENT_BUILT) {
+		fputs("\r\033[K", stderr);
+		return;
+	}
+	if (ev->kind != KB_EVENT_BUILD_LINE)
+		return;
 	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20)
 		width = ws.ws_col;
-	width -= (int)(strlen(w->branch) + strlen(w->lane) + 4);
-	fprintf(stderr, "\r\033[K%s %s: %.*s", w->branch, w->lane, width > 10 ? width : 10, line);
+	width -= (int)(strlen(branch) + strlen(lane) + 4);
+	fprintf(stderr, "\r\033[K%s %s: %.*s", branch, lane, width > 10 ? width : 10, ev->text);
 	fflush(stderr);
 }
 
-static int build_lane(struct rows *rows, git_repository *repo, const struct kb_branch *branch,
-		      const char *fix, const struct kb_lane *lane, struct kb_build_opts *opts)
+/*
+ * The rows of the built branches: a lane each; a branch with none (not
+ * built, or it could not be opened) as one row of `alone`, which holds
+ * that row's status and reason.
+ */
+static int make_rows(struct row **out, size_t *n, const struct kb_branch_run *runs, size_t nruns,
+		     struct kb_build_result *alone)
 {
-	struct row *w = new_row(rows, branch, fix, kb_lane_kind_name(lane->kind));
-	int err;
+	struct row *rows;
+	size_t i, j, k = 0, total = 0;
 
-	if (!w || !(w->ref = kb_strdup(lane->ref)))
-		return KB_ENOMEM;
-	git_oid_tostr(w->commit, sizeof(w->commit), &lane->commit);
-	opts->payload = w;
-	err = kb_build_lane(&w->result, repo, branch, lane, opts);
-	if (opts->progress)
-		fputs("\r\033[K", stderr);
-	return err;
-}
-
-/* The lanes of `branch` for each fix; the as-is lane is built once. */
-static int build_branch(struct rows *rows, const struct kb_branch *branch,
-			struct kb_fix **fixes, size_t nfixes, struct kb_build_opts *opts)
-{
-	git_repository *repo = NULL;
-	git_commit *tip = NULL;
-	struct kb_lane *lanes = NULL;
-	size_t nlanes = 0, f, l, before = rows->n;
-	int err = 0;
-
-	if (!branch->build)
-		return branch_row(rows, branch, kb_lane_kind_name(KB_LANE_AS_IS),
-				  KB_BUILD_SKIPPED, branch->build_skip_reason ?
-				  branch->build_skip_reason : "build: false");
-	if (kb_branch_open(&repo, &tip, branch) < 0)
-		return branch_row(rows, branch, "-", KB_BUILD_FAIL, kb_error_last());
-	for (f = 0; f < nfixes && !err; f++) {
-		if ((err = kb_branch_lanes(&lanes, &nlanes, repo, branch, fixes[f]->id)) < 0) {
-			err = branch_row(rows, branch, "-", KB_BUILD_FAIL, kb_error_last());
-			break;
-		}
-		for (l = 0; l < nlanes && !err; l++)
-			if (f == 0 || lanes[l].kind != KB_LANE_AS_IS)
-				err = build_lane(rows, repo, branch, fixes[f]->id, &lanes[l], opts);
-		kb_lanes_free(lanes, nlanes);
+	for (i = 0; i < nruns; i++)
+		total += runs[i].nlanes + 1;
+	if (!(rows = calloc(total + 1, sizeof(*rows))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	for (i = 0; i < nruns; i++) {
+		const struct kb_branch_run *b = &runs[i];
+		for (j = 0; j < b->nlanes; j++)
+			rows[k++] = (struct row){ b->branch->name, b->lanes[j].fix,
+				kb_lane_kind_name(b->lanes[j].kind), b->lanes[j].ref,
+				b->lanes[j].commit, &b->lanes[j].build };
+		if (!b->error && b->nlanes)
+			continue;
+		alone[i].status = b->error ? KB_BUILD_FAIL : KB_BUILD_SKIPPED;
+		alone[i].reason = b->error ? b->error : b->note ? b->note : (char *)"no lane to build";
+		rows[k++] = (struct row){ b->branch->name, NULL, !b->error && b->note ?
+			kb_lane_kind_name(KB_LANE_AS_IS) : "-", NULL, NULL, &alone[i] };
 	}
-	if (!err && rows->n == before)
-		err = branch_row(rows, branch, "-", KB_BUILD_SKIPPED, "no lane to build");
-	git_commit_free(tip);
-	git_repository_free(repo);
-	return err;
+	*out = rows;
+	*n = k;
+	return 0;
 }
 
-static int exit_code(const struct rows *rows)
+static int exit_code(const struct row *rows, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < rows->n; i++)
-		if (rows->v[i].result.status == KB_BUILD_FAIL)
+	for (i = 0; i < n; i++)
+		if (rows[i].result->status == KB_BUILD_FAIL)
 			return EXIT_ATTENTION;
 	return EXIT_OK;
 }
@@ -306,12 +265,14 @@ static int run(struct build_cli *o)
 	struct kb_config *config = NULL;
 	struct kb_fix **fixes = NULL;
 	struct cli_build_paths paths = { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT };
-	int lock_fd = -1;
-	struct kb_build_opts opts;
-	struct rows rows = { NULL, 0 };
-	size_t nbranches = 0, nfixes = 0, b;
-	int rc = EXIT_USAGE, err = 0;
+	struct kb_branch_run *runs = NULL;
+	struct kb_build_result *alone = NULL;
+	struct row *rows = NULL;
+	struct kb_pipeline p;
+	size_t nbranches = 0, nfixes = 0, nrows = 0, b;
+	int rc = EXIT_USAGE, lock_fd = -1, err = 0;
 
+	kb_pipeline_init(&p);
 	if (kb_config_load(&config, o->t.config) < 0 ||
 	    cli_select(&branches, &nbranches, config, &o->t.branches) < 0 ||
 	    cli_load_fixes(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
@@ -320,31 +281,38 @@ static int run(struct build_cli *o)
 		cli_error_last();
 		goto done;
 	}
-	kb_build_opts_init(&opts);
-	opts.workdir = o->t.workdir;
-	opts.fragment = o->fragment;
-	opts.overlay = o->overlay;
-	opts.jobs = o->jobs;
+	if (!(runs = calloc(nbranches + 1, sizeof(*runs))) ||
+	    !(alone = calloc(nbranches + 1, sizeof(*alone)))) {
+		cli_error("out of memory");
+		goto done;
+	}
+	p.fixes = (const struct kb_fix *const *)fixes;
+	p.nfixes = nfixes;
+	p.build = true;
+	p.build_opts.workdir = o->t.workdir;
+	p.build_opts.fragment = o->fragment;
+	p.build_opts.overlay = o->overlay;
+	p.build_opts.jobs = o->jobs;
 	if (isatty(STDERR_FILENO))
-		opts.progress = show_progress;
+		p.event = show_progress;
 	for (b = 0; b < nbranches && !err; b++)
-		err = build_branch(&rows, branches[b], fixes, nfixes, &opts);
-	if (err < 0) {
+		err = kb_pipeline_branch(&runs[b], &p, branches[b]);
+	if (err < 0 || make_rows(&rows, &nrows, runs, nbranches, alone) < 0) {
 		cli_error_last();
 		rc = EXIT_ATTENTION;
 		goto done;
 	}
 	if (o->json)
-		print_json(rows.v, rows.n);
+		print_json(rows, nrows);
 	else
-		print_matrix(rows.v, rows.n);
-	rc = exit_code(&rows);
+		print_matrix(rows, nrows);
+	rc = exit_code(rows, nrows);
 done:
-	for (b = 0; b < rows.n; b++) {
-		free(rows.v[b].ref);
-		kb_build_result_release(&rows.v[b].result);
-	}
-	free(rows.v);
+	free(rows);
+	free(alone);
+	for (b = 0; runs && b < nbranches; b++)
+		kb_branch_run_release(&runs[b]);
+	free(runs);
 	cli_build_paths_release(&paths);
 	if (lock_fd >= 0)
 		close(lock_fd);

@@ -71,7 +71,7 @@ static json_t *cases_json(const struct kb_ktap_case *cases, size_t n)
 	for (i = 0; i < n; i++) {
 		c = json_pack("{s:s, s:s, s:o}", "name", cases[i].name,
 			      "status", kb_ktap_status_name(cases[i].status),
-			      "diag", cli_json_lines(cases[i].diag));
+			      "diag", kb_json_lines(cases[i].diag));
 		if (cases[i].params)
 			json_object_set_new(c, "params",
 					    cases_json(cases[i].params, cases[i].nparams));
@@ -85,7 +85,7 @@ static json_t *suite_json(const struct kb_ktap_suite *s)
 	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o}", "name", s->name,
 			 "status", kb_ktap_status_name(s->status), "line", (json_int_t)s->line,
 			 "pass", (json_int_t)s->pass, "fail", (json_int_t)s->fail,
-			 "skip", (json_int_t)s->skip, "error", cli_json_str(s->error),
+			 "skip", (json_int_t)s->skip, "error", kb_json_str(s->error),
 			 "cases", cases_json(s->cases, s->ncases));
 }
 
@@ -97,7 +97,7 @@ static json_t *result_json(const struct kb_ktap_result *r)
 	for (i = 0; i < r->nsuites; i++)
 		json_array_append_new(suites, suite_json(&r->suites[i]));
 	return json_pack("{s:I, s:o, s:o}", "documents", (json_int_t)r->ndocuments,
-			 "suites", suites, "error", cli_json_str(r->error));
+			 "suites", suites, "error", kb_json_str(r->error));
 }
 
 /* "# " before each line of `text`. */

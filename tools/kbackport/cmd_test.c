@@ -1,19 +1,12 @@
 /*
  * kbackport test: boot each built lane with the shared test set, read the
- * KTAP, and give every lane and branch its verdict (lib/verdict.h).
+ * KTAP, and give every lane and branch its verdict (lib/verdict.h). The
+ * loop is the pipeline's (lib/pipeline.h) with builds looked up only.
  */
-#include "build.h"
-#include "buf.h"
-#include "cases.h"
 #include "cli.h"
 #include "error.h"
 #include "fsutil.h"
-#include "distro.h"
-#include "lanes.h"
-#include "repo.h"
-#include "test.h"
-#include "testrun.h"
-#include "verdict.h"
+#include "pipeline.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -82,25 +75,6 @@ struct test_cli {
 	bool json;
 };
 
-/* One lane of one branch for one fix. */
-struct lane_row {
-	const char *fix;
-	enum kb_lane_kind kind;
-	char *ref;
-	char commit[GIT_OID_HEXSZ + 1];
-	char *outdir;
-	struct kb_lane_test t;	/* booted, run, verdict */
-};
-
-struct branch_row {
-	const struct kb_branch *branch;
-	struct lane_row *lanes;
-	size_t nlanes;
-	enum kb_verdict verdict;
-	char *note;		/* "the tests did not detect ..." */
-	char *error;		/* why the branch could not be tested at all */
-};
-
 static int parse_options(struct test_cli *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -146,176 +120,24 @@ static int parse_options(struct test_cli *o, int argc, char **argv)
 	return cli_no_arguments(argc, argv);
 }
 
-/* ---- booting ---- */
+/* ---- progress ---- */
 
-static struct lane_row *new_lane(struct branch_row *b, const char *fix, enum kb_lane_kind kind)
+static void show(const struct kb_pipeline_event *ev, void *payload)
 {
-	struct lane_row *v = realloc(b->lanes, (b->nlanes + 1) * sizeof(*v));
-
-	if (!v)
-		return NULL;
-	b->lanes = v;
-	v = memset(&v[b->nlanes++], 0, sizeof(*v));
-	v->fix = fix;
-	v->kind = kind;
-	return v;
-}
-
-static int lane_outdir(struct lane_row *l, const struct kb_tester *t, const char *branch)
-{
-	struct kb_buf dir = KB_BUF_INIT;
-
-	if (kb_buf_printf(&dir, "%s/test/%s/%s/%s", t->opts.workdir, l->fix, branch,
-			  kb_lane_kind_name(l->kind)) < 0)
-		return KB_ENOMEM;
-	l->outdir = kb_buf_detach(&dir);
-	return 0;
-}
-
-/* Boot `target` for lane `l`, then its verdict; a failed boot is a verdict. */
-static int boot_lane(struct lane_row *l, struct kb_tester *t, struct kb_test_target *target,
-		     bool with_kunit)
-{
-	target->outdir = l->outdir;
-	fprintf(stderr, "booting %s ...\n", l->outdir);
-	return kb_tester_lane(&l->t, t, target, with_kunit, l->fix);
-}
-
-static int test_built_lane(struct branch_row *b, struct kb_tester *t,
-			   const struct kb_build_opts *build, git_repository *repo,
-			   const char *fix, const struct kb_lane *lane)
-{
-	struct lane_row *l = new_lane(b, fix, lane->kind);
-	struct kb_build_result built;
-	struct kb_test_target target;
-	int err;
-
-	if (!l || !(l->ref = kb_strdup(lane->ref)) || lane_outdir(l, t, b->branch->name) < 0)
-		return KB_ENOMEM;
-	git_oid_tostr(l->commit, sizeof(l->commit), &lane->commit);
-	if ((err = kb_build_lane(&built, repo, b->branch, lane, build)) < 0)
-		return err;
-	if (built.status != KB_BUILD_CACHED) {
-		err = kb_lane_test_error(&l->t, built.reason ? built.reason : "not built: run kbackport build");
-	} else {
-		memset(&target, 0, sizeof(target));
-		target.image = built.image;
-		target.modules_root = built.staging_dir;
-		err = boot_lane(l, t, &target, true);
-	}
-	kb_build_result_release(&built);
-	return err;
-}
-
-static int test_git_branch(struct branch_row *b, struct kb_tester *t,
-			   const struct kb_build_opts *build, struct kb_fix **fixes,
-			   size_t nfixes)
-{
-	git_repository *repo = NULL;
-	git_commit *tip = NULL;
-	struct kb_lane *lanes = NULL;
-	size_t nlanes = 0, f, i;
-	int err = 0;
-
-	if (!b->branch->build) {
-		b->verdict = KB_VERDICT_SKIPPED;
-		return (b->note = kb_strdup(b->branch->build_skip_reason ?
-					    b->branch->build_skip_reason : "build: false")) ? 0 : KB_ENOMEM;
-	}
-	if (kb_branch_open(&repo, &tip, b->branch) < 0)
-		return (b->error = kb_strdup(kb_error_last())) ? 0 : KB_ENOMEM;
-	for (f = 0; f < nfixes && !err; f++) {
-		if (kb_branch_lanes(&lanes, &nlanes, repo, b->branch, fixes[f]->id) < 0) {
-			err = (b->error = kb_strdup(kb_error_last())) ? 0 : KB_ENOMEM;
-			break;
-		}
-		for (i = 0; i < nlanes && !err; i++)
-			err = test_built_lane(b, t, build, repo, fixes[f]->id, &lanes[i]);
-		kb_lanes_free(lanes, nlanes);
-	}
-	git_commit_free(tip);
-	git_repository_free(repo);
-	return err;
-}
-
-/* A distribution kernel: fetched, booted as shipped, capability suite only. */
-static int test_distro_branch(struct branch_row *b, struct kb_tester *t, struct kb_fix **fixes,
-			      size_t nfixes)
-{
-	struct kb_distro_kernel kernel;
-	struct kb_test_target target;
-	struct kb_buf downloads = KB_BUF_INIT;
-	struct lane_row *l;
-	size_t f;
-	int err;
-
-	memset(&kernel, 0, sizeof(kernel));
-	if ((err = kb_buf_printf(&downloads, "%s/downloads", t->opts.workdir)) < 0)
-		return err;
-	fprintf(stderr, "fetching %s ...\n", b->branch->kernel);
-	if (kb_distro_kernel_fetch(&kernel, b->branch->kernel, downloads.ptr) < 0) {
-		err = (b->error = kb_strdup(kb_error_last())) ? 0 : KB_ENOMEM;
-		goto done;
-	}
-	for (f = 0; f < nfixes && !err; f++) {
-		if (!(l = new_lane(b, fixes[f]->id, KB_LANE_AS_IS)) ||
-		    lane_outdir(l, t, b->branch->name) < 0 ||
-		    !(l->ref = kb_strdup(b->branch->kernel))) {
-			err = KB_ENOMEM;
-			break;
-		}
-		snprintf(l->commit, sizeof(l->commit), "%s", kernel.version);
-		memset(&target, 0, sizeof(target));
-		target.image = kernel.image;
-		target.modules_root = kernel.modules_root;
-		target.modules = (const char *const *)t->distro_modules;
-		err = boot_lane(l, t, &target, false);
-	}
-done:
-	kb_distro_kernel_release(&kernel);
-	kb_buf_release(&downloads);
-	return err;
-}
-
-static int decide_branch(struct branch_row *b, struct kb_fix **fixes, size_t nfixes)
-{
-	struct kb_lane_outcome out[8];
-	enum kb_verdict v;
-	char *note = NULL;
-	size_t f, i, n;
-	int err;
-
-	if (b->error) {
-		b->verdict = KB_VERDICT_ERROR;
-		return 0;
-	}
-	if (!b->nlanes)
-		return 0;	/* skipped, set with its note */
-	b->verdict = KB_VERDICT_SKIPPED;
-	for (f = 0; f < nfixes; f++) {
-		for (i = n = 0; i < b->nlanes && n < 8; i++)
-			if (!strcmp(b->lanes[i].fix, fixes[f]->id) ||
-			    b->lanes[i].kind == KB_LANE_AS_IS) {
-				out[n].kind = b->lanes[i].kind;
-				out[n++].verdict = b->lanes[i].t.verdict.verdict;
-			}
-		if ((err = kb_branch_verdict(&v, &note, out, n, fixes[f]->id)) < 0)
-			return err;
-		b->verdict = f ? kb_verdict_worse(b->verdict, v) : v;
-		if (note) {
-			free(b->note);
-			b->note = note;
-		}
-	}
-	return 0;
+	(void)payload;
+	if (ev->kind == KB_EVENT_FETCHING)
+		fprintf(stderr, "fetching %s ...\n", ev->text);
+	else if (ev->kind == KB_EVENT_BOOTING)
+		fprintf(stderr, "booting %s ...\n", ev->text);
 }
 
 /* ---- output ---- */
 
-static const char *suite_counts(char *buf, size_t size, const struct lane_row *l,
+static const char *suite_counts(char *buf, size_t size, const struct kb_lane_run *l,
 				const char *suite)
 {
-	const struct kb_ktap_suite *s = l->t.booted ? kb_ktap_find_suite(&l->t.run.ktap, suite) : NULL;
+	const struct kb_ktap_suite *s = l->test.booted ?
+		kb_ktap_find_suite(&l->test.run.ktap, suite) : NULL;
 
 	if (!s)
 		snprintf(buf, size, "-");
@@ -326,26 +148,41 @@ static const char *suite_counts(char *buf, size_t size, const struct lane_row *l
 	return buf;
 }
 
-static void print_text(const struct branch_row *rows, size_t n, const struct kb_tester *t)
+/* One column per suite of tests/cases.yaml, headed by where it runs. */
+static void print_lanes(const struct kb_branch_run *rows, size_t n, const struct kb_cases *cases)
 {
-	char a[32], c[32];
-	size_t i, j, w = 6;
+	char cell[32], head[32];
+	size_t i, j, k, w = 6;
 
 	for (i = 0; i < n; i++)
 		if (strlen(rows[i].branch->name) > w)
 			w = strlen(rows[i].branch->name);
-	printf("%-*s  %-8s  %-10s  %7s  %-6s  %-6s  %s\n", (int)w, "BRANCH", "LANE", "VERDICT",
-	       "SECONDS", "KUNIT", "CAPS", "CONSOLE");
+	printf("%-*s  %-8s  %-10s  %7s", (int)w, "BRANCH", "LANE", "VERDICT", "SECONDS");
+	for (k = 0; k < cases->nsuites; k++) {
+		const char *runs = kb_suite_runs_name(cases->suites[k].runs);
+		for (j = 0; runs[j] && j < sizeof(head) - 1; j++)
+			head[j] = (char)(runs[j] >= 'a' && runs[j] <= 'z' ? runs[j] - 'a' + 'A' : runs[j]);
+		head[j] = '\0';
+		printf("  %-6s", head);
+	}
+	printf("  CONSOLE\n");
 	for (i = 0; i < n; i++)
 		for (j = 0; j < rows[i].nlanes; j++) {
-			const struct lane_row *l = &rows[i].lanes[j];
-			printf("%-*s  %-8s  %-10s  %7.1f  %-6s  %-6s  %s\n", (int)w,
-			       rows[i].branch->name, kb_lane_kind_name(l->kind),
-			       kb_verdict_name(l->t.verdict.verdict), l->t.run.boot.seconds,
-			       suite_counts(a, sizeof(a), l, "kbackport_dev_load"),
-			       suite_counts(c, sizeof(c), l, "kbackport_caps"),
-			       l->t.booted ? l->t.run.log : "-");
+			const struct kb_lane_run *l = &rows[i].lanes[j];
+			printf("%-*s  %-8s  %-10s  %7.1f", (int)w, rows[i].branch->name,
+			       kb_lane_kind_name(l->kind), kb_verdict_name(l->test.verdict.verdict),
+			       l->test.run.boot.seconds);
+			for (k = 0; k < cases->nsuites; k++)
+				printf("  %-6s", suite_counts(cell, sizeof(cell), l, cases->suites[k].name));
+			printf("  %s\n", l->test.booted ? l->test.run.log : "-");
 		}
+}
+
+static void print_text(const struct kb_branch_run *rows, size_t n, const struct kb_tester *t)
+{
+	size_t i, j;
+
+	print_lanes(rows, n, t->cases);
 	printf("\n");
 	for (i = 0; i < n; i++) {
 		printf("%s: %s\n", rows[i].branch->name, kb_verdict_name(rows[i].verdict));
@@ -355,51 +192,53 @@ static void print_text(const struct branch_row *rows, size_t n, const struct kb_
 			printf("  %s%s\n", rows[i].verdict == KB_VERDICT_SKIPPED ? "" : "WARNING: ",
 			       rows[i].note);
 		for (j = 0; j < rows[i].nlanes; j++) {
-			const struct lane_row *l = &rows[i].lanes[j];
-			if (!l->t.verdict.reason)
+			const struct kb_lane_run *l = &rows[i].lanes[j];
+			if (!l->test.verdict.reason)
 				continue;
 			printf("  %s (%s):\n", kb_lane_kind_name(l->kind),
-			       kb_verdict_name(l->t.verdict.verdict));
-			cli_print_indented(l->t.verdict.reason, "    ");
+			       kb_verdict_name(l->test.verdict.verdict));
+			cli_print_indented(l->test.verdict.reason, "    ");
 		}
 	}
 	if (t->accel_note)
 		printf("\nnote: %s\n", t->accel_note);
 }
 
-static json_t *suites_json(const struct lane_row *l)
+static json_t *suites_json(const struct kb_lane_run *l)
 {
 	json_t *obj = json_object();
 	size_t i;
 
-	for (i = 0; l->t.booted && i < l->t.run.ktap.nsuites; i++) {
-		const struct kb_ktap_suite *s = &l->t.run.ktap.suites[i];
+	for (i = 0; l->test.booted && i < l->test.run.ktap.nsuites; i++) {
+		const struct kb_ktap_suite *s = &l->test.run.ktap.suites[i];
 		json_object_set_new(obj, s->name,
 				    json_pack("{s:s, s:I, s:I, s:I, s:o}",
 					      "status", kb_ktap_status_name(s->status),
 					      "pass", (json_int_t)s->pass, "fail", (json_int_t)s->fail,
-					      "skip", (json_int_t)s->skip, "error", cli_json_str(s->error)));
+					      "skip", (json_int_t)s->skip, "error", kb_json_str(s->error)));
 	}
 	return obj;
 }
 
-static json_t *lane_json(const struct lane_row *l)
+static json_t *lane_json(const struct kb_lane_run *l)
 {
+	const struct kb_lane_test *t = &l->test;
+
 	return json_pack("{s:s, s:s, s:o, s:o, s:s, s:o, s:f, s:o, s:o, s:o}",
 			 "fix", l->fix, "kind", kb_lane_kind_name(l->kind),
-			 "ref", cli_json_str(l->ref), "commit", cli_json_str(l->commit),
-			 "verdict", kb_verdict_name(l->t.verdict.verdict),
-			 "reason", cli_json_lines(l->t.verdict.reason),
-			 "seconds", l->t.run.boot.seconds,
-			 "boot", l->t.booted ? json_string(kb_boot_end_name(l->t.run.boot.end)) : json_null(),
-			 "console", cli_json_str(l->t.booted ? l->t.run.log : NULL),
+			 "ref", kb_json_str(l->ref), "commit", kb_json_str(l->commit),
+			 "verdict", kb_verdict_name(t->verdict.verdict),
+			 "reason", kb_json_lines(t->verdict.reason),
+			 "seconds", t->run.boot.seconds,
+			 "boot", t->booted ? json_string(kb_boot_end_name(t->run.boot.end)) : json_null(),
+			 "console", kb_json_str(t->booted ? t->run.log : NULL),
 			 "suites", suites_json(l));
 }
 
-static void print_json(const struct branch_row *rows, size_t n, const struct kb_tester *t)
+static void print_json(const struct kb_branch_run *rows, size_t n, const struct kb_tester *t)
 {
 	json_t *doc = json_pack("{s:s, s:o, s:[]}", "accel", kb_accel_name(t->opts.accel),
-				"accel_note", cli_json_str(t->accel_note), "branches");
+				"accel_note", kb_json_str(t->accel_note), "branches");
 	json_t *list = json_object_get(doc, "branches");
 	size_t i, j;
 
@@ -410,8 +249,8 @@ static void print_json(const struct branch_row *rows, size_t n, const struct kb_
 		json_array_append_new(list, json_pack("{s:s, s:s, s:o, s:o, s:o}",
 						      "name", rows[i].branch->name,
 						      "verdict", kb_verdict_name(rows[i].verdict),
-						      "note", cli_json_str(rows[i].note),
-						      "error", cli_json_str(rows[i].error),
+						      "note", kb_json_str(rows[i].note),
+						      "error", kb_json_str(rows[i].error),
 						      "lanes", lanes));
 	}
 	json_dumpf(doc, stdout, JSON_INDENT(2));
@@ -420,17 +259,6 @@ static void print_json(const struct branch_row *rows, size_t n, const struct kb_
 }
 
 /* ---- the run ---- */
-
-static int exit_code(const struct branch_row *rows, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (rows[i].verdict != KB_VERDICT_VERIFIED && rows[i].verdict != KB_VERDICT_FIXED &&
-		    rows[i].verdict != KB_VERDICT_SKIPPED)
-			return EXIT_ATTENTION;
-	return EXIT_OK;
-}
 
 struct paths {
 	struct cli_build_paths build;
@@ -449,55 +277,22 @@ static int default_paths(struct test_cli *o, struct paths *p, const struct kb_co
 	return err < 0 ? err : cli_data_path(&p->guest, config, "tests/qemu/guest.c");
 }
 
-static void rows_free(struct branch_row *rows, size_t n)
-{
-	size_t i, j;
-
-	for (i = 0; rows && i < n; i++) {
-		for (j = 0; j < rows[i].nlanes; j++) {
-			kb_lane_test_release(&rows[i].lanes[j].t);
-			free(rows[i].lanes[j].ref);
-			free(rows[i].lanes[j].outdir);
-		}
-		free(rows[i].lanes);
-		free(rows[i].note);
-		free(rows[i].error);
-	}
-	free(rows);
-}
-
-static int test_all(struct branch_row *rows, const struct kb_branch **branches, size_t n,
-		    struct kb_tester *t, const struct kb_build_opts *build, struct kb_fix **fixes,
-		    size_t nfixes)
-{
-	size_t i;
-	int err = 0;
-
-	for (i = 0; i < n && !err; i++) {
-		rows[i].branch = branches[i];
-		err = branches[i]->kernel ? test_distro_branch(&rows[i], t, fixes, nfixes)
-					  : test_git_branch(&rows[i], t, build, fixes, nfixes);
-		if (!err)
-			err = decide_branch(&rows[i], fixes, nfixes);
-	}
-	return err;
-}
-
-static int setup(struct kb_tester *t, struct kb_build_opts *build, const struct test_cli *o,
-		 const struct paths *p)
+static int setup(struct kb_pipeline *p, struct kb_tester *t, const struct test_cli *o,
+		 const struct paths *paths)
 {
 	struct kb_test_opts opts;
 
 	kb_test_opts_init(&opts);
 	opts.workdir = o->t.workdir;
-	opts.guest_source = p->guest.ptr;
+	opts.guest_source = paths->guest.ptr;
 	opts.guest_program = o->guest;
 	opts.timeout = o->timeout;
-	kb_build_opts_init(build);
-	build->workdir = o->t.workdir;
-	build->fragment = o->fragment;
-	build->overlay = o->overlay;
-	build->lookup_only = true;
+	p->tester = t;
+	p->kunit = true;
+	p->build_opts.workdir = o->t.workdir;
+	p->build_opts.fragment = o->fragment;
+	p->build_opts.overlay = o->overlay;
+	p->event = show;
 	return kb_tester_init(t, &opts, o->cases, o->accel_auto);
 }
 
@@ -506,19 +301,20 @@ static int run(struct test_cli *o)
 	const struct kb_branch **branches = NULL;
 	struct kb_config *config = NULL;
 	struct kb_fix **fixes = NULL;
-	struct paths p = { { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT }, KB_BUF_INIT, KB_BUF_INIT };
-	struct branch_row *rows = NULL;
+	struct paths paths = { { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT }, KB_BUF_INIT, KB_BUF_INIT };
+	struct kb_branch_run *rows = NULL;
+	struct kb_pipeline p;
 	struct kb_tester t;
-	struct kb_build_opts build;
-	size_t nbranches = 0, nfixes = 0;
-	int rc = EXIT_USAGE, lock_fd = -1;
+	size_t nbranches = 0, nfixes = 0, i;
+	int rc = EXIT_USAGE, lock_fd = -1, err = 0;
 
 	memset(&t, 0, sizeof(t));
+	kb_pipeline_init(&p);
 	if (kb_config_load(&config, o->t.config) < 0 ||
 	    cli_select_all(&branches, &nbranches, config, &o->t.branches) < 0 ||
 	    cli_load_fixes(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
-	    default_paths(o, &p, config) < 0 || kb_lock_dir(&lock_fd, o->t.workdir) < 0 ||
-	    setup(&t, &build, o, &p) < 0) {
+	    default_paths(o, &paths, config) < 0 || kb_lock_dir(&lock_fd, o->t.workdir) < 0 ||
+	    setup(&p, &t, o, &paths) < 0) {
 		cli_error_last();
 		goto done;
 	}
@@ -526,7 +322,14 @@ static int run(struct test_cli *o)
 		cli_error("out of memory");
 		goto done;
 	}
-	if (test_all(rows, branches, nbranches, &t, &build, fixes, nfixes) < 0) {
+	p.fixes = (const struct kb_fix *const *)fixes;
+	p.nfixes = nfixes;
+	rc = EXIT_OK;
+	for (i = 0; i < nbranches && !err; i++)
+		if ((err = kb_pipeline_branch(&rows[i], &p, branches[i])) == 0 &&
+		    !kb_verdict_ok(rows[i].verdict))
+			rc = EXIT_ATTENTION;
+	if (err < 0) {
 		cli_error_last();
 		rc = EXIT_ATTENTION;
 		goto done;
@@ -535,18 +338,19 @@ static int run(struct test_cli *o)
 		print_json(rows, nbranches, &t);
 	else
 		print_text(rows, nbranches, &t);
-	rc = exit_code(rows, nbranches);
 done:
-	rows_free(rows, nbranches);
+	for (i = 0; rows && i < nbranches; i++)
+		kb_branch_run_release(&rows[i]);
+	free(rows);
 	kb_tester_release(&t);
 	if (lock_fd >= 0)
 		close(lock_fd);
 	kb_fix_free_all(fixes, nfixes);
 	free(branches);
 	kb_config_free(config);
-	cli_build_paths_release(&p.build);
-	kb_buf_release(&p.cases);
-	kb_buf_release(&p.guest);
+	cli_build_paths_release(&paths.build);
+	kb_buf_release(&paths.cases);
+	kb_buf_release(&paths.guest);
 	return rc;
 }
 

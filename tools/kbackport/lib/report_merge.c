@@ -5,6 +5,7 @@
  */
 #include "report.h"
 #include "report_priv.h"
+#include "report_save.h"
 #include "kcidb.h"
 #include "error.h"
 #include "fsutil.h"
@@ -381,20 +382,14 @@ static int check_output(const char *dir)
 static int write_merged(struct merge *m)
 {
 	json_t *doc = merged_doc(m);
-	char *text = doc ? json_dumps(doc, JSON_INDENT(2)) : NULL;
-	struct kb_buf data = KB_BUF_INIT;
 	size_t i;
-	int err = 0;
+	int err = doc ? 0 : kb_error_set(KB_ENOMEM, "out of memory");
 
-	if (!text || kb_buf_printf(&data, "%s\n", text) < 0)
-		err = kb_error_set(KB_ENOMEM, "out of memory");
 	for (i = 0; i < m->npicks && !err; i++)
 		err = copy_branch(m, m->in[m->picks[i].run],
 				  &m->in[m->picks[i].run]->branches[m->picks[i].branch]);
 	if (!err)
-		err = report_write_file(m->out.ptr, "results.json", data.ptr, data.size);
-	kb_buf_release(&data);
-	free(text);
+		err = kb_results_save(m->out.ptr, doc);
 	json_decref(doc);
 	return err;
 }

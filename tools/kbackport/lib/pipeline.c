@@ -1,0 +1,316 @@
+/* One branch through apply -> build -> test -> verdict (see pipeline.h). */
+#include "pipeline.h"
+#include "buf.h"
+#include "distro.h"
+#include "error.h"
+#include "fsutil.h"
+#include "repo.h"
+#include "report_save.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void kb_pipeline_init(struct kb_pipeline *p)
+{
+	memset(p, 0, sizeof(*p));
+	kb_backport_opts_init(&p->backport);
+	kb_build_opts_init(&p->build_opts);
+}
+
+bool kb_verdict_ok(enum kb_verdict v)
+{
+	return v == KB_VERDICT_VERIFIED || v == KB_VERDICT_FIXED || v == KB_VERDICT_SKIPPED ||
+	       v == KB_VERDICT_NOT_AFFECTED;
+}
+
+/* The state of one call: the pipeline, the branch, the lane now running. */
+struct walk {
+	struct kb_pipeline *p;
+	struct kb_branch_run *out;
+	const struct kb_lane_run *lane;
+};
+
+static void tell(const struct walk *w, enum kb_pipeline_event_kind kind,
+		 const struct kb_lane_run *lane, const char *text)
+{
+	struct kb_pipeline_event ev = { kind, w->out, lane, text };
+
+	if (w->p->event)
+		w->p->event(&ev, w->p->payload);
+}
+
+static void build_line(const char *line, void *payload)
+{
+	const struct walk *w = payload;
+
+	tell(w, KB_EVENT_BUILD_LINE, w->lane, line);
+}
+
+static struct kb_lane_run *new_lane(struct kb_branch_run *b, const char *fix,
+				    enum kb_lane_kind kind, const char *ref)
+{
+	struct kb_lane_run *v = realloc(b->lanes, (b->nlanes + 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	b->lanes = v;
+	v = memset(&v[b->nlanes++], 0, sizeof(*v));
+	v->fix = fix;
+	v->kind = kind;
+	return (v->ref = kb_strdup(ref)) ? v : NULL;
+}
+
+static int set_error(char **field, const char *why)
+{
+	free(*field);
+	return (*field = kb_strdup(why)) ? 0 : kb_error_set(KB_ENOMEM, "out of memory");
+}
+
+/* Boot `target` as lane `l`: its verdict, or the reason there is none. */
+static int boot(struct walk *w, struct kb_lane_run *l, struct kb_test_target *target,
+		bool with_kunit)
+{
+	struct kb_buf dir = KB_BUF_INIT;
+	int err;
+
+	if (kb_buf_printf(&dir, "%s/test/%s/%s/%s", w->p->build_opts.workdir, l->fix,
+			  w->out->branch->name, kb_lane_kind_name(l->kind)) < 0)
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	l->outdir = kb_buf_detach(&dir);
+	target->outdir = l->outdir;
+	tell(w, KB_EVENT_BOOTING, l, l->outdir);
+	if ((err = kb_tester_lane(&l->test, w->p->tester, target, with_kunit, l->fix)) < 0)
+		return err;
+	tell(w, KB_EVENT_TESTED, l, NULL);
+	return 0;
+}
+
+/* Build (or look up) one lane of a git branch, then test it. */
+static int run_lane(struct walk *w, git_repository *repo, const char *fix,
+		    const struct kb_lane *lane)
+{
+	struct kb_pipeline *p = w->p;
+	struct kb_lane_run *l = new_lane(w->out, fix, lane->kind, lane->ref);
+	struct kb_build_opts opts = p->build_opts;
+	struct kb_test_target target;
+	int err;
+
+	if (!l)
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	git_oid_tostr(l->commit, sizeof(l->commit), &lane->commit);
+	w->lane = l;
+	opts.lookup_only = !p->build;
+	opts.progress = p->event ? build_line : NULL;
+	opts.payload = w;
+	if ((err = kb_build_lane(&l->build, repo, w->out->branch, lane, &opts)) < 0)
+		return err;
+	l->built = true;
+	tell(w, KB_EVENT_BUILT, l, NULL);
+	if (!p->tester)
+		return 0;
+	switch (l->build.status) {
+	case KB_BUILD_SKIPPED:
+		l->test.verdict.verdict = KB_VERDICT_SKIPPED;
+		return set_error(&l->test.verdict.reason,
+				 l->build.reason ? l->build.reason : "not built");
+	case KB_BUILD_FAIL:
+		return kb_lane_test_error(&l->test, l->build.reason ? l->build.reason :
+					  p->build ? "the build failed" :
+					  "not built: run kbackport build");
+	default:
+		memset(&target, 0, sizeof(target));
+		target.image = l->build.image;
+		target.modules_root = l->build.staging_dir;
+		return boot(w, l, &target, p->kunit);
+	}
+}
+
+/* The lanes of each fix; without a tester the as-is lane once. */
+static int git_lanes(struct walk *w)
+{
+	const struct kb_branch *b = w->out->branch;
+	git_repository *repo = NULL;
+	git_commit *tip = NULL;
+	struct kb_lane *lanes = NULL;
+	size_t nlanes = 0, f, i;
+	int err = 0;
+
+	if (kb_branch_open(&repo, &tip, b) < 0) {
+		err = set_error(&w->out->error, kb_error_last());
+		goto done;
+	}
+	for (f = 0; f < w->p->nfixes && !err; f++) {
+		if (kb_branch_lanes(&lanes, &nlanes, repo, b, w->p->fixes[f]->id) < 0) {
+			err = set_error(&w->out->error, kb_error_last());
+			break;
+		}
+		for (i = 0; i < nlanes && !err; i++)
+			if (f == 0 || lanes[i].kind != KB_LANE_AS_IS || w->p->tester)
+				err = run_lane(w, repo, w->p->fixes[f]->id, &lanes[i]);
+		kb_lanes_free(lanes, nlanes);
+	}
+done:
+	if (!err && w->out->error)
+		tell(w, KB_EVENT_BRANCH_ERROR, NULL, w->out->error);
+	git_commit_free(tip);
+	git_repository_free(repo);
+	return err;
+}
+
+/* A distribution kernel: fetched, booted as shipped, per fix. */
+static int distro_lanes(struct walk *w)
+{
+	const struct kb_branch *b = w->out->branch;
+	struct kb_distro_kernel kernel;
+	struct kb_test_target target;
+	struct kb_buf downloads = KB_BUF_INIT, what = KB_BUF_INIT;
+	struct kb_lane_run *l;
+	bool fetched;
+	size_t f;
+	int err = 0;
+
+	memset(&kernel, 0, sizeof(kernel));
+	if (kb_buf_printf(&downloads, "%s/downloads", w->p->build_opts.workdir) < 0)
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	tell(w, KB_EVENT_FETCHING, NULL, b->kernel);
+	fetched = kb_distro_kernel_fetch(&kernel, b->kernel, downloads.ptr) == 0;
+	if (fetched && kb_buf_printf(&what, "%s %s", kernel.package, kernel.version) == 0)
+		tell(w, KB_EVENT_FETCHED, NULL, what.ptr);
+	for (f = 0; f < w->p->nfixes && !err; f++) {
+		if (!(l = new_lane(w->out, w->p->fixes[f]->id, KB_LANE_AS_IS, b->kernel))) {
+			err = kb_error_set(KB_ENOMEM, "out of memory");
+			break;
+		}
+		if (!fetched) {
+			err = kb_lane_test_error(&l->test, kb_error_last());
+			continue;
+		}
+		snprintf(l->commit, sizeof(l->commit), "%s", kernel.version);
+		memset(&target, 0, sizeof(target));
+		target.image = kernel.image;
+		target.modules_root = kernel.modules_root;
+		target.modules = (const char *const *)w->p->tester->distro_modules;
+		err = boot(w, l, &target, false);
+	}
+	kb_distro_kernel_release(&kernel);
+	kb_buf_release(&downloads);
+	kb_buf_release(&what);
+	return err;
+}
+
+/*
+ * The branch's verdict from its lanes, fix by fix (the worst wins); the
+ * as-is lanes count for every fix.
+ */
+static int lanes_verdict(enum kb_verdict *out, char **note, const struct kb_pipeline *p,
+			 const struct kb_branch_run *b)
+{
+	struct kb_lane_outcome lanes[8];
+	enum kb_verdict v;
+	char *n = NULL;
+	size_t f, i, k;
+	int err;
+
+	*out = KB_VERDICT_SKIPPED;
+	for (f = 0; f < p->nfixes && b->nlanes; f++) {
+		for (i = k = 0; i < b->nlanes && k < 8; i++)
+			if (!strcmp(b->lanes[i].fix, p->fixes[f]->id) ||
+			    b->lanes[i].kind == KB_LANE_AS_IS) {
+				lanes[k].kind = b->lanes[i].kind;
+				lanes[k++].verdict = b->lanes[i].test.verdict.verdict;
+			}
+		if ((err = kb_branch_verdict(&v, &n, lanes, k, p->fixes[f]->id)) < 0)
+			return err;
+		*out = f ? kb_verdict_worse(*out, v) : v;
+		if (n) {
+			free(*note);
+			*note = n;
+		}
+	}
+	return 0;
+}
+
+/* What applying said overrides what the lanes showed. */
+static enum kb_verdict apply_verdict(enum kb_status status, enum kb_verdict tested)
+{
+	switch (status) {
+	case KB_STATUS_CONFLICT:
+	case KB_STATUS_PARTIAL: return KB_VERDICT_CONFLICT;
+	case KB_STATUS_ERROR: return KB_VERDICT_ERROR;
+	case KB_STATUS_NOT_AFFECTED:
+		return tested == KB_VERDICT_ERROR || tested == KB_VERDICT_REGRESSION ?
+		       tested : KB_VERDICT_NOT_AFFECTED;
+	default: return tested;
+	}
+}
+
+static int apply_fix(struct walk *w)
+{
+	struct kb_branch_run *out = w->out;
+	int err;
+
+	if (w->p->nfixes != 1)
+		return kb_error_set(KB_EINVALID, "%zu fixes: a run is about one fix",
+				    w->p->nfixes);
+	if ((err = kb_backport(&out->apply, out->branch, w->p->fixes[0], &w->p->backport)) < 0)
+		return err;
+	out->applied = true;
+	if ((err = kb_patch_hash(out->patch_hash, w->p->fixes[0], out->apply.variant)) < 0)
+		return err;
+	tell(w, KB_EVENT_APPLIED, NULL, NULL);
+	return 0;
+}
+
+int kb_pipeline_branch(struct kb_branch_run *out, struct kb_pipeline *p,
+		       const struct kb_branch *branch)
+{
+	struct walk w = { p, out, NULL };
+	enum kb_verdict tested = KB_VERDICT_SKIPPED;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->branch = branch;
+	out->verdict = KB_VERDICT_SKIPPED;
+	if (branch->kernel) {
+		if (p->tester)
+			err = distro_lanes(&w);
+	} else if (p->apply) {
+		if ((err = apply_fix(&w)) == 0 && out->apply.status != KB_STATUS_ERROR)
+			err = git_lanes(&w);
+	} else if (!branch->build) {
+		err = set_error(&out->note, branch->build_skip_reason ?
+				branch->build_skip_reason : "build: false");
+	} else {
+		err = git_lanes(&w);
+	}
+	if (err < 0)
+		return err;
+	if (p->tester && (err = lanes_verdict(&tested, &out->note, p, out)) < 0)
+		return err;
+	if (out->error)
+		tested = KB_VERDICT_ERROR;
+	out->verdict = out->applied ? apply_verdict(out->apply.status, tested) : tested;
+	tell(&w, KB_EVENT_DONE, NULL, NULL);
+	return 0;
+}
+
+void kb_branch_run_release(struct kb_branch_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->nlanes; i++) {
+		struct kb_lane_run *l = &run->lanes[i];
+		if (l->built)
+			kb_build_result_release(&l->build);
+		kb_lane_test_release(&l->test);
+		free(l->ref);
+		free(l->outdir);
+	}
+	free(run->lanes);
+	if (run->applied)
+		kb_result_release(&run->apply);
+	free(run->note);
+	free(run->error);
+	memset(run, 0, sizeof(*run));
+}

@@ -1,0 +1,109 @@
+/*
+ * The pipeline: one branch of branches.yaml through apply -> build -> test
+ * -> verdict, lane by lane. `kbackport build`, `test` and `run` are this
+ * one loop with different stages switched on:
+ *
+ *   build   lanes of each fix, built (the as-is lane once)
+ *   test    lanes of each fix, their completed builds looked up and booted
+ *   run     the fix applied first (backport.h), then each lane built and
+ *           booted, and the branch's verdict from both
+ *
+ * A distribution kernel branch (`kernel:`) has one as-is lane: the package
+ * fetched and booted as shipped, capability suites only.
+ *
+ * What happens is told as it happens through `event` (the CLI prints it);
+ * the outcome is a kb_branch_run, which report_save.h turns into
+ * results.json. Nothing here prints.
+ */
+#ifndef KB_PIPELINE_H
+#define KB_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <git2.h>
+
+#include "backport.h"
+#include "build.h"
+#include "config.h"
+#include "fix.h"
+#include "lanes.h"
+#include "testrun.h"
+#include "verdict.h"
+
+/* One lane of one branch for one fix. */
+struct kb_lane_run {
+	const char *fix;	/* the fix id (borrowed) */
+	enum kb_lane_kind kind;
+	char *ref;		/* the lane's ref, or the kernel package */
+	char commit[GIT_OID_HEXSZ + 1];	/* or the package's version */
+	bool built;		/* `build` holds a result (not for packages) */
+	struct kb_build_result build;
+	struct kb_lane_test test;	/* verdict always set; booted or not */
+	char *outdir;		/* <workdir>/test/<fix>/<branch>/<lane>, once booted */
+};
+
+/* One branch. */
+struct kb_branch_run {
+	const struct kb_branch *branch;
+	bool applied;		/* `apply` holds kb_backport()'s result */
+	struct kb_result apply;
+	char patch_hash[65];	/* sha256 of the applied variant's patch, or "" */
+	struct kb_lane_run *lanes;
+	size_t nlanes;
+	enum kb_verdict verdict;
+	char *note;		/* a warning on the verdict, or why it was skipped */
+	char *error;		/* why the branch could not be looked at, or NULL */
+};
+
+enum kb_pipeline_event_kind {
+	KB_EVENT_APPLIED,	/* run: the branch's kb_backport() ended */
+	KB_EVENT_FETCHING,	/* a kernel package is looked up (text: its name) */
+	KB_EVENT_FETCHED,	/* text: "<package> <version>" */
+	KB_EVENT_BUILD_LINE,	/* a line of make's progress (text) */
+	KB_EVENT_BUILT,		/* a lane's build ended (lane->build) */
+	KB_EVENT_BOOTING,	/* a lane is about to boot (lane->outdir) */
+	KB_EVENT_TESTED,	/* a lane's test ended (lane->test) */
+	KB_EVENT_BRANCH_ERROR,	/* the branch could not be opened (text) */
+	KB_EVENT_DONE,		/* the branch's verdict is known */
+};
+
+struct kb_pipeline_event {
+	enum kb_pipeline_event_kind kind;
+	const struct kb_branch_run *branch;
+	const struct kb_lane_run *lane;	/* NULL for branch events */
+	const char *text;
+};
+
+struct kb_pipeline {
+	const struct kb_fix *const *fixes;	/* run: exactly one */
+	size_t nfixes;
+	bool apply;		/* apply the fix first (run) */
+	bool build;		/* build lanes; false: look builds up only */
+	struct kb_tester *tester;	/* boot and judge lanes; NULL: not */
+	bool kunit;		/* the built lanes carry the KUnit suite */
+	struct kb_backport_opts backport;
+	struct kb_build_opts build_opts;	/* progress and payload are the
+						 * pipeline's own */
+	void (*event)(const struct kb_pipeline_event *ev, void *payload);
+	void *payload;
+};
+
+/* Defaults: nothing switched on, kb_*_opts_init() for the rest. */
+void kb_pipeline_init(struct kb_pipeline *p);
+
+/*
+ * `branch` through the pipeline. A lane that fails to build or boot, a
+ * fix that does not apply, a branch that cannot be opened: all are
+ * outcomes in `out`, not errors. Returns a negative code only when out of
+ * memory or when a file kbackport itself writes cannot be written.
+ */
+int kb_pipeline_branch(struct kb_branch_run *out, struct kb_pipeline *p,
+		       const struct kb_branch *branch);
+
+void kb_branch_run_release(struct kb_branch_run *run);
+
+/* Verdicts that need nobody's attention: verified, fixed, not-affected,
+ * skipped. */
+bool kb_verdict_ok(enum kb_verdict verdict);
+
+#endif

@@ -1,0 +1,174 @@
+/* results.json and its pieces, written (see report_save.h). */
+#include "report_save.h"
+#include "report_priv.h"
+#include "error.h"
+#include "fsutil.h"
+#include "json.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static json_t *pre_fix_json(const struct kb_result *r)
+{
+	if (!r->pre_fix_ref)
+		return json_null();
+	return json_pack("{s:s, s:o, s:s}", "ref", r->pre_fix_ref,
+			 "commit", kb_json_str(r->pre_fix_commit),
+			 "reversed_variant", r->pre_fix_variant);
+}
+
+static json_t *hunks_json(const struct kb_result *r)
+{
+	json_t *list = json_array();
+	size_t i;
+
+	for (i = 0; i < r->nhunks; i++) {
+		const struct kb_placement *p = &r->hunks[i];
+		json_array_append_new(list, json_pack("{s:o, s:I, s:s, s:s, s:o, s:I, s:I, s:b, s:o}",
+			"file", kb_json_text(p->path, strlen(p->path)),
+			"hunk", (json_int_t)p->hunk, "variant", p->variant, "status", p->status,
+			"line", p->line ? json_integer((json_int_t)p->line) : json_null(),
+			"offset", (json_int_t)p->offset, "fuzz", (json_int_t)p->fuzz,
+			"whitespace", p->whitespace, "anchor", kb_json_str(p->anchor)));
+	}
+	return list;
+}
+
+json_t *kb_result_json(const struct kb_result *r, const char *patch_hash)
+{
+	return json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "branch", kb_json_str(r->branch),
+			 "status", kb_status_name(r->status),
+			 "variant", kb_json_str(r->variant),
+			 "base", kb_json_str(r->base),
+			 "commit", kb_json_str(r->commit),
+			 "ref", kb_json_str(r->ref),
+			 "created", r->created,
+			 "forced", r->forced,
+			 "detail", kb_json_str(r->detail),
+			 "notes", kb_json_lines(r->notes ? r->notes : ""),
+			 "reproduce", kb_json_lines(r->reproduce ? r->reproduce : ""),
+			 "pre_fix", pre_fix_json(r),
+			 "hunks", hunks_json(r),
+			 "patch_hash", kb_json_str(patch_hash));
+}
+
+int kb_patch_hash(char out[65], const struct kb_fix *fix, const char *variant)
+{
+	const struct kb_variant *v = variant ? kb_fix_variant(fix, variant) : NULL;
+
+	out[0] = '\0';
+	return v ? kb_file_sha256(out, 65, v->patch_path) : 0;
+}
+
+json_t *kb_lane_apply_json(const struct kb_branch_run *b, const struct kb_lane_run *l)
+{
+	const struct kb_result *res = &b->apply;
+
+	if (!b->applied)
+		return json_null();
+	switch (l->kind) {
+	case KB_LANE_PRE_FIX:
+		return json_pack("{s:s, s:o}", "status", "reverse-applied",
+				 "variant", kb_json_str(res->pre_fix_variant));
+	case KB_LANE_BACKPORT:
+		return json_pack("{s:s, s:o}", "status", "applied", "variant",
+				 kb_json_str(res->variant));
+	default:
+		return json_pack("{s:s, s:o}", "status", kb_status_name(res->status),
+				 "variant", res->status == KB_STATUS_ALREADY_APPLIED ?
+				 kb_json_str(res->variant) : json_null());
+	}
+}
+
+static json_t *suite_json(const struct kb_ktap_suite *s, const struct kb_cases *cases,
+			  const char *fix_id)
+{
+	const struct kb_suite_decl *decl = kb_cases_suite(cases, s->name);
+	json_t *list = json_array();
+	size_t i;
+
+	for (i = 0; i < s->ncases; i++) {
+		const struct kb_ktap_case *kc = &s->cases[i];
+		const struct kb_case *c = decl ? kb_suite_case(decl, kc->name) : NULL;
+		json_array_append_new(list, json_pack("{s:s, s:s, s:o, s:b, s:o}",
+			"name", kc->name, "status", kb_ktap_status_name(kc->status),
+			"proves", kb_json_str(c ? c->proves : NULL),
+			"detects", c && kb_case_detects(c, fix_id),
+			"diag", kb_json_str(kc->diag)));
+	}
+	return json_pack("{s:s, s:I, s:I, s:I, s:o, s:o}", "status",
+			 kb_ktap_status_name(s->status), "pass", (json_int_t)s->pass,
+			 "fail", (json_int_t)s->fail, "skip", (json_int_t)s->skip,
+			 "error", kb_json_str(s->error), "cases", list);
+}
+
+static json_t *suites_json(const struct kb_lane_run *l, const struct kb_cases *cases)
+{
+	const struct kb_lane_test *lt = &l->test;
+	json_t *obj = json_object();
+	size_t i;
+
+	for (i = 0; lt->booted && i < lt->run.ktap.nsuites; i++)
+		json_object_set_new(obj, lt->run.ktap.suites[i].name,
+				    suite_json(&lt->run.ktap.suites[i], cases, l->fix));
+	return obj;
+}
+
+static json_t *lane_json(const struct kb_branch_run *b, const struct kb_lane_run *l,
+			 const struct kb_cases *cases)
+{
+	const struct kb_lane_test *lt = &l->test;
+	enum kb_build_status build = l->built ? l->build.status : KB_BUILD_SKIPPED;
+	char dir[512];
+
+	snprintf(dir, sizeof(dir), "%s/%s", b->branch->name, kb_lane_kind_name(l->kind));
+	return json_pack("{s:s, s:o, s:o, s:o, s:s, s:f, s:o, s:s, s:o, s:f, s:b, s:o, s:s}",
+			 "kind", kb_lane_kind_name(l->kind),
+			 "ref", kb_json_str(l->ref),
+			 "commit", kb_json_str(l->commit),
+			 "apply", kb_lane_apply_json(b, l),
+			 "build", kb_build_status_name(build),
+			 "build_seconds", l->built ? l->build.seconds : 0.0,
+			 "suites", suites_json(l, cases),
+			 "verdict", kb_verdict_name(lt->verdict.verdict),
+			 "reason", kb_json_lines(lt->verdict.reason ? lt->verdict.reason : ""),
+			 "test_seconds", lt->booted ? lt->run.boot.seconds : 0.0,
+			 "test_reused", lt->booted && lt->run.reused,
+			 "console", lt->booted ? json_string("console.log") : json_null(),
+			 "dir", dir);
+}
+
+json_t *kb_branch_run_json(const struct kb_branch_run *b, const struct kb_cases *cases)
+{
+	const struct kb_branch *br = b->branch;
+	json_t *lanes = json_array();
+	size_t i;
+
+	for (i = 0; i < b->nlanes; i++)
+		json_array_append_new(lanes, lane_json(b, &b->lanes[i], cases));
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "name", br->name, "verdict", kb_verdict_name(b->verdict),
+			 "note", kb_json_str(b->note ? b->note : b->error),
+			 "repo", kb_json_str(br->repo),
+			 "ref", kb_json_str(br->kernel ? br->kernel : br->ref),
+			 "kernel", kb_json_str(br->kernel),
+			 "apply", b->applied ? kb_result_json(&b->apply, b->patch_hash) : json_null(),
+			 "lanes", lanes);
+}
+
+int kb_results_save(const char *rundir, json_t *doc)
+{
+	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	struct kb_buf data = KB_BUF_INIT;
+	int err;
+
+	if (!text || kb_buf_printf(&data, "%s\n", text) < 0)
+		err = kb_error_set(KB_ENOMEM, "out of memory");
+	else
+		err = report_write_file(rundir, "results.json", data.ptr, data.size);
+	kb_buf_release(&data);
+	free(text);
+	return err;
+}

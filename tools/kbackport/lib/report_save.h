@@ -1,0 +1,39 @@
+/*
+ * results.json written: the one writer, beside its reader (report_load.c).
+ * `kbackport run` saves its branches here, `kbackport report --merge` its
+ * merged document, and `apply --json` prints the same JSON form of an
+ * apply result (kb_result_json()) as results.json keeps.
+ */
+#ifndef KB_REPORT_SAVE_H
+#define KB_REPORT_SAVE_H
+
+#include <jansson.h>
+
+#include "backport.h"
+#include "cases.h"
+#include "fix.h"
+#include "pipeline.h"
+
+/*
+ * One apply result: branch, status, variant, base, commit, ref, created,
+ * forced, detail, notes and reproduce (arrays, empty when none), pre_fix,
+ * hunks (each hunk's placement) and patch_hash (the sha256 of the
+ * variant's patch file, null when not known).
+ */
+json_t *kb_result_json(const struct kb_result *r, const char *patch_hash);
+
+/* The sha256 of `variant`'s patch file of `fix` into out ("" when no
+ * variant or no such variant). */
+int kb_patch_hash(char out[65], const struct kb_fix *fix, const char *variant);
+
+/* results.json's entry for a branch that went through the pipeline. */
+json_t *kb_branch_run_json(const struct kb_branch_run *b, const struct kb_cases *cases);
+
+/* The "apply" object of a lane: what its tree is as far as the fix goes. */
+json_t *kb_lane_apply_json(const struct kb_branch_run *b, const struct kb_lane_run *l);
+
+/* `doc` as <rundir>/results.json (2-space indent, a final newline),
+ * through a temporary file and a rename. */
+int kb_results_save(const char *rundir, json_t *doc);
+
+#endif
