@@ -1,5 +1,5 @@
 /*
- * Test helper: a bare git repository in a temporary directory, and trees
+ * Test helper: a bare git repository in a sandbox (sandbox.h), and trees
  * made from the era fixture directories (tests/fixtures/eras/<era>/tree)
  * through an in-memory index. Tests run from the top of the project.
  */
@@ -16,29 +16,25 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "sandbox.h"
 
 struct repo_fixture {
-	char dir[64];
+	struct sandbox sb;
+	const char *dir;		/* sb.dir: the bare repository */
 	git_repository *repo;
 };
 
-static inline int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st; (void)flag; (void)ftw;
-	return remove(path);
-}
-
 static inline void repo_fixture_init(struct repo_fixture *f)
 {
-	strcpy(f->dir, "/tmp/kbackport-unit.XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
+	assert_int_equal(sandbox_init(&f->sb), 0);
+	f->dir = f->sb.dir;
 	assert_int_equal(git_repository_init(&f->repo, f->dir, 1), 0);
 }
 
 static inline void repo_fixture_release(struct repo_fixture *f)
 {
 	git_repository_free(f->repo);
-	nftw(f->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	sandbox_release(&f->sb);
 }
 
 static inline void add_dir(git_repository *repo, git_index *index, const char *root,

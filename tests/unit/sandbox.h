@@ -1,12 +1,18 @@
 /*
- * Test helper: a temporary directory for each test, files written into it
- * by relative path (their directories made), removed whole afterwards.
+ * Test helper: a temporary directory for each test, under $TMPDIR (default
+ * /tmp), files written into it by relative path (their directories made).
+ * Removed whole afterwards when the test passed; a failed test keeps it and
+ * its path is printed ("# kept DIR"), as git's test-lib keeps the trash
+ * directory. Include it from one source file per test program: it defines
+ * cmocka's _fail() (see below).
  */
 #ifndef KB_SANDBOX_H
 #define KB_SANDBOX_H
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +20,29 @@
 #include <sys/stat.h>
 
 struct sandbox {
-	char dir[64];
+	char *dir;			/* malloc'ed, NULL once released */
 	char path[512];		/* scratch for sb_path() */
 };
+
+/* Set by a failed cmocka assertion; looked at and cleared by sandbox_free(). */
+static bool sandbox_test_failed;
+
+/*
+ * Every cmocka assertion that fails ends in _fail(), also from inside
+ * libcmocka (through its PLT), so this definition sees each failure, notes
+ * it, and hands over to cmocka's own. Nothing else tells a teardown that
+ * its test failed.
+ */
+void _fail(const char *const file, const int line)
+{
+	void (*cmocka_fail)(const char *, int);
+
+	sandbox_test_failed = true;
+	*(void **)&cmocka_fail = dlsym(RTLD_NEXT, "_fail");
+	if (cmocka_fail)
+		cmocka_fail(file, line);
+	abort();
+}
 
 static inline const char *sb_path(struct sandbox *sb, const char *rel)
 {
@@ -26,7 +52,7 @@ static inline const char *sb_path(struct sandbox *sb, const char *rel)
 
 static inline void write_file(struct sandbox *sb, const char *rel, const char *text)
 {
-	char dir[512], *slash;
+	char dir[PATH_MAX], *slash;
 	FILE *f;
 
 	snprintf(dir, sizeof(dir), "%s", sb_path(sb, rel));
@@ -63,15 +89,45 @@ static inline int sandbox_rm_entry(const char *path, const struct stat *st, int 
 	return remove(path);
 }
 
-/* A new empty sandbox under /tmp; NULL when it cannot be made. */
+/* Make sb->dir, a new empty directory under $TMPDIR or /tmp; -1 on failure. */
+static inline int sandbox_init(struct sandbox *sb)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	if (asprintf(&sb->dir, "%s/kbackport-unit.XXXXXX", tmp) < 0) {
+		sb->dir = NULL;
+		return -1;
+	}
+	if (!mkdtemp(sb->dir)) {
+		free(sb->dir);
+		sb->dir = NULL;
+		return -1;
+	}
+	sandbox_test_failed = false;
+	return 0;
+}
+
+/* Remove sb->dir, or keep it and say so when the test failed. */
+static inline void sandbox_release(struct sandbox *sb)
+{
+	if (!sb->dir)
+		return;
+	if (sandbox_test_failed)
+		fprintf(stderr, "# kept %s\n", sb->dir);
+	else
+		nftw(sb->dir, sandbox_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(sb->dir);
+	sb->dir = NULL;
+}
+
+/* A new empty sandbox; NULL when it cannot be made. */
 static inline struct sandbox *sandbox_new(void)
 {
 	struct sandbox *sb = calloc(1, sizeof(*sb));
 
-	if (!sb)
-		return NULL;
-	strcpy(sb->dir, "/tmp/kbackport-unit.XXXXXX");
-	if (!mkdtemp(sb->dir)) {
+	if (sb && sandbox_init(sb) < 0) {
 		free(sb);
 		return NULL;
 	}
@@ -80,8 +136,22 @@ static inline struct sandbox *sandbox_new(void)
 
 static inline void sandbox_free(struct sandbox *sb)
 {
-	nftw(sb->dir, sandbox_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (!sb)
+		return;
+	sandbox_release(sb);
 	free(sb);
+}
+
+/* cmocka setup and teardown for tests whose *state is a struct sandbox. */
+static inline int sandbox_setup(void **state)
+{
+	return (*state = sandbox_new()) ? 0 : -1;
+}
+
+static inline int sandbox_teardown(void **state)
+{
+	sandbox_free(*state);
+	return 0;
 }
 
 #endif

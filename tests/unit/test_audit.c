@@ -16,6 +16,7 @@
 #include <git2.h>
 
 #include "audit.h"
+#include "sandbox.h"
 
 /* 2.6.32 net/core/dev.c: any module, with CAP_NET_ADMIN only. */
 static const char dev_2632[] =
@@ -677,15 +678,6 @@ static const char drivers_net[] =
 static const char header_call[] =
 	"static inline void hdr(void) { request_module(\"hdr-%s\", \"x\"); }\n";
 
-static int rm_entry(const char *path, const struct stat *sb, int flag,
-		    struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static git_tree *make_tree(git_repository *repo, const struct file *files,
 			   size_t n)
 {
@@ -744,21 +736,22 @@ static void check_locations(const struct kb_call *calls, size_t n,
 	}
 }
 
-/* A fresh directory per run, removed by the teardown even on failure. */
+/* A fresh sandbox per run: removed by the teardown, kept when the test failed. */
+static struct sandbox tree_sandbox;
+
 static int tree_setup(void **state)
 {
-	static char dir[32];
-
-	strcpy(dir, "/tmp/kb-audit-XXXXXX");
-	if (!mkdtemp(dir))
+	if (sandbox_init(&tree_sandbox) < 0)
 		return -1;
-	*state = dir;
+	*state = tree_sandbox.dir;
 	return 0;
 }
 
 static int tree_teardown(void **state)
 {
-	return nftw(*state, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	(void)state;
+	sandbox_release(&tree_sandbox);
+	return 0;
 }
 
 static void test_tree(void **state)

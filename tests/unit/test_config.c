@@ -7,47 +7,38 @@
 
 #include "config.h"
 #include "error.h"
+#include "sandbox.h"
 
-struct sandbox {
-	char dir[64];
-	char path[128];		/* dir/branches.yaml */
+struct config_sandbox {
+	struct sandbox sb;
+	const char *dir;	/* sb.dir */
+	char path[512];		/* dir/branches.yaml */
 };
 
 static int setup(void **state)
 {
-	struct sandbox *s = calloc(1, sizeof(*s));
+	struct config_sandbox *s = calloc(1, sizeof(*s));
 
-	if (!s)
-		return -1;
-	strcpy(s->dir, "/tmp/kb-test-config-XXXXXX");
-	if (!mkdtemp(s->dir)) {
+	if (!s || sandbox_init(&s->sb) < 0) {
 		free(s);
 		return -1;
 	}
+	s->dir = s->sb.dir;
 	snprintf(s->path, sizeof(s->path), "%s/branches.yaml", s->dir);
 	*state = s;
 	return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag,
-			struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int teardown(void **state)
 {
-	struct sandbox *s = *state;
-	int rc = nftw(s->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	struct config_sandbox *s = *state;
 
+	sandbox_release(&s->sb);
 	free(s);
-	return rc;
+	return 0;
 }
 
-static void write_config(const struct sandbox *s, const char *text)
+static void write_config(const struct config_sandbox *s, const char *text)
 {
 	FILE *fp = fopen(s->path, "w");
 
@@ -59,7 +50,7 @@ static void write_config(const struct sandbox *s, const char *text)
 /* Load `text` and expect KB_EINVALID with "<path>:<where_and_message>". */
 static void expect_error(void **state, const char *text, const char *message)
 {
-	struct sandbox *s = *state;
+	struct config_sandbox *s = *state;
 	struct kb_config *config = (void *)1;
 	char expected[1024];
 
@@ -71,7 +62,7 @@ static void expect_error(void **state, const char *text, const char *message)
 	assert_string_equal(kb_error_last(), expected);
 }
 
-static char *joined(const struct sandbox *s, const char *rel)
+static char *joined(const struct config_sandbox *s, const char *rel)
 {
 	static char buf[256];
 
@@ -104,7 +95,7 @@ static const char valid_yaml[] =
 
 static void test_valid(void **state)
 {
-	struct sandbox *s = *state;
+	struct config_sandbox *s = *state;
 	struct kb_config *config = NULL;
 	const struct kb_branch *b;
 
@@ -309,7 +300,7 @@ static void test_pre_fix_lane_collision(void **state)
 /* Without a pre-fix lane on x, x.pre-fix is just a name. */
 static void test_pre_fix_name_without_lane(void **state)
 {
-	struct sandbox *s = *state;
+	struct config_sandbox *s = *state;
 	struct kb_config *config = NULL;
 
 	write_config(s, "repo: linux\nbranches:\n  - {name: x, ref: a}\n"
@@ -355,7 +346,7 @@ static void test_top_not_mapping(void **state)
 
 static void test_syntax_error(void **state)
 {
-	struct sandbox *s = *state;
+	struct config_sandbox *s = *state;
 	struct kb_config *config = NULL;
 	const char *msg;
 
@@ -375,7 +366,7 @@ static void test_empty_file(void **state)
 
 static void test_missing_file(void **state)
 {
-	struct sandbox *s = *state;
+	struct config_sandbox *s = *state;
 	struct kb_config *config = (void *)1;
 
 	assert_int_equal(kb_config_load(&config, s->path), KB_ENOTFOUND);
@@ -386,7 +377,7 @@ static void test_missing_file(void **state)
 /* A distribution kernel branch: no ref, no repo, never built. */
 static void test_kernel_branch(void **state)
 {
-	struct sandbox *s = *state;
+	struct config_sandbox *s = *state;
 	struct kb_config *config = NULL;
 	const struct kb_branch *b;
 

@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "fix.h"
+#include "sandbox.h"
 
 #define FIX_ID "CVE-2011-1019"
 #define SUBJECT_TEXT "net: don't allow CAP_NET_ADMIN to load non-netdev kernel modules"
@@ -43,49 +44,39 @@ static const char mail_text[] =
 	"    patch: upstream.patch\n" \
 	"    why: as upstream\n"
 
-struct sandbox {
-	char dir[64];
+struct fix_sandbox {
+	struct sandbox sb;
+	const char *dir;	/* sb.dir */
 	char backports[128];	/* dir/backports */
 	char fix[192];		/* dir/backports/FIX_ID */
 };
 
 static int setup(void **state)
 {
-	struct sandbox *s = calloc(1, sizeof(*s));
+	struct fix_sandbox *s = calloc(1, sizeof(*s));
 
-	if (!s)
-		return -1;
-	strcpy(s->dir, "/tmp/kb-test-fix-XXXXXX");
-	if (!mkdtemp(s->dir)) {
+	if (!s || sandbox_init(&s->sb) < 0) {
 		free(s);
 		return -1;
 	}
+	s->dir = s->sb.dir;
 	snprintf(s->backports, sizeof(s->backports), "%s/backports", s->dir);
 	snprintf(s->fix, sizeof(s->fix), "%s/%s", s->backports, FIX_ID);
 	*state = s;
 	return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag,
-			struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int teardown(void **state)
 {
-	struct sandbox *s = *state;
-	int rc = nftw(s->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	struct fix_sandbox *s = *state;
 
+	sandbox_release(&s->sb);
 	free(s);
-	return rc;
+	return 0;
 }
 
 /* Write `text` to `path`, creating the directories on the way. */
-static void write_file(const char *path, const char *text)
+static void write_path(const char *path, const char *text)
 {
 	char dir[512], *slash;
 	FILE *fp;
@@ -106,7 +97,7 @@ static void write_in(const char *dir, const char *rel, const char *text)
 	char path[512];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	write_file(path, text);
+	write_path(path, text);
 }
 
 /* A fix directory: fix.yaml as given, the upstream patch and one variant patch. */
@@ -123,7 +114,7 @@ static void make_fix(const char *dir, const char *yaml)
 static void expect_error(void **state, const char *yaml, int code,
 			 const char *message)
 {
-	struct sandbox *s = *state;
+	struct fix_sandbox *s = *state;
 	struct kb_fix *fix = (void *)1;
 	char expected[1024];
 
@@ -167,7 +158,7 @@ static const char valid_yaml[] =
 	"      dev_base_lock here\n"
 	"    when: ~\n";
 
-static void check_variants(const struct sandbox *s, const struct kb_fix *fix)
+static void check_variants(const struct fix_sandbox *s, const struct kb_fix *fix)
 {
 	const struct kb_variant *v = &fix->variants[0];
 	char path[512];
@@ -206,7 +197,7 @@ static void check_variants(const struct sandbox *s, const struct kb_fix *fix)
 
 static void test_valid(void **state)
 {
-	struct sandbox *s = *state;
+	struct fix_sandbox *s = *state;
 	struct kb_fix *fix = NULL;
 
 	make_fix(s->fix, valid_yaml);
@@ -233,7 +224,7 @@ static void test_valid(void **state)
 /* Optional fields left out, and a directory given with a trailing slash. */
 static void test_minimal(void **state)
 {
-	struct sandbox *s = *state;
+	struct fix_sandbox *s = *state;
 	struct kb_fix *fix = NULL;
 	char dir[256];
 
@@ -303,7 +294,7 @@ static void test_subject_mismatch(void **state)
 
 static void test_missing_patch(void **state)
 {
-	struct sandbox *s = *state;
+	struct fix_sandbox *s = *state;
 	char message[512];
 
 	snprintf(message, sizeof(message),
@@ -386,7 +377,7 @@ static void test_no_variants(void **state)
 /* Without variants, the fix's own patch is its one variant. */
 static void test_variants_missing(void **state)
 {
-	struct sandbox *s = *state;
+	struct fix_sandbox *s = *state;
 	struct kb_fix *fix = NULL;
 
 	make_fix(s->fix, ID SUBJECT UPSTREAM PATCH);
@@ -440,7 +431,7 @@ static void test_vulnerable_scalar(void **state)
 
 static void test_missing_fix_yaml(void **state)
 {
-	struct sandbox *s = *state;
+	struct fix_sandbox *s = *state;
 	struct kb_fix *fix = (void *)1;
 
 	assert_int_equal(kb_fix_load(&fix, s->fix), KB_ENOTFOUND);
@@ -451,7 +442,7 @@ static void test_missing_fix_yaml(void **state)
 /* A second fix whose id sorts first; directories without fix.yaml skipped. */
 static void test_load_all(void **state)
 {
-	struct sandbox *s = *state;
+	struct fix_sandbox *s = *state;
 	struct kb_fix **fixes = NULL;
 	char dir[256];
 	size_t n = 0;
@@ -472,7 +463,7 @@ static void test_load_all(void **state)
 
 static void test_load_all_stops_on_error(void **state)
 {
-	struct sandbox *s = *state;
+	struct fix_sandbox *s = *state;
 	struct kb_fix **fixes = (void *)1;
 	char dir[256];
 	size_t n = 7;
@@ -488,7 +479,7 @@ static void test_load_all_stops_on_error(void **state)
 
 static void test_load_all_empty(void **state)
 {
-	struct sandbox *s = *state;
+	struct fix_sandbox *s = *state;
 	struct kb_fix **fixes = (void *)1;
 	char expected[256];
 	size_t n = 7;

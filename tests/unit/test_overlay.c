@@ -33,7 +33,7 @@ static int count_files(const char *dir)
 	return counted;
 }
 
-static void write_file(const char *dir, const char *name, const char *text, mode_t mode)
+static void write_mode_file(const char *dir, const char *name, const char *text, mode_t mode)
 {
 	char path[512];
 	FILE *f;
@@ -80,9 +80,9 @@ static int setup(void **state)
 	snprintf(f->overlay, sizeof(f->overlay), "%s/kunit", f->repo.dir);
 	assert_int_equal(mkdir(f->odb, 0755), 0);
 	assert_int_equal(mkdir(f->overlay, 0755), 0);
-	write_file(f->overlay, "Kbuild", "obj-y += t_kunit.o\n", 0644);
-	write_file(f->overlay, "t_kunit.c", "/* a suite */\n", 0644);
-	write_file(f->overlay, ".t_kunit.c.swp", "editor junk", 0644);
+	write_mode_file(f->overlay, "Kbuild", "obj-y += t_kunit.o\n", 0644);
+	write_mode_file(f->overlay, "t_kunit.c", "/* a suite */\n", 0644);
+	write_mode_file(f->overlay, ".t_kunit.c.swp", "editor junk", 0644);
 	assert_int_equal(kb_overlay_repo_open(&f->own, f->repo.repo, f->odb), 0);
 	*state = f;
 	return 0;
@@ -198,7 +198,7 @@ static void test_makefile_without_final_newline(void **state)
 	git_oid base, built;
 
 	make_tree(&base, f->repo.repo, files);
-	write_file(f->overlay, "run.sh", "#!/bin/sh\n", 0755);
+	write_mode_file(f->overlay, "run.sh", "#!/bin/sh\n", 0755);
 	assert_int_equal(kb_overlay_tree(&built, f->own, &base, f->overlay), 0);
 	assert_file(f->own, &built, "net/Makefile",
 		    "obj-y += core/\nobj-$(CONFIG_KUNIT)\t\t+= kbackport_kunit/\n");

@@ -6,6 +6,7 @@
 
 #include "error.h"
 #include "patch.h"
+#include "sandbox.h"
 
 /* include/linux/netdevice.h and net/core/dev.c of the CVE-2011-1019 fix in
  * git format-patch form, plus its net/ipv4/ipip.c hunk and signature. */
@@ -516,13 +517,11 @@ static void test_nul_byte(void **state)
 
 static void test_load(void **state)
 {
-	char dir[] = "/tmp/kb-test-patch-XXXXXX", path[64];
+	struct sandbox *sb = *state;
+	const char *path = sb_path(sb, "upstream.patch");
 	struct kb_patch *p = NULL;
 	FILE *fp;
 
-	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/upstream.patch", dir);
 	assert_non_null(fp = fopen(path, "w"));
 	fputs(seed_patch, fp);
 	fclose(fp);
@@ -533,7 +532,6 @@ static void test_load(void **state)
 	unlink(path);
 	assert_int_equal(kb_patch_load(&p, path), KB_ENOTFOUND);
 	assert_null(p);
-	rmdir(dir);
 	kb_patch_free(NULL);
 }
 
@@ -594,7 +592,7 @@ int main(void)
 		cmocka_unit_test(test_plain_diff),
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_nul_byte),
-		cmocka_unit_test(test_load),
+		cmocka_unit_test_setup_teardown(test_load, sandbox_setup, sandbox_teardown),
 		cmocka_unit_test(test_parse_date),
 		cmocka_unit_test(test_parse_date_bad),
 	};

@@ -18,6 +18,7 @@
 #include "error.h"
 #include "kcidb.h"
 #include "report.h"
+#include "sandbox.h"
 
 #define RUN "tests/fixtures/reports/run-main"
 #define GOLDEN "tests/fixtures/reports/expected/run-main/"
@@ -311,35 +312,18 @@ static void sha256(void **state)
 
 /* ---- wrong input ---- */
 
-struct tmp {
-	char dir[64];
-};
-
 static int tmp_setup(void **state)
 {
-	struct tmp *t = calloc(1, sizeof(*t));
-
-	snprintf(t->dir, sizeof(t->dir), "/tmp/kb-report-XXXXXX");
-	if (!mkdtemp(t->dir))
-		return -1;
-	*state = t;
-	return 0;
+	return sandbox_setup(state);
 }
 
 static int tmp_teardown(void **state)
 {
-	struct tmp *t = *state;
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	if (system(cmd) != 0)
-		return -1;
-	free(t);
-	return 0;
+	return sandbox_teardown(state);
 }
 
 /* results.json holding `json`; the load's error code, its message in *msg. */
-static int load_text(struct tmp *t, const char *json, const char **msg)
+static int load_text(struct sandbox *t, const char *json, const char **msg)
 {
 	struct kb_report *r = NULL;
 	char path[128];
@@ -392,7 +376,7 @@ static void names_what_is_wrong(void **state)
 		{ TOP "[{\"name\": \"/b\", \"verdict\": \"fixed\"}]}",
 		  "branches[0]: 'name' is '/b': not usable as a directory name" },
 	};
-	struct tmp *t = *state;
+	struct sandbox *t = *state;
 	char want[512];
 	const char *msg;
 	size_t i;
@@ -412,7 +396,7 @@ static void names_what_is_wrong(void **state)
  */
 static void counts_are_bounded(void **state)
 {
-	struct tmp *t = *state;
+	struct sandbox *t = *state;
 	struct kb_report *r = NULL;
 	struct kb_buf md = KB_BUF_INIT;
 	char want[512];
@@ -438,7 +422,7 @@ static void counts_are_bounded(void **state)
 
 static void missing_results(void **state)
 {
-	struct tmp *t = *state;
+	struct sandbox *t = *state;
 	struct kb_report *r = NULL;
 	char want[128];
 
@@ -451,7 +435,7 @@ static void missing_results(void **state)
 /* The defaults: a lane without "dir" is <branch>/<kind>; notes as a string. */
 static void defaults(void **state)
 {
-	struct tmp *t = *state;
+	struct sandbox *t = *state;
 	struct kb_report *r = NULL;
 	const char *msg;
 
@@ -471,7 +455,7 @@ static void defaults(void **state)
 
 static void escapes_everything(void **state)
 {
-	struct tmp *t = *state;
+	struct sandbox *t = *state;
 	struct kb_report *r = NULL;
 	struct kb_buf out = KB_BUF_INIT;
 	const char *msg;
@@ -508,7 +492,7 @@ static void escapes_everything(void **state)
 
 static void mail_headers_encoded(void **state)
 {
-	struct tmp *t = *state;
+	struct sandbox *t = *state;
 	struct kb_report *r = NULL;
 	struct kb_buf out = KB_BUF_INIT, name = KB_BUF_INIT;
 	const char *msg;
