@@ -103,7 +103,60 @@ finish() {
 	local skipped=
 	[ "$T_SKIP" -eq 0 ] || skipped=", $T_SKIP skipped"
 	echo "$suite: $T_PASS passed, $T_FAIL failed$skipped"
-	mkdir -p "$TOP_DIR/build"
-	echo "$suite $T_PASS $T_FAIL $T_SKIP" >> "$TOP_DIR/build/test-totals"
+	local totals=${KB_TEST_TOTALS:-$TOP_DIR/build/test-totals}
+	mkdir -p "$(dirname "$totals")"
+	echo "$suite $T_PASS $T_FAIL $T_SKIP" >> "$totals"
 	[ "$T_FAIL" -eq 0 ]
+}
+
+# Named test blocks, as git's test-lib.sh:
+#
+#   test_expect_success [PREREQ[,PREREQ...]] 'NAME' 'COMMANDS'
+#
+# runs COMMANDS (an &&-chain) in the test's shell with their output set
+# aside: their status 0 is "ok - NAME", anything else "not ok - NAME" with
+# the commands and their output shown ('# '-prefixed), and the test's
+# directory kept (hermetic prints "# kept DIR" at exit). A missing
+# prerequisite (test_set_prereq) makes it a counted skip. The plain
+# assert_* helpers are for outside blocks; in a block, use commands such as
+# test_cmp, grep or test.
+T_PREREQS=" "
+test_set_prereq() { T_PREREQS="$T_PREREQS$1 "; }
+test_have_prereq() {
+	local p
+	for p in ${1//,/ }; do
+		[[ $T_PREREQS == *" $p "* ]] || return 1
+	done
+}
+
+test_expect_success() {
+	local prereq= name body log rc
+	if [ $# -eq 3 ]; then
+		prereq=$1
+		shift
+	fi
+	[ $# -eq 2 ] || { echo "error: test_expect_success [PREREQ] NAME COMMANDS" >&2; return 2; }
+	name=$1 body=$2
+	if [ -n "$prereq" ] && ! test_have_prereq "$prereq"; then
+		skip "$name (missing $prereq)"
+		return 0
+	fi
+	log=$(mktemp "${TMP:-${TMPDIR:-/tmp}}/block.XXXXXX")
+	eval "$body" >"$log" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		pass "$name"
+	else
+		fail "$name (exit $rc)"
+		body=${body#$'\n'}
+		printf '%s\n' "${body%$'\n'}" | sed 's/^/#   > /'
+		sed 's/^/#   /' "$log" | head -40
+	fi
+	rm -f "$log"
+	return 0
+}
+
+# test_cmp EXPECTED_FILE ACTUAL_FILE: as git's, a unified diff when they differ
+test_cmp() {
+	diff -u "$1" "$2"
 }

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# tests/lib.sh itself: named blocks, prerequisites, counted skips, the totals
+# tests/summary.sh adds up, and the directory of a failed test kept.
+source "$(dirname "$0")/../lib.sh"
+T_SUITE=lib
+hermetic
+cd "$TMP"
+mkdir tmp
+# child SCRIPT: run a test script sourcing lib.sh, its temporary directories
+# under tmp/ and its totals in totals; stdout in out, exit code in rc.
+child() {
+	TMPDIR=$TMP/tmp KB_TEST_TOTALS=$TMP/totals bash "$1" >out 2>&1
+	echo $? >rc
+}
+
+cat >mixed.sh <<SCRIPT
+source "$TESTS_DIR/lib.sh"
+T_SUITE=mixed
+hermetic
+cd "\$TMP"
+echo evidence >left-behind
+test_set_prereq HAVE_X
+test_expect_success 'a passing block' 'echo one >a && test "\$(cat a)" = one'
+test_expect_success 'a block sets a variable' 'x=42'
+test_expect_success 'the next block sees it' 'test "\$x" = 42'
+test_expect_success HAVE_X 'a prerequisite present' 'true'
+test_expect_success HAVE_X,NO_Y 'a prerequisite missing' 'false'
+test_expect_success 'a failing block' '
+	echo "what went wrong" &&
+	false
+'
+finish
+SCRIPT
+cat >passing.sh <<SCRIPT
+source "$TESTS_DIR/lib.sh"
+T_SUITE=passing
+hermetic
+test_expect_success 'one' 'touch "\$TMP/f"'
+finish
+SCRIPT
+cat >no_set.sh <<SCRIPT
+source "$TESTS_DIR/lib.sh"
+T_SUITE=no-set
+hermetic
+KB_SHARED=$TMP/nowhere shared_set stable-trees
+echo "not reached"
+SCRIPT
+
+child mixed.sh
+kept=$(sed -n 's/^# kept //p' out)
+test_expect_success 'a failing script: each block named, the failure shown, totals' '
+	cat >expect <<-EOF &&
+	ok - a passing block
+	ok - a block sets a variable
+	ok - the next block sees it
+	ok - a prerequisite present
+	ok - # SKIP a prerequisite missing (missing HAVE_X,NO_Y)
+	not ok - a failing block (exit 1)
+	#   > 	echo "what went wrong" &&
+	#   > 	false
+	#   what went wrong
+	mixed: 4 passed, 1 failed, 1 skipped
+	# kept $kept
+	EOF
+	test_cmp expect out &&
+	test "$(cat rc)" = 1
+'
+test_expect_success 'its directory is kept, under $TMPDIR' '
+	case "$kept" in "$TMP"/tmp/kbackport-test.*) ;; *) false ;; esac &&
+	test "$(cat "$kept/left-behind")" = evidence
+'
+test_expect_success 'skips are counted in the totals summary.sh adds up' '
+	echo "mixed 4 1 1" >expect &&
+	test_cmp expect totals &&
+	mkdir -p sum/build && cp totals sum/build/test-totals &&
+	(cd sum && sh "$TESTS_DIR/summary.sh") >summary; echo $? >summary.rc &&
+	echo "4 passed, 1 failed, 1 skipped" >expect &&
+	test_cmp expect summary &&
+	test "$(cat summary.rc)" = 1
+'
+
+rm -rf tmp/* totals
+child passing.sh
+test_expect_success 'a passing script: its directory removed' '
+	printf "%s\n" "ok - one" "passing: 1 passed, 0 failed" >expect &&
+	test_cmp expect out &&
+	test "$(cat rc)" = 0 &&
+	test -z "$(ls tmp)" &&
+	echo "passing 1 0 0" >expect &&
+	test_cmp expect totals
+'
+
+rm -rf tmp/* totals
+child no_set.sh
+test_expect_success 'a missing shared data set: one counted skip ends the script' '
+	printf "%s\n" "ok - # SKIP no stable-trees at $TMP/nowhere/stable-trees (set KB_SHARED to the shared folder)" \
+		"no-set: 0 passed, 0 failed, 1 skipped" >expect &&
+	test_cmp expect out &&
+	test "$(cat rc)" = 0 &&
+	test -z "$(ls tmp)" &&
+	echo "no-set 0 0 1" >expect &&
+	test_cmp expect totals
+'
+
+test_set_prereq PRESENT
+test_expect_success PRESENT 'a block with its prerequisite runs' 'true'
+finish
