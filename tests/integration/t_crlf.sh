@@ -28,15 +28,24 @@ branches:
 YAML
 ln -s "$TOP_DIR/backports" backports
 run_kb 1 audit --json --branch vulnerable
-assert_eq "audit: the bare pattern in the CRLF dev.c" "net/core/dev.c" \
-	"$(echo "$OUT" | jq -r '.branches[0].calls[] | select(.cve_2011_1019_pattern) | .path')"
+test_expect_success 'audit: the bare pattern in the CRLF dev.c' '
+	echo net/core/dev.c >expect &&
+	echo "$OUT" | jq -r ".branches[0].calls[] | select(.cve_2011_1019_pattern) | .path" >actual &&
+	test_cmp expect actual
+'
 run_kb 0 apply --json
 field() { echo "$OUT" | jq -r --arg b "$1" ".results[] | select(.branch == \$b) | $2"; }
-assert_eq "apply agrees: vulnerable, applied" "applied 2.6.32" "$(field vulnerable '"\(.status) \(.variant)"')"
+test_expect_success 'apply agrees: vulnerable, applied' '
+	test "$(field vulnerable .status) $(field vulnerable .variant)" = "applied 2.6.32"
+'
 for f in $(cd "$ERA/expected" && find . -type f | sed 's|^\./||' | sort); do
-	crlf "$ERA/expected/$f" > want
-	git -C repo show "backport/CVE-2011-1019/vulnerable:$f" > got
-	assert_file_eq "$f: the backport keeps CRLF, byte for byte" want got
+	test_expect_success "$f: the backport keeps CRLF, byte for byte" '
+		crlf "$ERA/expected/$f" >want &&
+		git -C repo show "backport/CVE-2011-1019/vulnerable:$f" >got &&
+		test_cmp want got
+	'
 done
-assert_eq "the fixed CRLF tree is already-applied" "already-applied" "$(field fixed .status)"
+test_expect_success 'the fixed CRLF tree is already-applied' '
+	test "$(field fixed .status)" = already-applied
+'
 finish
