@@ -87,7 +87,8 @@ check-asan:
 	@$(MAKE) --no-print-directory SAN=1 fuzz-replay
 
 # libFuzzer targets tests/fuzz/fuzz_<name>.c, built with clang into build/fuzz
-# and run FUZZ_SECONDS each (one process) on a copy of tests/fuzz/corpus/<name>,
+# and run FUZZ_SECONDS each (one process) on a copy of its seeds
+# (tests/fuzz/seeds.sh <name>: fixtures and tests/fuzz/corpus/<name>),
 # with tests/fuzz/<name>.dict.
 .PHONY: fuzz fuzz-deps fuzz-replay
 FUZZ_NAMES   := patch locate yaml ktap fix
@@ -120,7 +121,7 @@ fuzz: fuzz-deps
 	@$(MAKE) --no-print-directory $(FUZZ_BIN)
 	@st=0; for n in $(FUZZ_NAMES); do \
 		mkdir -p build/fuzz/corpus-$$n build/fuzz/crash-$$n; \
-		cp tests/fuzz/corpus/$$n/* build/fuzz/corpus-$$n/; \
+		for f in $$(tests/fuzz/seeds.sh $$n); do cp "$$f" "build/fuzz/corpus-$$n/$$(echo "$$f" | tr / _)"; done; \
 		echo "fuzz_$$n: $(FUZZ_SECONDS)s"; \
 		build/fuzz/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -timeout=30 \
 			-dict=tests/fuzz/$$n.dict \
@@ -129,12 +130,12 @@ fuzz: fuzz-deps
 			|| { echo "error: fuzz_$$n failed, input in build/fuzz/crash-$$n/"; st=1; }; \
 	done; exit $$st
 
-# Every regression and corpus file through the targets without libFuzzer,
+# Every regression and seed through the targets without libFuzzer,
 # built with $(CC) and ASan/UBSan (SAN=1, into build/asan/fuzz).
 ifeq ($(SAN),1)
 fuzz-replay: $(REPLAY_BIN)
 	@for n in $(FUZZ_NAMES); do \
-		set -- $$(find tests/fuzz/corpus/$$n tests/fuzz/regressions/$$n -type f 2>/dev/null | sort); \
+		set -- $$(tests/fuzz/seeds.sh $$n; find tests/fuzz/regressions/$$n -type f 2>/dev/null | sort); \
 		$(BUILD)/fuzz/replay_$$n "$$@" || { echo "error: replay of fuzz_$$n failed"; exit 1; }; \
 		echo "fuzz_$$n: replayed $$# inputs"; \
 	done
