@@ -98,6 +98,9 @@ shared_set() {
 	exit
 }
 
+# finish: the suite's total, printed and added to build/test-totals (or
+# $KB_TEST_TOTALS: t_lib.sh's child scripts keep theirs apart); fails if a
+# check failed.
 finish() {
 	local suite=${T_SUITE_PREFIX:-}${T_SUITE:-tests}
 	local skipped=
