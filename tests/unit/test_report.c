@@ -98,7 +98,8 @@ static void loads_the_fixture(void **state)
 	assert_int_equal(b->lanes[2].nfiles, 6);	/* junit.xml is not listed */
 	assert_string_equal(b->lanes[2].files[1], "backport.patch");
 	b = branch(r, "vendor-reworked");
-	assert_string_equal(b->apply.status, "conflict");
+	assert_true(b->apply.present);
+	assert_int_equal(b->apply.status, KB_STATUS_CONFLICT);
 	assert_int_equal(b->apply.nnotes, 2);
 	assert_int_equal(b->apply.nreproduce, 7);
 	assert_null(b->apply.reproduce[7]);
@@ -107,7 +108,9 @@ static void loads_the_fixture(void **state)
 	assert_true(b->lanes[0].build_seconds > 94.9);
 	assert_true(b->lanes[0].test_seconds < 0);	/* not there */
 	assert_false(kb_report_verdict_ok(b->verdict));
-	assert_true(kb_report_verdict_ok("not-affected"));
+	assert_true(kb_report_verdict_ok(KB_VERDICT_NOT_AFFECTED));
+	assert_false(b->lanes[0].apply.present);	/* an as-is lane: no apply stage */
+	assert_true(b->lanes[0].has_build);
 	kb_report_free(r);
 }
 
