@@ -16,7 +16,12 @@
 #include <git2.h>
 
 #include "audit.h"
+#include "fix.h"
 #include "sandbox.h"
+
+/* What to look for comes from the fix, as for `kbackport audit`. */
+static struct kb_fix *fix;
+static const struct kb_audit_rules *rules;
 
 /* 2.6.32 net/core/dev.c: any module, with CAP_NET_ADMIN only. */
 static const char dev_2632[] =
@@ -404,7 +409,7 @@ static void check_scan(const char *src, const struct want *wants, size_t n)
 	struct kb_call *calls = NULL;
 	size_t ncalls = 0, i;
 
-	assert_int_equal(kb_audit_scan(&calls, &ncalls, "f.c", src,
+	assert_int_equal(kb_audit_scan(&calls, &ncalls, rules, "f.c", src,
 				       strlen(src)), 0);
 	assert_int_equal(ncalls, n);
 	for (i = 0; i < n; i++)
@@ -443,10 +448,11 @@ static void test_dev_load_2632(void **state)
 
 	(void)state;
 	check_scan(dev_2632, w, 1);
-	assert_int_equal(kb_audit_scan(&calls, &n, "net/core/dev.c", dev_2632,
+	assert_int_equal(kb_audit_scan(&calls, &n, rules, "net/core/dev.c", dev_2632,
 				       strlen(dev_2632)), 0);
 	assert_int_equal(n, 1);
-	assert_true(kb_call_net_admin(&calls[0]));
+	assert_true(kb_call_guarded(&calls[0], rules));
+	assert_true(kb_call_flagged(&calls[0], rules));
 	kb_calls_free(calls, n);
 }
 
@@ -464,11 +470,14 @@ static void test_dev_load_fixed(void **state)
 	(void)state;
 	check_scan(dev_fixed, w, 2);
 	/* the bare request is not reachable with CAP_NET_ADMIN any more */
-	assert_int_equal(kb_audit_scan(&calls, &n, NULL, dev_fixed,
+	assert_int_equal(kb_audit_scan(&calls, &n, rules, NULL, dev_fixed,
 				       strlen(dev_fixed)), 0);
 	assert_int_equal(n, 2);
-	assert_true(kb_call_net_admin(&calls[0]));
-	assert_false(kb_call_net_admin(&calls[1]));
+	assert_true(kb_call_guarded(&calls[0], rules));
+	assert_false(kb_call_guarded(&calls[1], rules));
+	/* prefixed on CAP_NET_ADMIN, bare on CAP_SYS_MODULE: neither is the pattern */
+	assert_false(kb_call_flagged(&calls[0], rules));
+	assert_false(kb_call_flagged(&calls[1], rules));
 	kb_calls_free(calls, n);
 }
 
@@ -512,9 +521,9 @@ static void test_comedi_open(void **state)
 
 	(void)state;
 	check_scan(comedi, w, 1);
-	assert_int_equal(kb_audit_scan(&calls, &n, NULL, comedi,
+	assert_int_equal(kb_audit_scan(&calls, &n, rules, NULL, comedi,
 				       strlen(comedi)), 0);
-	assert_true(kb_call_net_admin(&calls[0]));
+	assert_true(kb_call_guarded(&calls[0], rules));
 	kb_calls_free(calls, n);
 }
 
@@ -551,10 +560,10 @@ static void test_pre_a8f80e8(void **state)
 		check_scan(old, wants[i], counts[i]);
 		calls = NULL;
 		n = 0;
-		assert_int_equal(kb_audit_scan(&calls, &n, NULL, old,
+		assert_int_equal(kb_audit_scan(&calls, &n, rules, NULL, old,
 					       strlen(old)), 0);
 		for (j = 0; j < n; j++)
-			assert_false(kb_call_net_admin(&calls[j]));
+			assert_false(kb_call_guarded(&calls[j], rules));
 		kb_calls_free(calls, n);
 		free(old);
 	}
@@ -654,7 +663,7 @@ static void test_truncated(void **state)
 			memcpy(buf, srcs[i], len);
 			calls = NULL;
 			n = 0;
-			assert_int_equal(kb_audit_scan(&calls, &n, "t.c", buf,
+			assert_int_equal(kb_audit_scan(&calls, &n, rules, "t.c", buf,
 						       len), 0);
 			kb_calls_free(calls, n);
 			free(buf);
@@ -794,33 +803,33 @@ static void test_tree(void **state)
 	assert_int_equal(kb_audit_cache_new(&cache), 0);
 
 	/* prefixes filter, .h and README never scanned, sorted */
-	assert_int_equal(kb_audit_tree(&a, &na, repo, t1, prefixes, 2, cache), 0);
+	assert_int_equal(kb_audit_tree(&a, &na, repo, t1, prefixes, 2, rules, cache), 0);
 	assert_int_equal(na, 4);
 	check_locations(a, na, pa, la);
 	assert_int_equal(kb_audit_cache_hits(cache), 0);
 	assert_int_equal(a[0].guard, KB_GUARD_FUNCTION);
-	assert_true(kb_call_net_admin(&a[0]));
+	assert_true(kb_call_guarded(&a[0], rules));
 
 	/* no prefix: everything .c; no cache gives the same results */
-	assert_int_equal(kb_audit_tree(&b, &nb, repo, t1, NULL, 0, NULL), 0);
+	assert_int_equal(kb_audit_tree(&b, &nb, repo, t1, NULL, 0, rules, NULL), 0);
 	assert_int_equal(nb, 5);
 	check_locations(b, nb, pall, lall);
 	check_same(a, na, b + 1, nb - 1);
 
 	/* a second tree sharing dev.c and tcp_cong.c hits the cache twice */
-	assert_int_equal(kb_audit_tree(&c, &nc, repo, t2, prefixes, 2, cache), 0);
+	assert_int_equal(kb_audit_tree(&c, &nc, repo, t2, prefixes, 2, rules, cache), 0);
 	assert_int_equal(kb_audit_cache_hits(cache), 2);
 	assert_int_equal(nc, 4);
 	check_locations(c, nc, pa, la);
 	check_same(c + 1, 3, a + 1, 3);
-	assert_false(kb_call_net_admin(&c[0]));
+	assert_false(kb_call_guarded(&c[0], rules));
 
 	/* the first tree again: all three files from the cache, appended */
 	d = a;
 	nd = na;
 	a = NULL;
 	na = 0;
-	assert_int_equal(kb_audit_tree(&d, &nd, repo, t1, prefixes, 2, cache), 0);
+	assert_int_equal(kb_audit_tree(&d, &nd, repo, t1, prefixes, 2, rules, cache), 0);
 	assert_int_equal(kb_audit_cache_hits(cache), 5);
 	assert_int_equal(nd, 8);
 	check_same(d + 4, 4, d, 4);
@@ -838,12 +847,16 @@ static void test_tree(void **state)
 static int setup(void **state)
 {
 	(void)state;
-	return git_libgit2_init() < 0 ? -1 : 0;
+	if (git_libgit2_init() < 0 || kb_fix_load(&fix, KB_DATADIR "/backports/CVE-2011-1019") < 0)
+		return -1;
+	rules = fix->audit;
+	return rules ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
+	kb_fix_free(fix);
 	git_libgit2_shutdown();
 	return 0;
 }

@@ -495,6 +495,112 @@ static void test_load_all_empty(void **state)
 	assert_string_equal(kb_error_last(), expected);
 }
 
+/* ---- audit: what `kbackport audit` looks for is the fix's data ---- */
+
+#define BASE ID SUBJECT UPSTREAM PATCH "variants:\n" VARIANT("upstream")
+
+static void test_audit_rules(void **state)
+{
+	struct sandbox *s = *state;
+	struct kb_fix *fix = NULL;
+	const struct kb_audit_rules *r;
+
+	make_fix(s->fix, BASE
+		 "audit:\n"
+		 "  callees:\n"
+		 "    - request_module\n"
+		 "    - {name: __request_module, format-arg: 2}\n"
+		 "  checks: [capable, ns_capable]\n"
+		 "  capability: CAP_NET_ADMIN\n"
+		 "  flag: {format: prefix, guard: function, prefix: tcp_}\n"
+		 "  message: \"the pattern\"\n");
+	assert_int_equal(kb_fix_load(&fix, s->fix), 0);
+	assert_non_null(r = fix->audit);
+	assert_int_equal(r->ncallees, 2);
+	assert_string_equal(r->callees[0].name, "request_module");
+	assert_int_equal(r->callees[0].format_arg, 0);
+	assert_string_equal(r->callees[1].name, "__request_module");
+	assert_int_equal(r->callees[1].format_arg, 1);
+	assert_int_equal(r->nchecks, 2);
+	assert_string_equal(r->checks[1], "ns_capable");
+	assert_string_equal(r->capability, "CAP_NET_ADMIN");
+	assert_int_equal(r->flag_format, KB_AUDIT_PREFIX);
+	assert_int_equal(r->flag_guard, KB_GUARD_FUNCTION);
+	assert_string_equal(r->flag_prefix, "tcp_");
+	assert_string_equal(r->message, "the pattern");
+	assert_string_equal(r->key, "cve_2011_1019_pattern");
+	kb_fix_free(fix);
+}
+
+/* No flag: a bare format under a direct check; no audit: section, no rules. */
+static void test_audit_defaults(void **state)
+{
+	struct sandbox *s = *state;
+	struct kb_fix *fix = NULL;
+
+	make_fix(s->fix, BASE "audit:\n  callees: [f]\n  checks: [capable]\n"
+		 "  capability: CAP_SYS_ADMIN\n  message: m\n");
+	assert_int_equal(kb_fix_load(&fix, s->fix), 0);
+	assert_int_equal(fix->audit->flag_format, KB_AUDIT_BARE);
+	assert_int_equal(fix->audit->flag_guard, KB_GUARD_DIRECT);
+	assert_null(fix->audit->flag_prefix);
+	kb_fix_free(fix);
+	make_fix(s->fix, BASE);
+	assert_int_equal(kb_fix_load(&fix, s->fix), 0);
+	assert_null(fix->audit);
+	kb_fix_free(fix);
+}
+
+#define RULES_REST "  checks: [capable]\n  capability: CAP_NET_ADMIN\n  message: m\n"
+
+static void test_audit_no_capability(void **state)
+{
+	expect_error(state, BASE "audit:\n  callees: [f]\n  checks: [capable]\n  message: m\n",
+		     KB_EINVALID, "10:3: audit has no 'capability'");
+}
+
+static void test_audit_unknown_key(void **state)
+{
+	expect_error(state, BASE "audit:\n  callee: [f]\n" RULES_REST,
+		     KB_EINVALID, "10:3: unknown key 'callee' in audit (expected callees, checks, capability, flag, message)");
+}
+
+static void test_audit_empty_callees(void **state)
+{
+	expect_error(state, BASE "audit:\n  callees: []\n" RULES_REST,
+		     KB_EINVALID, "10:12: 'callees' is empty");
+}
+
+static void test_audit_callee_without_name(void **state)
+{
+	expect_error(state, BASE "audit:\n  callees: [{format-arg: 2}]\n" RULES_REST,
+		     KB_EINVALID, "10:13: callee has no 'name'");
+}
+
+static void test_audit_bad_format_arg(void **state)
+{
+	expect_error(state, BASE "audit:\n  callees: [{name: f, format-arg: 0x1}]\n" RULES_REST,
+		     KB_EINVALID, "10:35: format-arg wants a number from 1 to 16, not '0x1'");
+}
+
+static void test_audit_bad_flag(void **state)
+{
+	expect_error(state, BASE "audit:\n  callees: [f]\n" RULES_REST "  flag: {format: naked}\n",
+		     KB_EINVALID, "14:18: flag format must be any, bare or prefix, not 'naked'");
+}
+
+static void test_audit_bad_capability(void **state)
+{
+	expect_error(state, BASE "audit:\n  callees: [f]\n  checks: [capable]\n"
+		     "  capability: NET_ADMIN\n  message: m\n",
+		     KB_EINVALID, "12:15: capability 'NET_ADMIN' does not start with CAP_");
+}
+
+static void test_audit_not_a_mapping(void **state)
+{
+	expect_error(state, BASE "audit: [request_module]\n", KB_EINVALID, "9:8: audit must be a mapping, not a sequence");
+}
+
 #define SANDBOXED(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 
 int main(void)
@@ -524,6 +630,16 @@ int main(void)
 		SANDBOXED(test_load_all),
 		SANDBOXED(test_load_all_stops_on_error),
 		SANDBOXED(test_load_all_empty),
+		SANDBOXED(test_audit_rules),
+		SANDBOXED(test_audit_defaults),
+		SANDBOXED(test_audit_no_capability),
+		SANDBOXED(test_audit_unknown_key),
+		SANDBOXED(test_audit_empty_callees),
+		SANDBOXED(test_audit_callee_without_name),
+		SANDBOXED(test_audit_bad_format_arg),
+		SANDBOXED(test_audit_bad_flag),
+		SANDBOXED(test_audit_bad_capability),
+		SANDBOXED(test_audit_not_a_mapping),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

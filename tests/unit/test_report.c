@@ -99,7 +99,8 @@ static void loads_the_fixture(void **state)
 	assert_int_equal(b->lanes[2].nfiles, 6);	/* junit.xml is not listed */
 	assert_string_equal(b->lanes[2].files[1], "backport.patch");
 	b = branch(r, "vendor-reworked");
-	assert_string_equal(b->apply.status, "conflict");
+	assert_true(b->apply.present);
+	assert_int_equal(b->apply.status, KB_STATUS_CONFLICT);
 	assert_int_equal(b->apply.nnotes, 2);
 	assert_int_equal(b->apply.nreproduce, 7);
 	assert_null(b->apply.reproduce[7]);
@@ -108,7 +109,9 @@ static void loads_the_fixture(void **state)
 	assert_true(b->lanes[0].build_seconds > 94.9);
 	assert_true(b->lanes[0].test_seconds < 0);	/* not there */
 	assert_false(kb_report_verdict_ok(b->verdict));
-	assert_true(kb_report_verdict_ok("not-affected"));
+	assert_true(kb_report_verdict_ok(KB_VERDICT_NOT_AFFECTED));
+	assert_false(b->lanes[0].apply.present);	/* an as-is lane: no apply stage */
+	assert_true(b->lanes[0].has_build);
 	kb_report_free(r);
 }
 
@@ -516,10 +519,44 @@ static void mail_headers_encoded(void **state)
 	kb_report_free(r);
 }
 
+/* Each status word, one table per enum: named and parsed back, unknown refused. */
+static void status_words_round_trip(void **state)
+{
+	enum kb_verdict v;
+	enum kb_status st;
+	enum kb_build_status bs;
+	enum kb_ktap_status ks;
+	int i;
+
+	(void)state;
+	for (i = KB_VERDICT_FIXED; i <= KB_VERDICT_NOT_AFFECTED; i++) {
+		assert_true(kb_verdict_parse(&v, kb_verdict_name((enum kb_verdict)i)));
+		assert_int_equal(v, i);
+	}
+	for (i = KB_STATUS_APPLIED; i <= KB_STATUS_REVERSE_APPLIED; i++) {
+		assert_true(kb_status_parse(&st, kb_status_name((enum kb_status)i)));
+		assert_int_equal(st, i);
+	}
+	for (i = KB_BUILD_PASS; i <= KB_BUILD_SKIPPED; i++) {
+		assert_true(kb_build_status_parse(&bs, kb_build_status_name((enum kb_build_status)i)));
+		assert_int_equal(bs, i);
+	}
+	for (i = KB_KTAP_PASS; i <= KB_KTAP_ERROR; i++) {
+		assert_true(kb_ktap_status_parse(&ks, kb_ktap_status_name((enum kb_ktap_status)i)));
+		assert_int_equal(ks, i);
+	}
+	assert_string_equal(kb_status_name(KB_STATUS_REVERSE_APPLIED), "reverse-applied");
+	assert_false(kb_verdict_parse(&v, "fine"));
+	assert_false(kb_status_parse(&st, "Applied"));
+	assert_false(kb_build_status_parse(&bs, ""));
+	assert_false(kb_ktap_status_parse(&ks, "ok"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(loads_the_fixture),
+		cmocka_unit_test(status_words_round_trip),
 		cmocka_unit_test(markdown_as_reviewed),
 		cmocka_unit_test(junit_as_reviewed),
 		cmocka_unit_test(failed_mail_as_reviewed),

@@ -1,7 +1,9 @@
-/* kbackport audit: request_module() calls and their capability guards. */
+/* kbackport audit: the calls a fix's audit: rules name and their capability guards. */
 #include "audit.h"
+#include "buf.h"
 #include "cli.h"
 #include "error.h"
+#include "fix.h"
 #include "repo.h"
 
 #include <getopt.h>
@@ -11,26 +13,33 @@
 #include <string.h>
 
 static const char usage[] =
-"usage: kbackport audit [--config FILE] [--branch NAME]... [--path PREFIX]...\n"
-"                       [--all] [--json]\n"
+"usage: kbackport audit [--config FILE] [--fix DIR] [--branch NAME]...\n"
+"                       [--path PREFIX]... [--all] [--json]\n"
 "\n"
-"For each branch, list the request_module() calls that a CAP_NET_ADMIN\n"
-"check guards, with the module-name format: a fixed prefix (\"netdev-%s\",\n"
-"\"tcp_%s\") confines what can be loaded; a bare \"%s\" is the CVE-2011-1019\n"
-"pattern. Reads blobs from git: no checkout.\n"
+"For each branch, list the calls named by the fix's audit: rules (fix.yaml)\n"
+"that its capability guards, with the format: a fixed prefix (\"netdev-%s\",\n"
+"\"tcp_%s\") confines what can be loaded; the rules' flag (for CVE-2011-1019\n"
+"a bare \"%s\" under a direct CAP_NET_ADMIN check) is the pattern. Reads blobs\n"
+"from git: no checkout.\n"
 "\n"
 "  -c, --config FILE   branches file (default: ./branches.yaml)\n"
+"  -f, --fix DIR       the fix whose audit: rules to use, a fix directory or a\n"
+"                      directory of fixes (default: backports/ beside the config,\n"
+"                      else kbackport's own); exactly one fix with audit: rules\n"
 "  -b, --branch NAME   only this branch; repeatable (default: all)\n"
 "  -p, --path PREFIX   only C files under PREFIX; repeatable (default: all)\n"
-"  -a, --all           every request_module() call, whatever guards it\n"
+"  -a, --all           every call of the callees, whatever guards it\n"
 "      --json          one JSON document: {\"branches\": [...]}\n"
 "  -h, --help          this text\n"
 "\n"
-"Exit status: 0 when no branch has a bare format under a direct CAP_NET_ADMIN\n"
-"check, 1 when one does or a branch could not be read, 2 for usage.\n";
+"Exit status: 0 when no branch has a call matching the flag, 1 when one does\n"
+"or a branch could not be read, 2 for usage or a fix without audit: rules.\n";
 
 struct audit_opts {
 	const char *config;
+	const char **fixes;
+	size_t nfixes;
+	const struct kb_audit_rules *rules;	/* the fix's, once loaded */
 	struct cli_branches branches;
 	const char **paths;
 	size_t npaths;
@@ -49,6 +58,7 @@ static int parse_options(struct audit_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
+		{ "fix", required_argument, NULL, 'f' },
 		{ "branch", required_argument, NULL, 'b' },
 		{ "path", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
@@ -58,9 +68,13 @@ static int parse_options(struct audit_opts *o, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:b:p:ah", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:f:b:p:ah", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': o->config = optarg; break;
+		case 'f':
+			if (cli_strv_add(&o->fixes, &o->nfixes, optarg))
+				return EXIT_USAGE;
+			break;
 		case 'b':
 			if (cli_branches_add(&o->branches, optarg) < 0)
 				return EXIT_USAGE;
@@ -76,12 +90,6 @@ static int parse_options(struct audit_opts *o, int argc, char **argv)
 		}
 	}
 	return cli_no_arguments(argc, argv);
-}
-
-/* The CVE-2011-1019 pattern: a bare name directly under CAP_NET_ADMIN. */
-static bool bare_on_net_admin(const struct kb_call *call)
-{
-	return call->bare && call->guard == KB_GUARD_DIRECT && kb_call_net_admin(call);
 }
 
 static const char *guard_name(enum kb_guard_kind kind)
@@ -105,7 +113,8 @@ static int audit_branch(struct branch_audit *ba, const struct audit_opts *o,
 		err = kb_error_git(err, "branch '%s': cannot read its tree", ba->branch->name);
 		goto done;
 	}
-	err = kb_audit_tree(&ba->calls, &ba->ncalls, repo, tree, o->paths, o->npaths, cache);
+	err = kb_audit_tree(&ba->calls, &ba->ncalls, repo, tree, o->paths, o->npaths,
+			    o->rules, cache);
 done:
 	if (err < 0 && !(ba->error = strdup(kb_error_last())))
 		err = KB_ENOMEM;
@@ -125,7 +134,7 @@ static json_t *caps_json(const struct kb_call *call)
 	return arr;
 }
 
-static json_t *call_json(const struct kb_call *c)
+static json_t *call_json(const struct kb_call *c, const struct kb_audit_rules *rules)
 {
 	return json_pack("{s:s, s:I, s:o, s:s, s:o, s:o, s:b, s:o, s:s, s:o, s:b}",
 			 "path", c->path, "line", (json_int_t)c->line,
@@ -136,12 +145,12 @@ static json_t *call_json(const struct kb_call *c)
 			 "bare", c->bare, "caps", caps_json(c),
 			 "guard", guard_name(c->guard),
 			 "conditional", c->conditional ? json_string(c->conditional) : json_null(),
-			 "cve_2011_1019_pattern", bare_on_net_admin(c));
+			 rules->key, kb_call_flagged(c, rules));
 }
 
 static bool shown(const struct audit_opts *o, const struct kb_call *call)
 {
-	return o->all || kb_call_net_admin(call);
+	return o->all || kb_call_guarded(call, o->rules);
 }
 
 static void print_json(const struct branch_audit *audits, size_t n,
@@ -155,7 +164,7 @@ static void print_json(const struct branch_audit *audits, size_t n,
 		calls = json_array();
 		for (i = 0; i < ba->ncalls; i++)
 			if (shown(o, &ba->calls[i]))
-				json_array_append_new(calls, call_json(&ba->calls[i]));
+				json_array_append_new(calls, call_json(&ba->calls[i], o->rules));
 		json_array_append_new(branches, json_pack("{s:s, s:s, s:o, s:o, s:o}",
 			"branch", ba->branch->name, "ref", ba->branch->ref,
 			"base", ba->base[0] ? json_string(ba->base) : json_null(),
@@ -168,7 +177,7 @@ static void print_json(const struct branch_audit *audits, size_t n,
 	json_decref(doc);
 }
 
-static void print_call(const struct kb_call *c)
+static void print_call(const struct kb_call *c, const struct kb_audit_rules *rules)
 {
 	char where[512], fmt[256], guard[256] = "";
 	size_t i;
@@ -184,8 +193,8 @@ static void print_call(const struct kb_call *c)
 	       c->ncaps ? guard : "-", guard_name(c->guard),
 	       c->conditional ? " [" : "", c->conditional ? c->conditional : "",
 	       c->conditional ? "]" : "");
-	if (bare_on_net_admin(c))
-		printf("  %-44s ^ a bare name on CAP_NET_ADMIN: the CVE-2011-1019 pattern\n", "");
+	if (kb_call_flagged(c, rules))
+		printf("  %-44s ^ %s\n", "", rules->message);
 }
 
 static void print_text(const struct branch_audit *audits, size_t n,
@@ -203,16 +212,19 @@ static void print_text(const struct branch_audit *audits, size_t n,
 		}
 		for (i = count = 0; i < ba->ncalls; i++)
 			if (shown(o, &ba->calls[i])) {
-				print_call(&ba->calls[i]);
+				print_call(&ba->calls[i], o->rules);
 				count++;
 			}
-		if (!count)
-			printf("  no request_module() call %s\n",
-			       o->all ? "found" : "guarded by CAP_NET_ADMIN");
+		if (!count && o->all)
+			printf("  no %s() call found\n", o->rules->callees[0].name);
+		else if (!count)
+			printf("  no %s() call guarded by %s\n", o->rules->callees[0].name,
+			       o->rules->capability);
 	}
 }
 
-static int exit_status(const struct branch_audit *audits, size_t n)
+static int exit_status(const struct branch_audit *audits, size_t n,
+		       const struct kb_audit_rules *rules)
 {
 	size_t b, i;
 
@@ -220,22 +232,73 @@ static int exit_status(const struct branch_audit *audits, size_t n)
 		if (audits[b].error)
 			return EXIT_ATTENTION;
 		for (i = 0; i < audits[b].ncalls; i++)
-			if (bare_on_net_admin(&audits[b].calls[i]))
+			if (kb_call_flagged(&audits[b].calls[i], rules))
 				return EXIT_ATTENTION;
 	}
 	return EXIT_OK;
 }
 
-static int run(const struct audit_opts *o)
+/* The one fix with audit: rules among those loaded: it says what to look for. */
+static int audit_fix(const struct kb_fix **out, struct kb_fix *const *fixes, size_t n,
+		     const char *where)
+{
+	struct kb_buf ids = KB_BUF_INIT;
+	size_t i, with = 0;
+	int err = 0;
+
+	*out = NULL;
+	for (i = 0; i < n; i++)
+		if (fixes[i]->audit) {
+			kb_buf_printf(&ids, "%s%s", with++ ? ", " : "", fixes[i]->id);
+			*out = fixes[i];
+		}
+	if (with > 1)
+		err = kb_error_set(KB_EINVALID, "several fixes have audit: rules (%s): "
+				   "choose one with --fix", ids.ptr);
+	else if (!with && n == 1)
+		err = kb_error_set(KB_EINVALID, "fix '%s' has no audit: section in "
+				   "'%s/fix.yaml': nothing to audit", fixes[0]->id, fixes[0]->dir);
+	else if (!with)
+		err = kb_error_set(KB_EINVALID, "no fix under '%s' has an audit: section: "
+				   "nothing to audit", where);
+	kb_buf_release(&ids);
+	return err;
+}
+
+/* --fix, else backports/ beside the config, else kbackport's own. */
+static int load_rules(struct kb_fix ***fixes, size_t *nfixes, struct audit_opts *o,
+		      const struct kb_config *config)
+{
+	struct kb_buf def = KB_BUF_INIT;
+	const struct kb_fix *fix;
+	const char *dir;
+	int err;
+
+	if ((err = cli_data_path(&def, config, "backports")) < 0)
+		goto done;
+	dir = def.ptr;
+	if ((err = cli_load_fixes(fixes, nfixes, o->nfixes ? o->fixes : &dir,
+				  o->nfixes ? o->nfixes : 1, config)) < 0 ||
+	    (err = audit_fix(&fix, *fixes, *nfixes, o->nfixes ? o->fixes[0] : dir)) < 0)
+		goto done;
+	o->rules = fix->audit;
+done:
+	kb_buf_release(&def);
+	return err;
+}
+
+static int run(struct audit_opts *o)
 {
 	const struct kb_branch **branches = NULL;
 	struct branch_audit *audits = NULL;
 	struct kb_audit_cache *cache = NULL;
 	struct kb_config *config = NULL;
-	size_t n = 0, b;
+	struct kb_fix **fixes = NULL;
+	size_t n = 0, nfixes = 0, b;
 	int rc = EXIT_USAGE;
 
 	if (kb_config_load(&config, o->config) < 0 ||
+	    load_rules(&fixes, &nfixes, o, config) < 0 ||
 	    cli_select(&branches, &n, config, &o->branches) < 0 ||
 	    kb_audit_cache_new(&cache) < 0 ||
 	    !(audits = calloc(n + 1, sizeof(*audits)))) {
@@ -254,7 +317,7 @@ static int run(const struct audit_opts *o)
 		print_json(audits, n, o);
 	else
 		print_text(audits, n, o);
-	rc = exit_status(audits, n);
+	rc = exit_status(audits, n, o->rules);
 done:
 	for (b = 0; audits && b < n; b++) {
 		kb_calls_free(audits[b].calls, audits[b].ncalls);
@@ -263,6 +326,7 @@ done:
 	free(audits);
 	free(branches);
 	kb_audit_cache_free(cache);
+	kb_fix_free_all(fixes, nfixes);
 	kb_config_free(config);
 	return rc;
 }
@@ -277,6 +341,7 @@ int cmd_audit(int argc, char **argv)
 	else if (rc < 0)
 		rc = EXIT_OK;
 	free(o.paths);
+	free(o.fixes);
 	cli_branches_release(&o.branches);
 	return rc;
 }

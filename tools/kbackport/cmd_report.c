@@ -129,7 +129,8 @@ static void print_text(const struct kb_report *r, char **written, char **notes)
 		if (strlen(r->branches[i].name) > w)
 			w = strlen(r->branches[i].name);
 	for (i = 0; i < r->nbranches; i++)
-		printf("%-*s  %s\n", (int)w, r->branches[i].name, r->branches[i].verdict);
+		printf("%-*s  %s\n", (int)w, r->branches[i].name,
+		       kb_verdict_name(r->branches[i].verdict));
 	for (i = 0; notes && notes[i]; i++)
 		fprintf(stderr, "note: %s\n", notes[i]);
 }
@@ -151,7 +152,7 @@ static void print_json(const struct kb_report *r, char **written, char **notes, 
 
 	for (i = 0; i < r->nbranches; i++)
 		json_array_append_new(branches, json_pack("{s:s, s:s}", "name", r->branches[i].name,
-							  "verdict", r->branches[i].verdict));
+							  "verdict", kb_verdict_name(r->branches[i].verdict)));
 	doc = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:i}", "dir", r->dir, "run", r->run,
 			"fix", r->fix, "written", strv_json(written), "branches", branches,
 			"notes", strv_json(notes), "exit", rc);

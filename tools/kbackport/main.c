@@ -23,7 +23,7 @@ struct command {
 static const struct command commands[] = {
 	{ "import", cmd_import, "Import Debian's kernel source packages as stable branches" },
 	{ "apply", cmd_apply, "Apply a fix's right variant to each branch, as backport commits" },
-	{ "audit", cmd_audit, "List request_module() calls guarded by CAP_NET_ADMIN per branch" },
+	{ "audit", cmd_audit, "List the calls a fix's audit: rules name, and their guards" },
 	{ "build", cmd_build, "Build each branch's kernel lanes (as-is, backport) out of tree" },
 	{ "test", cmd_test, "Boot each built lane with the shared tests; verdicts per lane and branch" },
 	{ "run", cmd_run, "Apply, build, test and report: one run, per-branch verdicts" },

@@ -1,5 +1,5 @@
 /*
- * Audit of request_module() calls and their capability guards.
+ * Audit of the calls a fix names (its audit: rules) and their capability guards.
  *
  * The scanner is not a C compiler: it builds a "code view" of the text
  * (comments, literal contents and preprocessor lines blanked, offsets
@@ -91,25 +91,14 @@ struct scan {
 	size_t ngates, agates;
 	bool last_exit;		/* last statement parsed was return/goto */
 
+	const struct kb_audit_rules *rules;
+
 	/* output */
 	struct kb_call **calls;
 	size_t *n;
 	const char *path;
 	size_t line_off, line_no;
 	int err;
-};
-
-static const char *const callees[] = {
-	"request_module", "request_module_nowait", "__request_module",
-};
-
-/* Checks whose last argument is the capability tested. */
-static const char *const cap_funcs[] = {
-	"capable", "ns_capable", "ns_capable_noaudit", "ns_capable_setid",
-	"capable_wrt_inode_uidgid", "netlink_capable", "netlink_ns_capable",
-	"netlink_net_capable", "sk_net_capable", "sk_ns_capable", "sk_capable",
-	"file_ns_capable", "has_capability", "has_capability_noaudit",
-	"has_ns_capability", "has_ns_capability_noaudit",
 };
 
 /* Annotations written like calls around a function's parameter list. */
@@ -593,11 +582,12 @@ static size_t skip_group(const struct scan *s, size_t i, size_t lim)
 
 /* ---- conditions --------------------------------------------------- */
 
+/* A check of the rules, whose last argument is the capability tested. */
 static bool is_cap_func(const struct scan *s, size_t i)
 {
 	return i < s->ntoks && s->toks[i].type == T_IDENT &&
-	       in_list(s->code + s->toks[i].off, s->toks[i].len, cap_funcs,
-		       ARRAY_SIZE(cap_funcs)) &&
+	       in_list(s->code + s->toks[i].off, s->toks[i].len,
+		       (const char *const *)s->rules->checks, s->rules->nchecks) &&
 	       tok_is(s, i + 1, "(");
 }
 
@@ -851,6 +841,18 @@ static void call_release(struct kb_call *call)
 	free(call->conditional);
 }
 
+static const struct kb_audit_callee *find_callee(const struct kb_audit_rules *rules,
+						  const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < rules->ncallees; i++)
+		if (strlen(rules->callees[i].name) == len &&
+		    !memcmp(rules->callees[i].name, name, len))
+			return &rules->callees[i];
+	return NULL;
+}
+
 static int fill_call(struct scan *s, struct kb_call *call, size_t i)
 {
 	const struct tok *t = &s->toks[i], *f;
@@ -866,7 +868,8 @@ static int fill_call(struct scan *s, struct kb_call *call, size_t i)
 			return KB_ENOMEM;
 	}
 	/* __request_module(wait, fmt, ...) has the format second */
-	if ((err = read_format(s, call, i + 1, t->len == 16 ? 1 : 0)) < 0 ||
+	if ((err = read_format(s, call, i + 1,
+			       find_callee(s->rules, s->code + t->off, t->len)->format_arg)) < 0 ||
 	    (err = set_prefix(call)) < 0 || (err = set_caps(s, call)) < 0)
 		return err;
 	return cond_at(&call->conditional, s, t->off);
@@ -893,7 +896,7 @@ static bool is_callee(const struct scan *s, size_t i)
 	const struct tok *t = &s->toks[i];
 
 	if (t->type != T_IDENT || !tok_is(s, i + 1, "(") ||
-	    !in_list(s->code + t->off, t->len, callees, ARRAY_SIZE(callees)))
+	    !find_callee(s->rules, s->code + t->off, t->len))
 		return false;
 	/* ops->request_module() is another function; "int x(" declares */
 	return !(i && (tok_is(s, i - 1, ".") || tok_is(s, i - 1, "->") ||
@@ -1154,16 +1157,28 @@ static void scan_release(struct scan *s)
 	free(s->gates);
 }
 
-int kb_audit_scan(struct kb_call **calls, size_t *n, const char *path,
-		  const char *buf, size_t len)
+/* Files that name no callee are not tokenized. */
+static bool names_callee(const struct kb_audit_rules *rules, const char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < rules->ncallees; i++)
+		if (memmem(buf, len, rules->callees[i].name, strlen(rules->callees[i].name)))
+			return true;
+	return false;
+}
+
+int kb_audit_scan(struct kb_call **calls, size_t *n, const struct kb_audit_rules *rules,
+		  const char *path, const char *buf, size_t len)
 {
 	struct scan s;
 	size_t n0 = *n;
 	int err;
 
-	if (!len || !memmem(buf, len, "request_module", 14))
+	if (!len || !names_callee(rules, buf, len))
 		return 0;
 	memset(&s, 0, sizeof(s));
+	s.rules = rules;
 	s.src = buf;
 	s.len = len;
 	s.calls = calls;
@@ -1185,14 +1200,26 @@ done:
 	return err;
 }
 
-bool kb_call_net_admin(const struct kb_call *call)
+bool kb_call_guarded(const struct kb_call *call, const struct kb_audit_rules *rules)
 {
 	size_t i;
 
 	for (i = 0; i < call->ncaps; i++)
-		if (!strcmp(call->caps[i], "CAP_NET_ADMIN"))
+		if (!strcmp(call->caps[i], rules->capability))
 			return true;
 	return false;
+}
+
+bool kb_call_flagged(const struct kb_call *call, const struct kb_audit_rules *rules)
+{
+	if ((rules->flag_format == KB_AUDIT_BARE && !call->bare) ||
+	    (rules->flag_format == KB_AUDIT_PREFIX && call->bare))
+		return false;
+	if (rules->flag_guard != KB_GUARD_NONE && call->guard != rules->flag_guard)
+		return false;
+	if (rules->flag_prefix && (!call->prefix || strcmp(call->prefix, rules->flag_prefix)))
+		return false;
+	return kb_call_guarded(call, rules);
 }
 
 void kb_calls_free(struct kb_call *calls, size_t n)
@@ -1335,6 +1362,7 @@ struct walk {
 	git_repository *repo;
 	const char *const *prefixes;
 	size_t nprefixes;
+	const struct kb_audit_rules *rules;
 	struct kb_audit_cache *cache;
 	struct kb_call *calls;	/* this walk's results */
 	size_t n, alloc;
@@ -1373,7 +1401,7 @@ static int scan_blob(struct walk *w, const git_oid *oid, const char *path)
 		goto done;
 	}
 	if (!git_blob_is_binary(blob) &&
-	    (err = kb_audit_scan(&found, &nfound, NULL,
+	    (err = kb_audit_scan(&found, &nfound, w->rules, NULL,
 				 git_blob_rawcontent(blob),
 				 (size_t)git_blob_rawsize(blob))) < 0)
 		goto done;
@@ -1496,7 +1524,7 @@ done:
 
 int kb_audit_tree(struct kb_call **calls, size_t *n, git_repository *repo,
 		  git_tree *tree, const char *const *prefixes, size_t nprefixes,
-		  struct kb_audit_cache *cache)
+		  const struct kb_audit_rules *rules, struct kb_audit_cache *cache)
 {
 	struct walk w;
 	int err;
@@ -1505,6 +1533,7 @@ int kb_audit_tree(struct kb_call **calls, size_t *n, git_repository *repo,
 	w.repo = repo;
 	w.prefixes = prefixes;
 	w.nprefixes = nprefixes;
+	w.rules = rules;
 	w.cache = cache;
 	if ((err = git_tree_walk(tree, GIT_TREEWALK_PRE, walk_cb, &w)) < 0) {
 		err = w.err ? w.err : kb_error_git(err, "cannot walk tree");

@@ -22,11 +22,24 @@ static const char *const status_names[] = {
 	[KB_STATUS_CONFLICT] = "conflict",
 	[KB_STATUS_PARTIAL] = "partial",
 	[KB_STATUS_ERROR] = "error",
+	[KB_STATUS_REVERSE_APPLIED] = "reverse-applied",
 };
 
 const char *kb_status_name(enum kb_status status)
 {
 	return status_names[status];
+}
+
+bool kb_status_parse(enum kb_status *out, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(status_names) / sizeof(*status_names); i++)
+		if (!strcmp(status_names[i], name)) {
+			*out = (enum kb_status)i;
+			return true;
+		}
+	return false;
 }
 
 void kb_backport_opts_init(struct kb_backport_opts *opts)

@@ -19,10 +19,15 @@ enum kb_status {
 	KB_STATUS_CONFLICT,		/* no variant applies */
 	KB_STATUS_PARTIAL,		/* part of the fix is in, part is missing */
 	KB_STATUS_ERROR,		/* bad input, missing repo or ref, ... */
+	KB_STATUS_REVERSE_APPLIED,	/* reports only: a pre-fix lane, the fix
+					 * taken out of the branch */
 };
 
-/* "applied", "already-applied", "not-affected", "conflict", "partial", "error". */
+/* "applied", "already-applied", "not-affected", "conflict", "partial", "error",
+ * "reverse-applied". */
 const char *kb_status_name(enum kb_status status);
+/* The status named `name`: true, or false when none is. */
+bool kb_status_parse(enum kb_status *out, const char *name);
 
 /* How one hunk of the deciding variant met the tree. */
 struct kb_placement {

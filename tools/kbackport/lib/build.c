@@ -23,15 +23,28 @@
 #define STAMP "kbackport.stamp"
 #define TAIL_LINES 20
 
+static const char *const build_status_names[] = {
+	[KB_BUILD_PASS] = "pass",
+	[KB_BUILD_FAIL] = "fail",
+	[KB_BUILD_CACHED] = "cached",
+	[KB_BUILD_SKIPPED] = "skipped",
+};
+
 const char *kb_build_status_name(enum kb_build_status status)
 {
-	static const char *const names[] = {
-		[KB_BUILD_PASS] = "pass",
-		[KB_BUILD_FAIL] = "fail",
-		[KB_BUILD_CACHED] = "cached",
-		[KB_BUILD_SKIPPED] = "skipped",
-	};
-	return names[status];
+	return build_status_names[status];
+}
+
+bool kb_build_status_parse(enum kb_build_status *out, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(build_status_names) / sizeof(*build_status_names); i++)
+		if (!strcmp(build_status_names[i], name)) {
+			*out = (enum kb_build_status)i;
+			return true;
+		}
+	return false;
 }
 
 void kb_build_opts_init(struct kb_build_opts *opts)

@@ -94,6 +94,8 @@ void kb_build_result_release(struct kb_build_result *result);
 
 /* "pass", "fail", "cached", "skipped". */
 const char *kb_build_status_name(enum kb_build_status status);
+/* The status named `name`: true, or false when none is. */
+bool kb_build_status_parse(enum kb_build_status *out, const char *name);
 
 /*
  * The lines of `fragment` (CONFIG_X=value, "# CONFIG_X is not set") that

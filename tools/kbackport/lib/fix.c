@@ -22,6 +22,7 @@ struct loader {
 	yaml_node_t *subject;	/* nodes kept for messages after the loop */
 	yaml_node_t *patch;
 	yaml_node_t *variants;
+	yaml_node_t *audit;	/* read once the id is known */
 };
 
 /* The `when` entry being read: which test set its kind, for "both" errors. */
@@ -446,6 +447,15 @@ static int add_patch(void *ctx, void *obj, yaml_node_t *value)
 	return kb_patch_reverse(&fix->reverse, fix->patch);
 }
 
+static int add_audit(void *ctx, void *obj, yaml_node_t *value)
+{
+	struct loader *l = ctx;
+
+	(void)obj;
+	l->audit = value;
+	return 0;
+}
+
 static const struct kb_yaml_key fix_keys[] = {
 	{ "id", add_id },
 	{ "subject", add_subject },
@@ -456,6 +466,7 @@ static const struct kb_yaml_key fix_keys[] = {
 	{ "patch", add_patch },
 	{ "vulnerable", add_vulnerable },
 	{ "variants", add_variants },
+	{ "audit", add_audit },
 };
 
 static const char *first_missing(const struct kb_fix *fix)
@@ -517,6 +528,9 @@ static int parse_root(struct loader *l)
 	if ((missing = first_missing(l->fix)))
 		return kb_yaml_error(&l->y, root, KB_EINVALID, "fix has no '%s'", missing);
 	if ((err = check_subject(l)) < 0)
+		return err;
+	if (l->audit &&
+	    (err = kb_audit_rules_load(&l->fix->audit, &l->y, l->audit, l->fix->id)) < 0)
 		return err;
 	return own_patch_variant(l);
 }
@@ -704,6 +718,7 @@ void kb_fix_free(struct kb_fix *fix)
 		marker_release(&fix->vulnerable[i]);
 	free(fix->variants);
 	free(fix->vulnerable);
+	kb_audit_rules_free(fix->audit);
 	free(fix->id);
 	free(fix->dir);
 	free(fix->subject);

@@ -27,6 +27,13 @@
  *         - file: net/core/dev_ioctl.c
  *           exists: true               # or false
  *
+ *   audit:                             # optional: what `kbackport audit` looks
+ *     callees: [request_module]        # for (struct kb_audit_rules, audit.h)
+ *     checks: [capable, ns_capable]
+ *     capability: CAP_NET_ADMIN
+ *     flag: {format: bare, guard: if}
+ *     message: "a bare name on CAP_NET_ADMIN: the CVE-2011-1019 pattern"
+ *
  * `contains`/`lacks`/`code` texts are matched with kb_text_contains()
  * (whitespace-insensitive, may span lines).
  */
@@ -36,6 +43,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "audit.h"
 #include "patch.h"
 
 enum kb_cond_kind {
@@ -85,6 +93,7 @@ struct kb_fix {
 	size_t nvulnerable;
 	struct kb_variant *variants;
 	size_t nvariants;
+	struct kb_audit_rules *audit;	/* or NULL: no `audit:` section */
 };
 
 /*

@@ -288,10 +288,11 @@ static int lane_checkout_fields(struct kcidb *k, json_t *c, json_t *misc,
 	    (err = set(c, "patchset_hash", backport ? patchset_hash(a) : json_string(""))) < 0 ||
 	    (err = set(c, "valid", json_true())) < 0 ||
 	    (err = set(c, "comment", json_sprintf("%s, %s lane of %s", k->r->fix, l->kind, b->name))) < 0 ||
-	    (err = set(misc, "verdict", json_string(l->verdict))) < 0 ||
+	    (err = set(misc, "verdict", json_string(kb_verdict_name(l->verdict)))) < 0 ||
 	    (err = set(misc, b->repo ? "commit" : "version", str(l->commit))) < 0 ||
 	    (!b->repo && (err = set(misc, "package", str(l->ref))) < 0) ||
-	    (err = set(misc, "apply_status", str(a->status))) < 0 ||
+	    (err = set(misc, "apply_status", a->present ? json_string(kb_status_name(a->status)) :
+					   NULL)) < 0 ||
 	    (err = set(misc, "variant", str(a->variant))) < 0)
 		return err;
 	if (backport && report_has_file(l->files, l->nfiles, "backport.patch"))
@@ -348,7 +349,7 @@ static int conflict_checkout_fields(struct kcidb *k, json_t *c, json_t *misc,
 	    (err = set(c, "log_url", conflict_url(k, b))) < 0 ||
 	    (err = set(c, "log_excerpt", conflict_excerpt(&b->apply))) < 0)
 		return err;
-	return set(misc, "apply_status", json_string(b->apply.status));
+	return set(misc, "apply_status", json_string(kb_status_name(b->apply.status)));
 }
 
 /* The backport that could not be made: a checkout that is not valid. */
@@ -377,8 +378,8 @@ static json_t *build_excerpt(struct kcidb *k, const struct kb_report_lane *l)
 static int lane_build(struct kcidb *k, const struct kb_report_branch *b,
 		      const struct kb_report_lane *l, bool *built)
 {
-	bool real = l->build && strcmp(l->build, "skipped");
-	bool failed = real && !strcmp(l->build, "fail");
+	bool real = l->has_build && l->build != KB_BUILD_SKIPPED;
+	bool failed = real && l->build == KB_BUILD_FAIL;
 	json_t *c, *misc;
 	int err;
 
@@ -396,7 +397,7 @@ static int lane_build(struct kcidb *k, const struct kb_report_branch *b,
 	    (report_has_file(l->files, l->nfiles, "build.log") &&
 	     (err = set(c, "log_url", url(k, l->dir, "build.log"))) < 0) ||
 	    (failed && (err = set(c, "log_excerpt", build_excerpt(k, l))) < 0) ||
-	    (real && !strcmp(l->build, "cached") && (err = set(misc, "cached", json_true())) < 0) ||
+	    (real && l->build == KB_BUILD_CACHED && (err = set(misc, "cached", json_true())) < 0) ||
 	    (!real && (err = set(misc, "prebuilt", json_true())) < 0) ||
 	    (!real && (err = set(c, "comment", json_sprintf("%s, not built by kbackport",
 							  l->ref ? l->ref : "a prebuilt kernel"))) < 0))
@@ -407,13 +408,13 @@ done:
 	return err;
 }
 
-static const char *test_status(const char *status)
+static const char *test_status(enum kb_ktap_status status)
 {
-	if (!strcmp(status, "pass"))
-		return "PASS";
-	if (!strcmp(status, "fail"))
-		return "FAIL";
-	return !strcmp(status, "skip") ? "SKIP" : "ERROR";
+	static const char *const names[] = {
+		[KB_KTAP_PASS] = "PASS", [KB_KTAP_FAIL] = "FAIL", [KB_KTAP_SKIP] = "SKIP",
+		[KB_KTAP_ERROR] = "ERROR",
+	};
+	return names[status];
 }
 
 /* "<suite>.<case>" with what the path pattern does not allow as '_'. */
@@ -518,8 +519,9 @@ static int lane_summary_test(struct kcidb *k, const struct kb_report_branch *b,
 {
 	struct kb_buf reasons = KB_BUF_INIT;
 	struct test_fields f = {
-		json_string(""), !strcmp(l->verdict, "error") ? "ERROR" : "FAIL", false,
-		json_sprintf("%s lane: %s", l->kind, l->verdict), NULL, test_log(k, l, NULL),
+		json_string(""), l->verdict == KB_VERDICT_ERROR ? "ERROR" : "FAIL", false,
+		json_sprintf("%s lane: %s", l->kind, kb_verdict_name(l->verdict)), NULL,
+		test_log(k, l, NULL),
 		json_pack("{s:s}", "lane", l->kind),
 	};
 	size_t i;
@@ -541,8 +543,8 @@ static int lane_tests(struct kcidb *k, const struct kb_report_branch *b, const s
 	int err = 0;
 
 	if (!l->nsuites)
-		return strcmp(l->verdict, "skipped") && strcmp(l->verdict, "fixed") &&
-		       (!l->build || strcmp(l->build, "fail")) ? lane_summary_test(k, b, l) : 0;
+		return l->verdict != KB_VERDICT_SKIPPED && l->verdict != KB_VERDICT_FIXED &&
+		       (!l->has_build || l->build != KB_BUILD_FAIL) ? lane_summary_test(k, b, l) : 0;
 	for (i = 0; i < l->nsuites && !err; i++)
 		for (j = 0; j < l->suites[i].ncases && !err; j++)
 			err = case_test(k, b, l, &l->suites[i], &l->suites[i].cases[j]);
@@ -562,7 +564,7 @@ static int branch_objects(struct kcidb *k, const struct kb_report_branch *b)
 		if (built)
 			err = lane_tests(k, b, &b->lanes[i]);
 	}
-	if (!err && kb_report_needs_hand(b->apply.status) && !lane_of(b, "backport"))
+	if (!err && kb_report_needs_hand(&b->apply) && !lane_of(b, "backport"))
 		err = conflict_checkout(k, b);
 	return err;
 }

@@ -957,15 +957,28 @@ const struct kb_ktap_suite *kb_ktap_find_suite(const struct kb_ktap_result *r,
 	return NULL;
 }
 
+static const char *const ktap_status_names[] = {
+	[KB_KTAP_PASS] = "pass",
+	[KB_KTAP_FAIL] = "fail",
+	[KB_KTAP_SKIP] = "skip",
+	[KB_KTAP_ERROR] = "error",
+};
+
 const char *kb_ktap_status_name(enum kb_ktap_status s)
 {
-	switch (s) {
-	case KB_KTAP_PASS: return "pass";
-	case KB_KTAP_FAIL: return "fail";
-	case KB_KTAP_SKIP: return "skip";
-	case KB_KTAP_ERROR: break;
-	}
-	return "error";
+	return ktap_status_names[s];
+}
+
+bool kb_ktap_status_parse(enum kb_ktap_status *out, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ktap_status_names) / sizeof(*ktap_status_names); i++)
+		if (!strcmp(ktap_status_names[i], name)) {
+			*out = (enum kb_ktap_status)i;
+			return true;
+		}
+	return false;
 }
 
 int kb_ktap_suite_document(char **out, const struct kb_ktap_result *r, const char *name)

@@ -27,6 +27,7 @@
 #ifndef KB_KTAP_H
 #define KB_KTAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum kb_ktap_status {
@@ -85,6 +86,8 @@ const struct kb_ktap_suite *kb_ktap_find_suite(const struct kb_ktap_result *r,
 
 /* "pass", "fail", "skip", "error". */
 const char *kb_ktap_status_name(enum kb_ktap_status s);
+/* The status named `name`: true, or false when none is. */
+bool kb_ktap_status_parse(enum kb_ktap_status *out, const char *name);
 
 /*
  * Suite `name` as a standalone KTAP document for reports and for kunit.py:

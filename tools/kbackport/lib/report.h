@@ -21,7 +21,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "backport.h"
 #include "buf.h"
+#include "build.h"
+#include "ktap.h"
+#include "verdict.h"
 
 /* The results.json schema this code reads and writes. */
 #define KB_REPORT_SCHEMA 1
@@ -29,11 +33,12 @@
 /*
  * The model. Strings are borrowed from the parsed document (`doc`), NULL
  * when the field is missing or null; status words are checked against the
- * contract's enumerations when loaded.
+ * contract's enumerations when loaded and kept as enums: the words are
+ * only at the edges (kb_*_name() when written, kb_*_parse() when read).
  */
 struct kb_report_case {
 	const char *name;
-	const char *status;	/* pass, fail, skip, error */
+	enum kb_ktap_status status;	/* pass, fail, skip, error */
 	const char *proves;
 	const char *diag;
 	bool detects;		/* a failure shows the fix is missing */
@@ -41,15 +46,16 @@ struct kb_report_case {
 
 struct kb_report_suite {
 	const char *name;
-	const char *status;	/* pass, fail, skip, error */
+	enum kb_ktap_status status;	/* pass, fail, skip, error */
 	long long pass, fail, skip;	/* 0 to 10^9 each, checked when loaded */
 	struct kb_report_case *cases;
 	size_t ncases;
 };
 
 struct kb_report_apply {
-	const char *status;	/* applied, already-applied, not-affected,
-				 * conflict, error; NULL when none */
+	bool present;		/* false: no apply stage recorded */
+	enum kb_status status;	/* applied, already-applied, not-affected,
+				 * conflict, partial, error, reverse-applied */
 	const char *variant;
 	const char *detail;
 	const char *patch_hash;	/* sha256 of the variant's patch file */
@@ -67,11 +73,12 @@ struct kb_report_lane {
 	const char *base;	/* optional: the commit a backport sits on */
 	const char *config;	/* optional: the build's configuration name */
 	struct kb_report_apply apply;
-	const char *build;	/* pass, fail, cached, skipped; NULL: none */
+	bool has_build;		/* false: no build stage recorded */
+	enum kb_build_status build;	/* pass, fail, cached, skipped */
 	double build_seconds;	/* < 0 when unknown */
 	struct kb_report_suite *suites;
 	size_t nsuites;
-	const char *verdict;	/* fixed, vulnerable, regression, error, skipped */
+	enum kb_verdict verdict;	/* fixed, vulnerable, regression, error, skipped */
 	const char **reason;	/* NULL-terminated */
 	size_t nreason;
 	double test_seconds;	/* < 0 when unknown */
@@ -84,8 +91,8 @@ struct kb_report_lane {
 
 struct kb_report_branch {
 	const char *name;
-	const char *verdict;	/* verified, fixed, not-affected, vulnerable,
-				 * conflict, regression, error, skipped */
+	enum kb_verdict verdict;	/* verified, fixed, not-affected, vulnerable,
+					 * conflict, regression, error, skipped */
 	const char *note;
 	const char *repo;
 	const char *ref;
@@ -117,7 +124,7 @@ void kb_report_free(struct kb_report *report);
 
 /* Branch verdicts that need nobody's attention: verified, fixed,
  * not-affected, skipped. */
-bool kb_report_verdict_ok(const char *branch_verdict);
+bool kb_report_verdict_ok(enum kb_verdict branch_verdict);
 
 /* ---- the writers, each into a buffer (or a JSON document) ---- */
 
@@ -128,8 +135,8 @@ int kb_report_junit(struct kb_buf *out, const struct kb_report *report,
 int kb_report_markdown(struct kb_buf *out, const struct kb_report *report);
 /* summary.html: one self-contained page. */
 int kb_report_html(struct kb_buf *out, const struct kb_report *report);
-/* Does an apply status need a person: "conflict" or "partial" (NULL: no)? */
-bool kb_report_needs_hand(const char *status);
+/* Does an apply stage need a person: "conflict" or "partial" (none: no)? */
+bool kb_report_needs_hand(const struct kb_report_apply *apply);
 
 /* FAILED-<branch>.txt of a branch whose apply status needs a person. */
 int kb_report_failed_mail(struct kb_buf *out, const struct kb_report *report,

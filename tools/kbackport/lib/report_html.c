@@ -92,7 +92,7 @@ static int put_apply_status(struct kb_buf *out, const struct kb_report_apply *a)
 	int err;
 
 	if ((err = report_put_apply_cell(&text, a)) == 0)
-		err = put_status(out, a->status ? a->status : "none", NULL, text.ptr);
+		err = put_status(out, a->present ? kb_status_name(a->status) : "none", NULL, text.ptr);
 	kb_buf_release(&text);
 	return err;
 }
@@ -103,7 +103,8 @@ static int put_test_cell(struct kb_buf *out, const struct kb_report_lane *l)
 	int err;
 
 	if ((err = put(out, "<td>")) < 0 ||
-	    (err = put_status(out, l->verdict, l->baseline && !strcmp(l->verdict, "vulnerable") ?
+	    (err = put_status(out, kb_verdict_name(l->verdict),
+			      l->baseline && l->verdict == KB_VERDICT_VULNERABLE ?
 			      "st-baseline" : NULL, report_lane_verdict_text(l))) < 0)
 		goto done;
 	if (l->nsuites && ((err = report_put_suite_counts(&counts, l)) < 0 ||
@@ -124,7 +125,7 @@ static int put_branch_cells(struct kb_buf *out, const struct kb_report_branch *b
 	    (err = put_id(out, b->name)) < 0 || (err = put(out, "\"><code>")) < 0 ||
 	    (err = put_text(out, b->name)) < 0 ||
 	    (err = kb_buf_printf(out, "</code></a></td><td rowspan=\"%zu\">", rows)) < 0 ||
-	    (err = put_status(out, b->verdict, NULL, NULL)) < 0 ||
+	    (err = put_status(out, kb_verdict_name(b->verdict), NULL, NULL)) < 0 ||
 	    (err = kb_buf_printf(out, "</td><td rowspan=\"%zu\">", rows)) < 0 ||
 	    (err = put_apply_status(out, &b->apply)) < 0)
 		return err;
@@ -148,7 +149,8 @@ static int put_lane_row(struct kb_buf *out, const struct kb_report_branch *b,
 
 	if ((err = put_row_start(out, b, l->kind)) < 0 || (first && (err = put_branch_cells(out, b)) < 0) ||
 	    (err = kb_buf_printf(out, "<td>%s</td><td>", l->kind)) < 0 ||
-	    (err = put_status(out, l->build ? l->build : "none", NULL, l->build ? l->build : "-")) < 0 ||
+	    (err = put_status(out, l->has_build ? kb_build_status_name(l->build) : "none", NULL,
+			      l->has_build ? kb_build_status_name(l->build) : "-")) < 0 ||
 	    (err = put(out, "</td>")) < 0 || (err = put_test_cell(out, l)) < 0 ||
 	    (err = put_links(out, l->dir, l->files, l->nfiles)) < 0)
 		return err;
@@ -214,10 +216,10 @@ static int put_apply(struct kb_buf *out, const struct kb_report_apply *a)
 	struct kb_buf head = KB_BUF_INIT;
 	int err;
 
-	if (!a->status)
+	if (!a->present)
 		return 0;
 	if ((err = put(out, "<p>apply: ")) < 0 || (err = report_put_apply_cell(&head, a)) < 0 ||
-	    (err = put_status(out, a->status, NULL, head.ptr)) < 0 ||
+	    (err = put_status(out, kb_status_name(a->status), NULL, head.ptr)) < 0 ||
 	    (a->detail && ((err = put(out, " ")) < 0 || (err = put_text(out, a->detail)) < 0)) ||
 	    (err = put(out, "</p>\n")) < 0 || (err = put_list(out, a->notes)) < 0)
 		goto done;
@@ -237,7 +239,7 @@ static int put_case_row(struct kb_buf *out, const struct kb_report_lane *l,
 	if ((err = put(out, "<tr><td>")) < 0 || (err = put_text(out, s->name)) < 0 ||
 	    (err = put(out, "</td><td>")) < 0 || (err = put_text(out, c->name)) < 0 ||
 	    (err = put(out, "</td><td>")) < 0 ||
-	    (err = put_status(out, c->status, expected ? "st-baseline" : NULL,
+	    (err = put_status(out, kb_ktap_status_name(c->status), expected ? "st-baseline" : NULL,
 			      expected ? "fail (expected)" : NULL)) < 0 ||
 	    (err = put(out, "</td><td>")) < 0 || (err = put_text(out, c->proves)) < 0 ||
 	    (err = put(out, "</td><td>")) < 0)
@@ -252,12 +254,12 @@ static bool lane_needs_look(const struct kb_report_lane *l)
 {
 	size_t i, j;
 
-	if (strcmp(l->verdict, "fixed") && !(l->baseline && !strcmp(l->verdict, "vulnerable")))
+	if (l->verdict != KB_VERDICT_FIXED && !(l->baseline && l->verdict == KB_VERDICT_VULNERABLE))
 		return true;
 	for (i = 0; i < l->nsuites; i++)
 		for (j = 0; j < l->suites[i].ncases; j++)
-			if (strcmp(l->suites[i].cases[j].status, "pass") &&
-			    strcmp(l->suites[i].cases[j].status, "skip") &&
+			if (l->suites[i].cases[j].status != KB_KTAP_PASS &&
+			    l->suites[i].cases[j].status != KB_KTAP_SKIP &&
 			    !report_case_expected_failure(l, &l->suites[i].cases[j]))
 				return true;
 	return false;
@@ -270,7 +272,8 @@ static int put_lane(struct kb_buf *out, const struct kb_report_lane *l)
 
 	if ((err = kb_buf_printf(out, "<details%s><summary>%s lane: ",
 				 lane_needs_look(l) ? " open" : "", l->kind)) < 0 ||
-	    (err = put_status(out, l->verdict, l->baseline && !strcmp(l->verdict, "vulnerable") ?
+	    (err = put_status(out, kb_verdict_name(l->verdict),
+			      l->baseline && l->verdict == KB_VERDICT_VULNERABLE ?
 			      "st-baseline" : NULL, report_lane_verdict_text(l))) < 0 ||
 	    (l->commit && ((err = put(out, " <code>")) < 0 || (err = put_text(out, l->commit)) < 0 ||
 			   (err = put(out, "</code>")) < 0)) ||
@@ -300,7 +303,7 @@ static int put_files(struct kb_buf *out, const struct kb_report_branch *b)
 		if (!err)
 			err = put(out, "</p>\n");
 	}
-	if (err < 0 || !kb_report_needs_hand(b->apply.status))
+	if (err < 0 || !kb_report_needs_hand(&b->apply))
 		return err;
 	if ((err = kb_report_failed_name(&mail, b)) == 0 &&
 	    (err = put(out, "<p>mail to the author: <a href=\"")) == 0 &&
@@ -318,7 +321,7 @@ static int put_branch(struct kb_buf *out, const struct kb_report_branch *b)
 
 	if ((err = put(out, "<section id=\"")) < 0 || (err = put_id(out, b->name)) < 0 ||
 	    (err = put(out, "\">\n<h2><code>")) < 0 || (err = put_text(out, b->name)) < 0 ||
-	    (err = put(out, "</code> ")) < 0 || (err = put_status(out, b->verdict, NULL, NULL)) < 0 ||
+	    (err = put(out, "</code> ")) < 0 || (err = put_status(out, kb_verdict_name(b->verdict), NULL, NULL)) < 0 ||
 	    (err = put(out, "</h2>\n")) < 0)
 		return err;
 	if ((b->repo || b->ref) &&

@@ -84,11 +84,11 @@ static int stage_apply(struct jsuite *s, const struct kb_report_branch *b,
 	struct jcase *c;
 	int err;
 
-	if (!a->status)
+	if (!a->present)
 		o = J_SKIP;
-	else if (kb_report_needs_hand(a->status))
+	else if (kb_report_needs_hand(a))
 		o = J_FAIL;
-	else if (!strcmp(a->status, "error"))
+	else if (a->status == KB_STATUS_ERROR)
 		o = J_ERROR;
 	if (!(c = add_case(s, "apply", o)))
 		return kb_error_set(KB_ENOMEM, "out of memory");
@@ -128,43 +128,43 @@ static int stage_build(struct jsuite *s, const struct kb_report *r, const struct
 	enum outcome o = J_PASS;
 	struct jcase *c;
 
-	if (!l->build || !strcmp(l->build, "skipped"))
+	if (!l->has_build || l->build == KB_BUILD_SKIPPED)
 		o = J_SKIP;
-	else if (!strcmp(l->build, "fail"))
+	else if (l->build == KB_BUILD_FAIL)
 		o = J_FAIL;
 	if (!(c = add_case(s, "build", o)))
 		return kb_error_set(KB_ENOMEM, "out of memory");
 	c->seconds = l->build_seconds;
 	if (o == J_SKIP)
-		return kb_buf_puts(&c->message, l->build ? "not built" : "no build stage for this lane");
+		return kb_buf_puts(&c->message, l->has_build ? "not built" : "no build stage for this lane");
 	if (o == J_PASS)
-		return !strcmp(l->build, "cached") ? kb_buf_puts(&c->body, "a cached build was reused\n") : 0;
+		return l->build == KB_BUILD_CACHED ? kb_buf_puts(&c->body, "a cached build was reused\n") : 0;
 	return kb_buf_puts(&c->message, "the build failed") < 0 ? KB_ENOMEM :
 	       build_log_tail(&c->body, r, l);
 }
 
 static int stage_test(struct jsuite *s, const struct kb_report_lane *l)
 {
-	const char *v = l->verdict;
+	enum kb_verdict v = l->verdict;
 	enum outcome o = J_FAIL;
 	struct jcase *c;
 	int err;
 
-	if (!strcmp(v, "fixed") || (l->baseline && !strcmp(v, "vulnerable")))
+	if (v == KB_VERDICT_FIXED || (l->baseline && v == KB_VERDICT_VULNERABLE))
 		o = J_PASS;
-	else if (!strcmp(v, "error"))
+	else if (v == KB_VERDICT_ERROR)
 		o = J_ERROR;
-	else if (!strcmp(v, "skipped"))
+	else if (v == KB_VERDICT_SKIPPED)
 		o = J_SKIP;
 	if (!(c = add_case(s, "test", o)))
 		return kb_error_set(KB_ENOMEM, "out of memory");
 	c->seconds = l->test_seconds;
-	if (o == J_PASS && strcmp(v, "vulnerable"))
+	if (o == J_PASS && v != KB_VERDICT_VULNERABLE)
 		return 0;
 	if (o == J_PASS)
 		err = kb_buf_puts(&c->body, "vulnerable, as a baseline lane should be: "
 				  "the tests see the bug here\n");
-	else if ((err = kb_buf_puts(&c->message, v)) == 0 && l->nreason &&
+	else if ((err = kb_buf_puts(&c->message, kb_verdict_name(v))) == 0 && l->nreason &&
 		 (err = kb_buf_puts(&c->message, ": ")) == 0)
 		err = report_put_first_line(&c->message, l->reason[0], "");
 	return err < 0 ? err : put_lines(&c->body, l->reason, "");
@@ -172,11 +172,11 @@ static int stage_test(struct jsuite *s, const struct kb_report_lane *l)
 
 static enum outcome case_outcome(const struct kb_report_lane *l, const struct kb_report_case *k)
 {
-	if (!strcmp(k->status, "pass") || report_case_expected_failure(l, k))
+	if (k->status == KB_KTAP_PASS || report_case_expected_failure(l, k))
 		return J_PASS;
-	if (!strcmp(k->status, "skip"))
+	if (k->status == KB_KTAP_SKIP)
 		return J_SKIP;
-	return !strcmp(k->status, "fail") ? J_FAIL : J_ERROR;
+	return k->status == KB_KTAP_FAIL ? J_FAIL : J_ERROR;
 }
 
 static int ktap_case(struct jsuite *s, const struct kb_report_lane *l,

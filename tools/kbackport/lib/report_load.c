@@ -114,6 +114,54 @@ static int get_word(const char **out, struct ctx *c, json_t *obj, const char *ke
 	return bad(c, "'%s' is '%s', not one of %s", key, *out, list);
 }
 
+/*
+ * The word of `key`, one of `words` (the contract's), as its enum: each
+ * kb_*_parse() knows every word of its enum, `words` those allowed here.
+ */
+static int get_ktap_status(enum kb_ktap_status *out, struct ctx *c, json_t *obj)
+{
+	const char *w;
+	int err;
+
+	if ((err = get_word(&w, c, obj, "status", true, case_statuses)) == 0 &&
+	    !kb_ktap_status_parse(out, w))
+		err = bad(c, "'status' is '%s'", w);
+	return err;
+}
+
+static int get_verdict(enum kb_verdict *out, struct ctx *c, json_t *obj,
+		       const char *const *words)
+{
+	const char *w;
+	int err;
+
+	if ((err = get_word(&w, c, obj, "verdict", true, words)) == 0 && !kb_verdict_parse(out, w))
+		err = bad(c, "'verdict' is '%s'", w);
+	return err;
+}
+
+static int get_build(struct kb_report_lane *l, struct ctx *c, json_t *obj)
+{
+	const char *w;
+	int err;
+
+	if ((err = get_word(&w, c, obj, "build", false, build_statuses)) < 0 || !w)
+		return err;
+	l->has_build = true;
+	return kb_build_status_parse(&l->build, w) ? 0 : bad(c, "'build' is '%s'", w);
+}
+
+static int get_apply_status(struct kb_report_apply *a, struct ctx *c, json_t *obj)
+{
+	const char *w;
+	int err;
+
+	if ((err = get_word(&w, c, obj, "status", true, apply_statuses)) < 0)
+		return err;
+	a->present = true;
+	return kb_status_parse(&a->status, w) ? 0 : bad(c, "'status' is '%s'", w);
+}
+
 static int get_number(double *out, struct ctx *c, json_t *obj, const char *key)
 {
 	json_t *v = json_object_get(obj, key);
@@ -182,7 +230,7 @@ static int load_apply(struct kb_report_apply *a, struct ctx *c, json_t *obj)
 	if (!json_is_object(v))
 		return bad(c, "'apply' is not an object");
 	at = enter(c, "%sapply", dot(c));
-	if ((err = get_word(&a->status, c, v, "status", true, apply_statuses)) < 0 ||
+	if ((err = get_apply_status(a, c, v)) < 0 ||
 	    (err = get_str(&a->variant, c, v, "variant", false)) < 0 ||
 	    (err = get_str(&a->detail, c, v, "detail", false)) < 0 ||
 	    (err = get_str(&a->patch_hash, c, v, "patch_hash", false)) < 0 ||
@@ -202,7 +250,7 @@ static int load_case(struct kb_report_case *k, struct ctx *c, json_t *obj)
 	if (!json_is_object(obj))
 		return bad(c, "not an object");
 	if ((err = get_str(&k->name, c, obj, "name", true)) < 0 ||
-	    (err = get_word(&k->status, c, obj, "status", true, case_statuses)) < 0 ||
+	    (err = get_ktap_status(&k->status, c, obj)) < 0 ||
 	    (err = get_str(&k->proves, c, obj, "proves", false)) < 0 ||
 	    (err = get_str(&k->diag, c, obj, "diag", false)) < 0)
 		return err;
@@ -221,7 +269,7 @@ static int load_suite(struct kb_report_suite *s, struct ctx *c, const char *name
 	s->name = name;
 	if (!json_is_object(obj))
 		return bad(c, "not an object");
-	if ((err = get_word(&s->status, c, obj, "status", true, case_statuses)) < 0 ||
+	if ((err = get_ktap_status(&s->status, c, obj)) < 0 ||
 	    (err = get_count(&s->pass, c, obj, "pass")) < 0 ||
 	    (err = get_count(&s->fail, c, obj, "fail")) < 0 ||
 	    (err = get_count(&s->skip, c, obj, "skip")) < 0)
@@ -353,10 +401,10 @@ static int load_lane(struct kb_report_lane *l, struct ctx *c, json_t *obj, const
 	    (err = get_str(&l->base, c, obj, "base", false)) < 0 ||
 	    (err = get_str(&l->config, c, obj, "config", false)) < 0 ||
 	    (err = load_apply(&l->apply, c, obj)) < 0 ||
-	    (err = get_word(&l->build, c, obj, "build", false, build_statuses)) < 0 ||
+	    (err = get_build(l, c, obj)) < 0 ||
 	    (err = get_number(&l->build_seconds, c, obj, "build_seconds")) < 0 ||
 	    (err = load_suites(l, c, obj)) < 0 ||
-	    (err = get_word(&l->verdict, c, obj, "verdict", true, lane_verdicts)) < 0 ||
+	    (err = get_verdict(&l->verdict, c, obj, lane_verdicts)) < 0 ||
 	    (err = get_lines(&l->reason, &l->nreason, c, obj, "reason")) < 0 ||
 	    (err = get_number(&l->test_seconds, c, obj, "test_seconds")) < 0)
 		return err;
@@ -411,7 +459,7 @@ static int load_branch(struct kb_report_branch *b, struct ctx *c, json_t *obj, c
 	if (!json_is_object(obj))
 		return bad(c, "not an object");
 	if ((err = get_str(&b->name, c, obj, "name", true)) < 0 ||
-	    (err = get_word(&b->verdict, c, obj, "verdict", true, branch_verdicts)) < 0 ||
+	    (err = get_verdict(&b->verdict, c, obj, branch_verdicts)) < 0 ||
 	    (err = get_str(&b->note, c, obj, "note", false)) < 0 ||
 	    (err = get_str(&b->repo, c, obj, "repo", false)) < 0 ||
 	    (err = get_str(&b->ref, c, obj, "ref", false)) < 0 ||
@@ -566,13 +614,14 @@ void kb_report_free(struct kb_report *r)
 	free(r);
 }
 
-bool kb_report_verdict_ok(const char *v)
+bool kb_report_verdict_ok(enum kb_verdict v)
 {
-	return v && (!strcmp(v, "verified") || !strcmp(v, "fixed") || !strcmp(v, "not-affected") ||
-		     !strcmp(v, "skipped"));
+	return v == KB_VERDICT_VERIFIED || v == KB_VERDICT_FIXED || v == KB_VERDICT_NOT_AFFECTED ||
+	       v == KB_VERDICT_SKIPPED;
 }
 
-bool kb_report_needs_hand(const char *status)
+bool kb_report_needs_hand(const struct kb_report_apply *apply)
 {
-	return status && (!strcmp(status, "conflict") || !strcmp(status, "partial"));
+	return apply->present &&
+	       (apply->status == KB_STATUS_CONFLICT || apply->status == KB_STATUS_PARTIAL);
 }

@@ -59,7 +59,7 @@ static int put_branch_cells(struct kb_buf *out, const struct kb_report_branch *b
 	if (!first)
 		return kb_buf_puts(out, "| | | ");
 	if ((err = kb_buf_puts(out, "| ")) < 0 || (err = report_put_md_code(out, b->name)) < 0 ||
-	    (err = kb_buf_printf(out, " | **%s** | ", b->verdict)) < 0 ||
+	    (err = kb_buf_printf(out, " | **%s** | ", kb_verdict_name(b->verdict))) < 0 ||
 	    (err = put_cell_apply(out, &b->apply)) < 0)
 		return err;
 	return kb_buf_puts(out, " ");
@@ -71,7 +71,8 @@ static int put_lane_row(struct kb_buf *out, const struct kb_report_branch *b,
 	int err;
 
 	if ((err = put_branch_cells(out, b, first)) < 0 ||
-	    (err = kb_buf_printf(out, "| %s | %s | ", l->kind, l->build ? l->build : "-")) < 0 ||
+	    (err = kb_buf_printf(out, "| %s | %s | ", l->kind,
+				 l->has_build ? kb_build_status_name(l->build) : "-")) < 0 ||
 	    (err = put_cell_test(out, l)) < 0 || (err = kb_buf_puts(out, " | ")) < 0 ||
 	    (err = put_links(out, l->dir, l->files, l->nfiles)) < 0)
 		return err;
@@ -160,7 +161,7 @@ static int put_apply(struct kb_buf *out, const struct kb_report_apply *a)
 	struct kb_buf head = KB_BUF_INIT;
 	int err;
 
-	if (!a->status)
+	if (!a->present)
 		return 0;
 	if ((err = report_put_apply_cell(&head, a)) == 0 &&
 	    (!a->detail || (err = kb_buf_printf(&head, ": %s", a->detail)) == 0))
@@ -180,7 +181,7 @@ static int put_lane_apply(struct kb_buf *out, const struct kb_report_lane *l)
 	struct kb_buf head = KB_BUF_INIT;
 	int err;
 
-	if (!a->status || (!a->detail && !a->nnotes))
+	if (!a->present || (!a->detail && !a->nnotes))
 		return 0;
 	if ((err = kb_buf_printf(&head, "%s lane: ", l->kind)) == 0 &&
 	    (err = report_put_apply_cell(&head, a)) == 0 &&
@@ -221,7 +222,7 @@ static int put_mail_link(struct kb_buf *out, const struct kb_report_branch *b)
 	struct kb_buf name = KB_BUF_INIT;
 	int err;
 
-	if (!kb_report_needs_hand(b->apply.status))
+	if (!kb_report_needs_hand(&b->apply))
 		return 0;
 	if ((err = kb_report_failed_name(&name, b)) == 0 &&
 	    (err = kb_buf_puts(out, "- mail to the author: [")) == 0 &&
@@ -238,7 +239,8 @@ static int put_branch(struct kb_buf *out, const struct kb_report_branch *b)
 	int err;
 
 	if ((err = kb_buf_puts(out, "\n## ")) < 0 || (err = report_put_md_code(out, b->name)) < 0 ||
-	    (err = kb_buf_printf(out, ": %s\n\n", b->verdict)) < 0 || (err = put_where(out, b)) < 0 ||
+	    (err = kb_buf_printf(out, ": %s\n\n", kb_verdict_name(b->verdict))) < 0 ||
+	    (err = put_where(out, b)) < 0 ||
 	    (err = put_apply(out, &b->apply)) < 0 || (err = put_item(out, "", "note: ", b->note)) < 0)
 		return err;
 	for (i = 0; i < b->nlanes && !err; i++)
@@ -269,7 +271,7 @@ static int put_attention(struct kb_buf *out, const struct kb_report *r)
 			continue;
 		if ((err = kb_buf_puts(out, n++ ? ", " : " ")) == 0 &&
 		    (err = report_put_md_code(out, r->branches[i].name)) == 0)
-			err = kb_buf_printf(out, " %s", r->branches[i].verdict);
+			err = kb_buf_printf(out, " %s", kb_verdict_name(r->branches[i].verdict));
 	}
 	return err < 0 ? err : kb_buf_putc(out, '\n');
 }

@@ -70,7 +70,7 @@ json_t *kb_lane_apply_json(const struct kb_branch_run *b, const struct kb_lane_r
 		return json_null();
 	switch (l->kind) {
 	case KB_LANE_PRE_FIX:
-		return json_pack("{s:s, s:o}", "status", "reverse-applied",
+		return json_pack("{s:s, s:o}", "status", kb_status_name(KB_STATUS_REVERSE_APPLIED),
 				 "variant", kb_json_str(res->pre_fix_variant));
 	case KB_LANE_BACKPORT:
 		return json_pack("{s:s, s:o}", "status", "applied", "variant",

@@ -152,14 +152,14 @@ bool report_has_file(char *const *files, size_t n, const char *name)
 const struct kb_report_apply *report_lane_apply(const struct kb_report_branch *b,
 						const struct kb_report_lane *l)
 {
-	return l && l->apply.status ? &l->apply : &b->apply;
+	return l && l->apply.present ? &l->apply : &b->apply;
 }
 
 const char *report_lane_verdict_text(const struct kb_report_lane *l)
 {
-	if (l->baseline && !strcmp(l->verdict, "vulnerable"))
+	if (l->baseline && l->verdict == KB_VERDICT_VULNERABLE)
 		return "vulnerable (baseline)";
-	return l->verdict;
+	return kb_verdict_name(l->verdict);
 }
 
 int report_put_suite_counts(struct kb_buf *out, const struct kb_report_lane *l)
@@ -175,7 +175,7 @@ int report_put_suite_counts(struct kb_buf *out, const struct kb_report_lane *l)
 				    s->pass + s->fail + s->skip);
 		if (!err && s->skip)
 			err = kb_buf_printf(out, " (%lld skipped)", s->skip);
-		if (!err && !strcmp(s->status, "error"))
+		if (!err && s->status == KB_KTAP_ERROR)
 			err = kb_buf_puts(out, " (broken)");
 	}
 	return err;
@@ -183,17 +183,17 @@ int report_put_suite_counts(struct kb_buf *out, const struct kb_report_lane *l)
 
 int report_put_apply_cell(struct kb_buf *out, const struct kb_report_apply *a)
 {
-	if (!a->status)
+	if (!a->present)
 		return kb_buf_puts(out, "-");
-	if (a->variant && (!strcmp(a->status, "applied") || !strcmp(a->status, "already-applied") ||
-			   !strcmp(a->status, "reverse-applied")))
-		return kb_buf_printf(out, "%s (%s)", a->status, a->variant);
-	return kb_buf_puts(out, a->status);
+	if (a->variant && (a->status == KB_STATUS_APPLIED || a->status == KB_STATUS_ALREADY_APPLIED ||
+			   a->status == KB_STATUS_REVERSE_APPLIED))
+		return kb_buf_printf(out, "%s (%s)", kb_status_name(a->status), a->variant);
+	return kb_buf_puts(out, kb_status_name(a->status));
 }
 
 bool report_case_expected_failure(const struct kb_report_lane *l, const struct kb_report_case *c)
 {
-	return l->baseline && c->detects && !strcmp(c->status, "fail");
+	return l->baseline && c->detects && c->status == KB_KTAP_FAIL;
 }
 
 void report_strv_free(char **v)

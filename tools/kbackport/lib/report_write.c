@@ -68,7 +68,7 @@ static int write_mails(struct writer *w)
 
 	for (i = 0; i < w->r->nbranches && !err; i++) {
 		const struct kb_report_branch *b = &w->r->branches[i];
-		if (!kb_report_needs_hand(b->apply.status))
+		if (!kb_report_needs_hand(&b->apply))
 			continue;
 		if ((err = kb_report_failed_mail(&w->data, w->r, b)) == 0 &&
 		    (err = kb_report_failed_name(&w->name, b)) == 0)

@@ -5,19 +5,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *const verdict_names[] = {
+	[KB_VERDICT_FIXED] = "fixed",
+	[KB_VERDICT_VULNERABLE] = "vulnerable",
+	[KB_VERDICT_REGRESSION] = "regression",
+	[KB_VERDICT_ERROR] = "error",
+	[KB_VERDICT_SKIPPED] = "skipped",
+	[KB_VERDICT_VERIFIED] = "verified",
+	[KB_VERDICT_CONFLICT] = "conflict",
+	[KB_VERDICT_NOT_AFFECTED] = "not-affected",
+};
+
 const char *kb_verdict_name(enum kb_verdict verdict)
 {
-	static const char *const names[] = {
-		[KB_VERDICT_FIXED] = "fixed",
-		[KB_VERDICT_VULNERABLE] = "vulnerable",
-		[KB_VERDICT_REGRESSION] = "regression",
-		[KB_VERDICT_ERROR] = "error",
-		[KB_VERDICT_SKIPPED] = "skipped",
-		[KB_VERDICT_VERIFIED] = "verified",
-		[KB_VERDICT_CONFLICT] = "conflict",
-		[KB_VERDICT_NOT_AFFECTED] = "not-affected",
-	};
-	return names[verdict];
+	return verdict_names[verdict];
+}
+
+bool kb_verdict_parse(enum kb_verdict *out, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(verdict_names) / sizeof(*verdict_names); i++)
+		if (!strcmp(verdict_names[i], name)) {
+			*out = (enum kb_verdict)i;
+			return true;
+		}
+	return false;
 }
 
 void kb_lane_verdict_release(struct kb_lane_verdict *v)

@@ -50,6 +50,8 @@ enum kb_verdict {
 /* "fixed", "vulnerable", "regression", "error", "skipped", "verified",
  * "conflict", "not-affected". */
 const char *kb_verdict_name(enum kb_verdict verdict);
+/* The verdict named `name` (one of the above): true, or false when none is. */
+bool kb_verdict_parse(enum kb_verdict *out, const char *name);
 
 struct kb_lane_verdict {
 	enum kb_verdict verdict;
