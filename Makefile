@@ -50,7 +50,7 @@ DEB_PKGS := build-essential pkg-config git libgit2-dev libyaml-dev \
             libjansson-dev libcmocka-dev libarchive-dev jq valgrind \
             flex bison bc libelf-dev libssl-dev cpio kmod xz-utils ccache \
             qemu-system-x86 busybox-static python3 python3-yaml \
-            python3-jsonschema chromium patch
+            python3-jsonschema chromium patch groff-base man-db nodejs npm
 deps:
 	@./ci/install-deps.sh $(DEB_PKGS)
 

@@ -55,7 +55,7 @@ _kbackport() {
 		return 0 ;;
 	-f|--fix)
 		local IFS=$'\n'
-		COMPREPLY=($(compgen -W "$(_kbackport_fixes "$config")" -- "$cur") $(compgen -d -- "$cur"))
+		COMPREPLY=($({ compgen -W "$(_kbackport_fixes "$config")" -- "$cur"; compgen -d -- "$cur"; } | sort -u))
 		return 0 ;;
 	-c|--config|--cases|--fragment|--queue|--from-mbox)
 		COMPREPLY=($(compgen -f -- "$cur"))
@@ -74,7 +74,9 @@ _kbackport() {
 	esac
 
 	if [[ $cur == -* ]]; then
-		opts=$(printf '%s\n' "$help" | grep -oE -- '(^|[[ ,])--[a-z][a-z-]*' | sed 's/^[[ ,]//' | sort -u)
+		# the option table: "  -b, --branch NAME ..." or "      --json ..."
+		opts=$(printf '%s\n' "$help" |
+			sed -n 's/^ \{1,\}\(-[a-zA-Z], \)\{0,1\}\(--[a-z][a-z-]*\).*/\2/p' | sort -u)
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 		return 0
 	fi

@@ -52,10 +52,8 @@ put() {
 install_all() {
 	bin=${1:?no binary}
 	man=${2:?no man page}
-	if [ -f "$manifest" ]; then
-		echo "error: kbackport is installed in '$root' already: make uninstall first" >&2
-		exit 1
-	fi
+	# an earlier install is removed first, so the list stays exact
+	[ -f "$manifest" ] && uninstall_all >/dev/null
 	list=$(mktemp)
 	trap 'rm -f "$list"' EXIT
 	put 755 "$bin" "$root/bin/kbackport"
