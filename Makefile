@@ -42,7 +42,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps check unit integration check-asan check-valgrind e2e demo bench clean
+.PHONY: all deps check unit integration check-asan check-valgrind e2e demo bench clean FORCE
 all: $(BUILD)/kbackport
 
 # Debian 12 packages needed to build and test; installed when missing.
@@ -50,7 +50,7 @@ DEB_PKGS := build-essential pkg-config git libgit2-dev libyaml-dev \
             libjansson-dev libcmocka-dev libarchive-dev jq valgrind \
             flex bison bc libelf-dev libssl-dev cpio kmod xz-utils ccache \
             qemu-system-x86 busybox-static python3 python3-yaml \
-            python3-jsonschema chromium patch
+            python3-jsonschema chromium patch groff-base man-db nodejs npm
 deps:
 	@./ci/install-deps.sh $(DEB_PKGS)
 
@@ -66,8 +66,20 @@ $(BUILD)/libkbackport.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/kbackport: $(CLI_OBJ) $(BUILD)/libkbackport.a
+$(BUILD)/kbackport: $(CLI_OBJ) $(BUILD)/gen/version.o $(BUILD)/libkbackport.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# kbackport --version: `git describe` at build time, else the VERSION file,
+# else "unknown". version.c is rewritten only when the version changes, so
+# only it is recompiled and the binaries relinked then.
+$(BUILD)/gen/version.c: FORCE
+	@mkdir -p $(dir $@)
+	@v=$$(git -C $(CURDIR) describe --always --dirty 2>/dev/null || head -1 VERSION 2>/dev/null || echo unknown); \
+	printf 'const char kb_version[] = "%s";\n' "$$v" > $@.tmp; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+$(BUILD)/gen/version.o: $(BUILD)/gen/version.c
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libkbackport.a
 	@mkdir -p $(dir $@)
@@ -149,6 +161,39 @@ $(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libkbac
 	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Itests/fuzz $(LDFLAGS) -o $@ $(filter %.c,$^) $(BUILD)/libkbackport.a $(LDLIBS)
 
 -include $(REPLAY_BIN:=.d)
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: an installed kbackport,
+# build/install/kbackport, finds its data in $(PREFIX)/share/kbackport (only
+# cli.c, which holds KB_DATADIR, is compiled again for it); make uninstall
+# removes what install wrote. tools/install.sh says what goes where.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+INSTALL_DIR := $(BUILD)/install
+
+$(INSTALL_DIR)/prefix: FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s\n' '$(PREFIX)' > $@.tmp; if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+$(INSTALL_DIR)/cli.o: tools/kbackport/cli.c $(INSTALL_DIR)/prefix
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -UKB_DATADIR -DKB_DATADIR='"$(PREFIX)/share/kbackport"' -c -o $@ $<
+
+-include $(INSTALL_DIR)/cli.d
+
+$(INSTALL_DIR)/kbackport: $(INSTALL_DIR)/cli.o $(filter-out %/cli.o,$(CLI_OBJ)) $(BUILD)/gen/version.o $(BUILD)/libkbackport.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# kbackport(1): each command's --help text, one section per command.
+$(BUILD)/kbackport.1: $(BUILD)/kbackport tools/gen-man.sh
+	tools/gen-man.sh $(BUILD)/kbackport > $@.tmp && mv $@.tmp $@
+
+.PHONY: man install uninstall
+man: $(BUILD)/kbackport.1
+
+install: $(INSTALL_DIR)/kbackport $(BUILD)/kbackport.1
+	@tools/install.sh install "$(DESTDIR)" "$(PREFIX)" $(INSTALL_DIR)/kbackport $(BUILD)/kbackport.1
+
+uninstall:
+	@tools/install.sh uninstall "$(DESTDIR)" "$(PREFIX)"
 
 # Real kernels: Debian's linux-source packages, imported into build/e2e.
 e2e: $(BUILD)/kbackport

@@ -27,6 +27,9 @@ int cmd_ktap(int argc, char **argv);
 int cmd_fix(int argc, char **argv);
 int cmd_ci_matrix(int argc, char **argv);
 
+/* `git describe` of the source at build time (build/gen/version.c). */
+extern const char kb_version[];
+
 /* "error: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* cli_error() with kb_error_last() as the message. */

@@ -40,7 +40,8 @@ static void usage(FILE *out)
 	fputs("usage: kbackport <command> [<options>]\n\ncommands:\n", out);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
-	fputs("\n'kbackport <command> --help' describes a command.\n", out);
+	fputs("\n'kbackport <command> --help' describes a command;\n"
+	      "'kbackport --version' (or 'kbackport version') prints the version.\n", out);
 }
 
 /*
@@ -122,6 +123,10 @@ static int run_command(int argc, char **argv)
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("kbackport %s\n", kb_version);
 		return EXIT_OK;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
