@@ -18,7 +18,7 @@ BUILD   ?= build
 SAN     ?= 0
 DEVELOPER ?= 1
 
-PKGS    := libgit2 yaml-0.1 jansson libarchive libcrypto
+PKGS    := libgit2 yaml-0.1 jansson libarchive libcrypto liblzma
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wformat=2 -Wno-format-nonliteral
 ifeq ($(DEVELOPER),1)
@@ -50,7 +50,8 @@ DEB_PKGS := build-essential pkg-config git libgit2-dev libyaml-dev \
             libjansson-dev libcmocka-dev libarchive-dev jq valgrind \
             flex bison bc libelf-dev libssl-dev cpio kmod xz-utils ccache \
             qemu-system-x86 busybox-static python3 python3-yaml \
-            python3-jsonschema chromium patch groff-base man-db nodejs npm
+            python3-jsonschema chromium patch groff-base man-db nodejs npm \
+            liblzma-dev
 deps:
 	@./ci/install-deps.sh $(DEB_PKGS)
 

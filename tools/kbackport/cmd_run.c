@@ -166,9 +166,11 @@ static void show(const struct kb_pipeline_event *ev, void *payload)
 		     l->build.shared_with ? l->build.shared_with : "", l->build.seconds);
 		break;
 	case KB_EVENT_TESTED:
-		step(pr, "%s %s: test: %s (%.1f s%s)", name, lane,
+		step(pr, "%s %s: test: %s (%.1f s%s)%s%s%s", name, lane,
 		     kb_verdict_name(l->test.verdict.verdict), l->test.run.boot.seconds,
-		     l->test.run.reused ? ", the same boot as before" : "");
+		     l->test.run.reused ? ", the same boot as before" : "",
+		     l->boot_image ? " (booted as " : "",
+		     l->boot_image ? kb_boot_image_text(l->boot_image) : "", l->boot_image ? ")" : "");
 		break;
 	case KB_EVENT_BRANCH_ERROR:
 		step(pr, "%s: %s", name, ev->text);

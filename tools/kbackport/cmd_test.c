@@ -37,7 +37,10 @@ static const char usage[] =
 "          vulnerable, regression, error, skipped: as for lanes\n"
 "\n"
 "A branch with `kernel: PACKAGE` boots that Debian kernel package as shipped\n"
-"(fetched with apt-get), with the capability suite only. Nothing is loaded,\n"
+"(fetched with apt-get), with the capability suite only: its vmlinux,\n"
+"extracted from the bzImage once and cached under <workdir>/pvh/, through\n"
+"PVH, or the bzImage when the kernel has no PVH entry or\n"
+"KBACKPORT_DISTRO_BOOT=bzimage is set. Nothing is loaded,\n"
 "and no capability is changed, on this machine: all of it happens in the\n"
 "guest. Logs go to <workdir>/test/<fix>/<branch>/<lane>/.\n"
 "\n"
@@ -129,6 +132,11 @@ static void show(const struct kb_pipeline_event *ev, void *payload)
 		fprintf(stderr, "fetching %s ...\n", ev->text);
 	else if (ev->kind == KB_EVENT_BOOTING)
 		fprintf(stderr, "booting %s ...\n", ev->text);
+	else if (ev->kind == KB_EVENT_TESTED && ev->lane->boot_image != KB_BOOT_IMAGE_BUILT)
+		fprintf(stderr, "%s %s: %s (booted as %s)\n", ev->branch->branch->name,
+			kb_lane_kind_name(ev->lane->kind),
+			kb_verdict_name(ev->lane->test.verdict.verdict),
+			kb_boot_image_text(ev->lane->boot_image));
 }
 
 /* ---- output ---- */
@@ -223,8 +231,9 @@ static json_t *suites_json(const struct kb_lane_run *l)
 static json_t *lane_json(const struct kb_lane_run *l)
 {
 	const struct kb_lane_test *t = &l->test;
+	json_t *o;
 
-	return json_pack("{s:s, s:s, s:o, s:o, s:s, s:o, s:f, s:o, s:o, s:o}",
+	o = json_pack("{s:s, s:s, s:o, s:o, s:s, s:o, s:f, s:o, s:o, s:o}",
 			 "fix", l->fix, "kind", kb_lane_kind_name(l->kind),
 			 "ref", kb_json_str(l->ref), "commit", kb_json_str(l->commit),
 			 "verdict", kb_verdict_name(t->verdict.verdict),
@@ -233,6 +242,9 @@ static json_t *lane_json(const struct kb_lane_run *l)
 			 "boot", t->booted ? json_string(kb_boot_end_name(t->run.boot.end)) : json_null(),
 			 "console", kb_json_str(t->booted ? t->run.log : NULL),
 			 "suites", suites_json(l));
+	json_object_set_new(o, "boot_image", kb_json_str(kb_boot_image_name(l->boot_image)));
+	json_object_set_new(o, "boot_note", kb_json_str(l->boot_note));
+	return o;
 }
 
 static void print_json(const struct kb_branch_run *rows, size_t n, const struct kb_tester *t)

@@ -4,6 +4,7 @@
 #include "distro.h"
 #include "error.h"
 #include "fsutil.h"
+#include "pvh.h"
 #include "repo.h"
 #include "report_save.h"
 
@@ -16,6 +17,20 @@ void kb_pipeline_init(struct kb_pipeline *p)
 	memset(p, 0, sizeof(*p));
 	kb_backport_opts_init(&p->backport);
 	kb_build_opts_init(&p->build_opts);
+	p->distro_bzimage = getenv("KBACKPORT_DISTRO_BOOT") &&
+			    !strcmp(getenv("KBACKPORT_DISTRO_BOOT"), "bzimage");
+}
+
+const char *kb_boot_image_text(enum kb_boot_image image)
+{
+	return image == KB_BOOT_IMAGE_PVH ? "PVH vmlinux" :
+	       image == KB_BOOT_IMAGE_BZIMAGE ? "bzImage" : NULL;
+}
+
+const char *kb_boot_image_name(enum kb_boot_image image)
+{
+	return image == KB_BOOT_IMAGE_PVH ? "pvh-vmlinux" :
+	       image == KB_BOOT_IMAGE_BZIMAGE ? "bzimage" : NULL;
 }
 
 bool kb_verdict_ok(enum kb_verdict v)
@@ -158,7 +173,31 @@ done:
 	return err;
 }
 
-/* A distribution kernel: fetched, booted as shipped, per fix. */
+/*
+ * What to boot of a distribution kernel: its vmlinux through PVH (*vmlinux
+ * set), or its bzImage, with the reason in *why. Only running out of
+ * memory is an error: anything else falls back to the bzImage.
+ */
+static int distro_image(char **vmlinux, char **why, const struct kb_pipeline *p,
+			const char *bzimage)
+{
+	struct kb_buf cache = KB_BUF_INIT;
+	int err;
+
+	*vmlinux = *why = NULL;
+	if (p->distro_bzimage)
+		return (*why = kb_strdup("KBACKPORT_DISTRO_BOOT=bzimage")) ? 0 : KB_ENOMEM;
+	if (kb_buf_printf(&cache, "%s/pvh", p->build_opts.workdir) < 0)
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	if ((err = kb_pvh_image(vmlinux, why, bzimage, cache.ptr)) < 0 && err != KB_ENOMEM) {
+		err = (*why = kb_strdup(kb_error_last())) ? 0 : KB_ENOMEM;
+		kb_error_clear();
+	}
+	kb_buf_release(&cache);
+	return err;
+}
+
+/* A distribution kernel: fetched, booted as shipped (or its vmlinux through PVH), per fix. */
 static int distro_lanes(struct walk *w)
 {
 	const struct kb_branch *b = w->out->branch;
@@ -166,6 +205,7 @@ static int distro_lanes(struct walk *w)
 	struct kb_test_target target;
 	struct kb_buf downloads = KB_BUF_INIT, what = KB_BUF_INIT;
 	struct kb_lane_run *l;
+	char *vmlinux = NULL, *why = NULL;
 	bool fetched;
 	size_t f;
 	int err = 0;
@@ -177,6 +217,8 @@ static int distro_lanes(struct walk *w)
 	fetched = kb_distro_kernel_fetch(&kernel, b->kernel, downloads.ptr) == 0;
 	if (fetched && kb_buf_printf(&what, "%s %s", kernel.package, kernel.version) == 0)
 		tell(w, KB_EVENT_FETCHED, NULL, what.ptr);
+	if (fetched && (err = distro_image(&vmlinux, &why, w->p, kernel.image)) < 0)
+		goto done;
 	for (f = 0; f < w->p->nfixes && !err; f++) {
 		if (!(l = new_lane(w->out, w->p->fixes[f]->id, KB_LANE_AS_IS, b->kernel))) {
 			err = kb_error_set(KB_ENOMEM, "out of memory");
@@ -187,12 +229,20 @@ static int distro_lanes(struct walk *w)
 			continue;
 		}
 		snprintf(l->commit, sizeof(l->commit), "%s", kernel.version);
+		l->boot_image = vmlinux ? KB_BOOT_IMAGE_PVH : KB_BOOT_IMAGE_BZIMAGE;
+		if (why && !(l->boot_note = kb_strdup(why))) {
+			err = KB_ENOMEM;
+			break;
+		}
 		memset(&target, 0, sizeof(target));
-		target.image = kernel.image;
+		target.image = vmlinux ? vmlinux : kernel.image;
 		target.modules_root = kernel.modules_root;
 		target.modules = (const char *const *)w->p->tester->distro_modules;
 		err = boot(w, l, &target, false);
 	}
+done:
+	free(vmlinux);
+	free(why);
 	kb_distro_kernel_release(&kernel);
 	kb_buf_release(&downloads);
 	kb_buf_release(&what);
@@ -306,6 +356,7 @@ void kb_branch_run_release(struct kb_branch_run *run)
 		kb_lane_test_release(&l->test);
 		free(l->ref);
 		free(l->outdir);
+		free(l->boot_note);
 	}
 	free(run->lanes);
 	if (run->applied)

@@ -30,6 +30,13 @@
 #include "testrun.h"
 #include "verdict.h"
 
+/* What a distribution kernel lane booted (pvh.h). */
+enum kb_boot_image {
+	KB_BOOT_IMAGE_BUILT,	/* not a distribution kernel: its own build */
+	KB_BOOT_IMAGE_PVH,	/* the vmlinux extracted from the bzImage, through PVH */
+	KB_BOOT_IMAGE_BZIMAGE,	/* the bzImage as shipped */
+};
+
 /* One lane of one branch for one fix. */
 struct kb_lane_run {
 	const char *fix;	/* the fix id (borrowed) */
@@ -40,6 +47,8 @@ struct kb_lane_run {
 	struct kb_build_result build;
 	struct kb_lane_test test;	/* verdict always set; booted or not */
 	char *outdir;		/* <workdir>/test/<fix>/<branch>/<lane>, once booted */
+	enum kb_boot_image boot_image;	/* a distribution kernel: what was booted */
+	char *boot_note;	/* why its bzImage was booted, not its vmlinux */
 };
 
 /* One branch. */
@@ -86,9 +95,12 @@ struct kb_pipeline {
 						 * pipeline's own */
 	void (*event)(const struct kb_pipeline_event *ev, void *payload);
 	void *payload;
+	bool distro_bzimage;	/* boot a distribution kernel's bzImage, never its
+				 * vmlinux through PVH (KBACKPORT_DISTRO_BOOT=bzimage) */
 };
 
-/* Defaults: nothing switched on, kb_*_opts_init() for the rest. */
+/* Defaults: nothing switched on, kb_*_opts_init() for the rest;
+ * distro_bzimage from $KBACKPORT_DISTRO_BOOT. */
 void kb_pipeline_init(struct kb_pipeline *p);
 
 /*
@@ -105,5 +117,10 @@ void kb_branch_run_release(struct kb_branch_run *run);
 /* Verdicts that need nobody's attention: verified, fixed, not-affected,
  * skipped. */
 bool kb_verdict_ok(enum kb_verdict verdict);
+
+/* "PVH vmlinux", "bzImage", or NULL for a built lane (people read it). */
+const char *kb_boot_image_text(enum kb_boot_image image);
+/* "pvh-vmlinux", "bzimage", or NULL for a built lane (results.json). */
+const char *kb_boot_image_name(enum kb_boot_image image);
 
 #endif

@@ -122,9 +122,10 @@ static json_t *lane_json(const struct kb_branch_run *b, const struct kb_lane_run
 	const struct kb_lane_test *lt = &l->test;
 	enum kb_build_status build = l->built ? l->build.status : KB_BUILD_SKIPPED;
 	char dir[512];
+	json_t *o;
 
 	snprintf(dir, sizeof(dir), "%s/%s", b->branch->name, kb_lane_kind_name(l->kind));
-	return json_pack("{s:s, s:o, s:o, s:o, s:s, s:f, s:o, s:s, s:o, s:f, s:b, s:o, s:s}",
+	o = json_pack("{s:s, s:o, s:o, s:o, s:s, s:f, s:o, s:s, s:o, s:f, s:b, s:o, s:s}",
 			 "kind", kb_lane_kind_name(l->kind),
 			 "ref", kb_json_str(l->ref),
 			 "commit", kb_json_str(l->commit),
@@ -138,6 +139,9 @@ static json_t *lane_json(const struct kb_branch_run *b, const struct kb_lane_run
 			 "test_reused", lt->booted && lt->run.reused,
 			 "console", lt->booted ? json_string("console.log") : json_null(),
 			 "dir", dir);
+	json_object_set_new(o, "boot_image", kb_json_str(kb_boot_image_name(l->boot_image)));
+	json_object_set_new(o, "boot_note", kb_json_str(l->boot_note));
+	return o;
 }
 
 json_t *kb_branch_run_json(const struct kb_branch_run *b, const struct kb_cases *cases)
