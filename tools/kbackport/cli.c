@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void cli_error(const char *fmt, ...)
 {
@@ -360,4 +361,28 @@ void cli_print_indented(const char *text, const char *indent)
 		printf("%s%.*s\n", indent, (int)len, p);
 		p += len + (p[len] == '\n');
 	}
+}
+
+int cli_progress_interval(double *out, bool quiet)
+{
+	*out = 0;
+	if (quiet)
+		return 0;
+	if (kb_progress_interval(out, getenv("KBACKPORT_PROGRESS_INTERVAL")) < 0) {
+		cli_error_last();
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+void cli_print_tick(const char *branch, const char *lane, const struct kb_tick *tick)
+{
+	struct kb_buf who = KB_BUF_INIT, line = KB_BUF_INIT;
+
+	if (kb_buf_printf(&who, "%s %s", branch, lane) == 0 &&
+	    kb_tick_format(&line, who.ptr, tick) == 0)
+		fprintf(stderr, "%s%s\n", isatty(STDERR_FILENO) ? "\r\033[K" : "", line.ptr);
+	fflush(stderr);
+	kb_buf_release(&who);
+	kb_buf_release(&line);
 }

@@ -138,4 +138,19 @@ void cli_print_indented(const char *text, const char *indent);
 /* Print `usage` to stdout for --help. */
 void cli_help(const char *usage);
 
+#include "progress.h"
+
+/*
+ * The seconds between two progress lines of a long step: 0 with --quiet,
+ * else KBACKPORT_PROGRESS_INTERVAL or 30. 0, or EXIT_USAGE when the
+ * variable is not a number of seconds.
+ */
+int cli_progress_interval(double *out, bool quiet);
+
+/*
+ * "progress: <branch> <lane>: <step> <elapsed>[, <n>/<total> objects]" on
+ * stderr; on a terminal, the live line is cleared first.
+ */
+void cli_print_tick(const char *branch, const char *lane, const struct kb_tick *tick);
+
 #endif

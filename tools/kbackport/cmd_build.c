@@ -19,6 +19,7 @@ static const char usage[] =
 "usage: kbackport build [--config FILE] [--fix DIR]... [--branch NAME]...\n"
 "                       [--workdir DIR] [--fragment FILE]\n"
 "                       [--overlay DIR | --no-overlay] [--jobs N] [--json]\n"
+"                       [--quiet]\n"
 "\n"
 "Build the kernel of each lane of each branch: the branch as it is (or its\n"
 "pre-fix state) and its backport commit when kbackport apply made one. Trees\n"
@@ -47,7 +48,14 @@ static const char usage[] =
 "      --no-overlay    build each lane's tree as it is\n"
 "  -j, --jobs N        make -jN (default: the number of CPUs)\n"
 "      --json          one JSON document\n"
+"  -q, --quiet         no progress lines while a build runs\n"
 "  -h, --help          this text\n"
+"\n"
+"While a lane builds, a progress line on stderr every 30 seconds\n"
+"(KBACKPORT_PROGRESS_INTERVAL=SECONDS to change it): the lane, the time\n"
+"spent and the objects compiled, out of the count of the branch's last\n"
+"build from scratch when this one starts from scratch too, else out of ?:\n"
+"  progress: 6.1.y as-is: build 2m30s, 5231/9000 objects\n"
 "\n"
 "Statuses: pass, fail, cached, skipped (build: false).\n"
 "Exit status: 0 when no lane failed, 1 otherwise, 2 for usage.\n";
@@ -59,6 +67,7 @@ struct build_cli {
 	bool no_overlay;
 	unsigned jobs;
 	bool json;
+	bool quiet;
 };
 
 /* One row of the report: a lane, or a branch with no lane to build. */
@@ -81,12 +90,13 @@ static int parse_options(struct build_cli *o, int argc, char **argv)
 		{ "no-overlay", no_argument, NULL, 'N' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:f:b:w:j:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:f:b:w:j:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': case 'f': case 'b': case 'w':
 			if (cli_target_option(&o->t, c, optarg))
@@ -100,6 +110,7 @@ static int parse_options(struct build_cli *o, int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'J': o->json = true; break;
+		case 'q': o->quiet = true; break;
 		case 'h': cli_help(usage); return -1;
 		default: fputs(usage, stderr); return EXIT_USAGE;
 		}
@@ -194,15 +205,22 @@ static void print_matrix(const struct row *rows, size_t n)
 
 /* ---- building ---- */
 
-/* One line, redrawn in place: cut to the terminal's width so it never wraps. */
+/*
+ * Progress lines at an interval; on a terminal (`live`), one line redrawn
+ * in place besides: cut to the terminal's width so it never wraps.
+ */
 static void show_progress(const struct kb_pipeline_event *ev, void *payload)
 {
 	const char *branch = ev->branch->branch->name;
 	const char *lane = ev->lane ? kb_lane_kind_name(ev->lane->kind) : "-";
+	const bool *live = payload;
 	struct winsize ws;
 	int width = 80;
 
-	(void)payload;
+	if (ev->kind == KB_EVENT_TICK)
+		cli_print_tick(branch, lane, ev->tick);
+	if (!*live)
+		return;
 	if (ev->kind == KB_EVENT_BUILT) {
 		fputs("\r\033[K", stderr);
 		return;
@@ -271,8 +289,11 @@ static int run(struct build_cli *o)
 	struct kb_pipeline p;
 	size_t nbranches = 0, nfixes = 0, nrows = 0, b;
 	int rc = EXIT_USAGE, lock_fd = -1, err = 0;
+	bool live = isatty(STDERR_FILENO) && !o->quiet;
 
 	kb_pipeline_init(&p);
+	if (cli_progress_interval(&p.tick_interval, o->quiet))
+		goto done;
 	if (kb_config_load(&config, o->t.config) < 0 ||
 	    cli_select(&branches, &nbranches, config, &o->t.branches) < 0 ||
 	    cli_load_fixes(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
@@ -293,8 +314,8 @@ static int run(struct build_cli *o)
 	p.build_opts.fragment = o->fragment;
 	p.build_opts.overlay = o->overlay;
 	p.build_opts.jobs = o->jobs;
-	if (isatty(STDERR_FILENO))
-		p.event = show_progress;
+	p.event = show_progress;
+	p.payload = &live;
 	for (b = 0; b < nbranches && !err; b++)
 		err = kb_pipeline_branch(&runs[b], &p, branches[b]);
 	if (err < 0 || make_rows(&rows, &nrows, runs, nbranches, alone) < 0) {

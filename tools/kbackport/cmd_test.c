@@ -19,6 +19,7 @@ static const char usage[] =
 "usage: kbackport test [--config FILE] [--fix DIR]... [--branch NAME]...\n"
 "                      [--workdir DIR] [--cases FILE] [--accel tcg|auto]\n"
 "                      [--timeout SECONDS] [--guest PROGRAM] [--json]\n"
+"                      [--quiet]\n"
 "\n"
 "Boot every built lane of each branch in QEMU with the shared test set: the\n"
 "KUnit suite kbackport build put into the kernel runs at boot, then the\n"
@@ -61,7 +62,12 @@ static const char usage[] =
 "      --guest PROGRAM   boot this static program as /init instead of the\n"
 "                        capability suite (to test kbackport itself)\n"
 "      --json            one JSON document\n"
+"  -q, --quiet           no progress lines while a boot runs\n"
 "  -h, --help            this text\n"
+"\n"
+"While a lane boots, a progress line on stderr every 30 seconds\n"
+"(KBACKPORT_PROGRESS_INTERVAL=SECONDS to change it):\n"
+"  progress: 6.1.y backport: boot 1m00s\n"
 "\n"
 "Exit status: 0 when every branch is verified, fixed or skipped; 1 when one\n"
 "is vulnerable, regressed or in error; 2 for usage.\n";
@@ -76,6 +82,7 @@ struct test_cli {
 	bool accel_auto;
 	unsigned timeout;
 	bool json;
+	bool quiet;
 };
 
 static int parse_options(struct test_cli *o, int argc, char **argv)
@@ -91,12 +98,13 @@ static int parse_options(struct test_cli *o, int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "guest", required_argument, NULL, 'G' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:f:b:w:t:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:f:b:w:t:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': case 'f': case 'b': case 'w':
 			if (cli_target_option(&o->t, c, optarg))
@@ -116,6 +124,7 @@ static int parse_options(struct test_cli *o, int argc, char **argv)
 			break;
 		case 'G': o->guest = optarg; break;
 		case 'J': o->json = true; break;
+		case 'q': o->quiet = true; break;
 		case 'h': cli_help(usage); return -1;
 		default: fputs(usage, stderr); return EXIT_USAGE;
 		}
@@ -137,6 +146,9 @@ static void show(const struct kb_pipeline_event *ev, void *payload)
 			kb_lane_kind_name(ev->lane->kind),
 			kb_verdict_name(ev->lane->test.verdict.verdict),
 			kb_boot_image_text(ev->lane->boot_image));
+	else if (ev->kind == KB_EVENT_TICK)
+		cli_print_tick(ev->branch->branch->name, kb_lane_kind_name(ev->lane->kind),
+			       ev->tick);
 }
 
 /* ---- output ---- */
@@ -322,6 +334,8 @@ static int run(struct test_cli *o)
 
 	memset(&t, 0, sizeof(t));
 	kb_pipeline_init(&p);
+	if (cli_progress_interval(&p.tick_interval, o->quiet))
+		goto done;
 	if (kb_config_load(&config, o->t.config) < 0 ||
 	    cli_select_all(&branches, &nbranches, config, &o->t.branches) < 0 ||
 	    cli_load_fixes(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||

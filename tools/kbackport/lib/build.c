@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -164,6 +165,11 @@ struct lane_build {
 	char lane_tree[GIT_OID_HEXSZ + 1];
 	int lock_fd, log_fd;
 	struct timespec start;
+	bool from_scratch;	/* the O= directory started empty */
+	size_t made;		/* "  CC" lines of every step */
+	size_t expected;	/* `made` of the branch's last build from
+				 * scratch, or 0 */
+	double next_tick;
 };
 
 static double elapsed(const struct timespec *since)
@@ -656,6 +662,39 @@ static int copy_build(const char *base, const char *dir)
 	return err;
 }
 
+/* A build from scratch: how many objects the last one from scratch made. */
+static int expected_objects(struct lane_build *b)
+{
+	struct kb_buf path = KB_BUF_INIT;
+	char *text = NULL;
+	int err;
+
+	b->from_scratch = true;
+	if ((err = kb_buf_printf(&path, "%s.objects", b->obj)) < 0)
+		return err;
+	if (kb_path_exists(path.ptr) && kb_read_file(&text, NULL, path.ptr) == 0)
+		b->expected = strtoul(text, NULL, 10);
+	free(text);
+	kb_buf_release(&path);
+	return 0;
+}
+
+/* After a complete build from scratch: its count, for the next one. */
+static int save_objects(struct lane_build *b)
+{
+	struct kb_buf path = KB_BUF_INIT, text = KB_BUF_INIT;
+	int err;
+
+	if (!b->from_scratch)
+		return 0;
+	if ((err = kb_buf_printf(&path, "%s.objects", b->obj)) == 0 &&
+	    (err = kb_buf_printf(&text, "%zu\n", b->made)) == 0)
+		err = kb_write_atomic(path.ptr, text.ptr);
+	kb_buf_release(&path);
+	kb_buf_release(&text);
+	return err;
+}
+
 /*
  * Every build of a branch runs in the same directory, obj/<branch>: make and
  * objtool record absolute paths, and a build moved elsewhere would be
@@ -677,7 +716,9 @@ static int prepare_dir(struct lane_build *b)
 		return err;
 	if (kb_path_exists(b->out->build_dir))
 		return move(b->out->build_dir, b->obj);
-	if ((err = find_base(&base, b)) == 0 && base.dir &&
+	if ((err = find_base(&base, b)) == 0 && !base.dir)
+		err = expected_objects(b);
+	if (err == 0 && base.dir &&
 	    (err = copy_build(base.dir, b->obj)) == 0) {
 		b->out->shared_with = base.label;
 		base.label = NULL;
@@ -736,6 +777,7 @@ static void watch_line(struct watch *w, const char *line)
 {
 	if (!strncmp(line, "  CC", 4)) {
 		w->cc++;
+		w->b->made++;
 		progress(w, line);
 	}
 	if (!w->first_error && (strstr(line, "error:") || strstr(line, "Error ")))
@@ -826,13 +868,31 @@ static int wait_child(pid_t pid)
 	return WEXITSTATUS(status);
 }
 
+/* A tick when one is due: the build goes on, however quiet make is. */
+static void tick(struct lane_build *b)
+{
+	const struct kb_ticker *t = &b->opts->ticker;
+	struct kb_tick k = { "build", elapsed(&b->start), true, b->made, b->expected };
+
+	if (kb_ticker_due(t, &b->next_tick, k.seconds))
+		t->tick(&k, t->payload);
+}
+
 static int pump(struct watch *w, int fd)
 {
+	struct pollfd pfd = { fd, POLLIN, 0 };
 	char chunk[16384];
-	ssize_t n;
+	ssize_t n = 1;
+	int ready;
 
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n < 0 && errno == EINTR)
+	while (n != 0) {
+		tick(w->b);
+		if ((ready = poll(&pfd, 1, 250)) < 0 && errno != EINTR)
+			return kb_error_set(KB_ERROR, "cannot wait for make's output: %s",
+					    strerror(errno));
+		if (ready <= 0)
+			continue;
+		if ((n = read(fd, chunk, sizeof(chunk))) < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return kb_error_set(KB_ERROR, "cannot read make's output: %s",
@@ -1051,7 +1111,8 @@ static int build(struct lane_build *b)
 		return 0;
 	if ((err = prepare_dir(b)) == 0 && (err = open_log(b)) == 0 &&
 	    (err = materialise(b)) == 0 && (err = configure(b)) == 0 &&
-	    (err = make_kernel(b)) == 0 && (err = install_modules(b)) == 0)
+	    (err = make_kernel(b)) == 0 && (err = install_modules(b)) == 0 &&
+	    (err = save_objects(b)) == 0)
 		err = write_stamp(b);
 	if (b->log_fd >= 0)
 		announce(b, "%s", err ? "failed" : "done");

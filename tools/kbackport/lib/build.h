@@ -36,6 +36,7 @@
 
 #include "config.h"
 #include "lanes.h"
+#include "progress.h"
 
 struct kb_build_opts {
 	const char *workdir;	/* required: src/ and builds/ go here */
@@ -48,6 +49,11 @@ struct kb_build_opts {
 	/* Called now and then during make with a one-line summary. */
 	void (*progress)(const char *line, void *payload);
 	void *payload;
+	/* Ticks while a build runs: step "build", objects compiled out of
+	 * the count of the branch's last build from scratch (kept in
+	 * <workdir>/obj/<branch>.objects), when this one starts from scratch
+	 * too; else out of an unknown total. */
+	struct kb_ticker ticker;
 };
 
 enum kb_build_status {

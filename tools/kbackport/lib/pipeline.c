@@ -49,7 +49,7 @@ struct walk {
 static void tell(const struct walk *w, enum kb_pipeline_event_kind kind,
 		 const struct kb_lane_run *lane, const char *text)
 {
-	struct kb_pipeline_event ev = { kind, w->out, lane, text };
+	struct kb_pipeline_event ev = { kind, w->out, lane, text, NULL };
 
 	if (w->p->event)
 		w->p->event(&ev, w->p->payload);
@@ -60,6 +60,24 @@ static void build_line(const char *line, void *payload)
 	const struct walk *w = payload;
 
 	tell(w, KB_EVENT_BUILD_LINE, w->lane, line);
+}
+
+static void lane_tick(const struct kb_tick *tick, void *payload)
+{
+	const struct walk *w = payload;
+	struct kb_pipeline_event ev = { KB_EVENT_TICK, w->out, w->lane, NULL, tick };
+
+	w->p->event(&ev, w->p->payload);
+}
+
+/* Ticks to the lane now running, when there is someone to tell. */
+static struct kb_ticker ticker(struct walk *w)
+{
+	struct kb_ticker t = { 0, NULL, NULL };
+
+	if (w->p->event && w->p->tick_interval > 0)
+		t = (struct kb_ticker){ w->p->tick_interval, lane_tick, w };
+	return t;
 }
 
 static struct kb_lane_run *new_lane(struct kb_branch_run *b, const char *fix,
@@ -94,6 +112,8 @@ static int boot(struct walk *w, struct kb_lane_run *l, struct kb_test_target *ta
 		return kb_error_set(KB_ENOMEM, "out of memory");
 	l->outdir = kb_buf_detach(&dir);
 	target->outdir = l->outdir;
+	w->lane = l;
+	w->p->tester->opts.ticker = ticker(w);
 	tell(w, KB_EVENT_BOOTING, l, l->outdir);
 	if ((err = kb_tester_lane(&l->test, w->p->tester, target, with_kunit, l->fix)) < 0)
 		return err;
@@ -118,6 +138,7 @@ static int run_lane(struct walk *w, git_repository *repo, const char *fix,
 	opts.lookup_only = !p->build;
 	opts.progress = p->event ? build_line : NULL;
 	opts.payload = w;
+	opts.ticker = ticker(w);
 	if ((err = kb_build_lane(&l->build, repo, w->out->branch, lane, &opts)) < 0)
 		return err;
 	l->built = true;

@@ -74,6 +74,7 @@ enum kb_pipeline_event_kind {
 	KB_EVENT_TESTED,	/* a lane's test ended (lane->test) */
 	KB_EVENT_BRANCH_ERROR,	/* the branch could not be opened (text) */
 	KB_EVENT_DONE,		/* the branch's verdict is known */
+	KB_EVENT_TICK,		/* a build or boot of the lane goes on (tick) */
 };
 
 struct kb_pipeline_event {
@@ -81,6 +82,7 @@ struct kb_pipeline_event {
 	const struct kb_branch_run *branch;
 	const struct kb_lane_run *lane;	/* NULL for branch events */
 	const char *text;
+	const struct kb_tick *tick;	/* KB_EVENT_TICK only */
 };
 
 struct kb_pipeline {
@@ -97,6 +99,8 @@ struct kb_pipeline {
 	void *payload;
 	bool distro_bzimage;	/* boot a distribution kernel's bzImage, never its
 				 * vmlinux through PVH (KBACKPORT_DISTRO_BOOT=bzimage) */
+	double tick_interval;	/* seconds between KB_EVENT_TICKs of a
+				 * build or boot; 0: none */
 };
 
 /* Defaults: nothing switched on, kb_*_opts_init() for the rest;

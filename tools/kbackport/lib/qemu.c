@@ -118,13 +118,19 @@ static void child(const struct argv *a, int err_fd)
 }
 
 /* Wait for `pid` until `deadline`; kill its group then. */
-static int wait_until(struct kb_boot_result *out, pid_t pid, double deadline)
+static int wait_until(struct kb_boot_result *out, pid_t pid, double deadline,
+		      const struct kb_ticker *ticker)
 {
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
+	struct kb_tick k = { "boot", 0, false, 0, 0 };
+	double start = now(), next = 0;
 	int status;
 	pid_t got;
 
 	for (;;) {
+		k.seconds = now() - start;
+		if (kb_ticker_due(ticker, &next, k.seconds))
+			ticker->tick(&k, ticker->payload);
 		got = waitpid(pid, &status, WNOHANG);
 		if (got == pid)
 			break;
@@ -198,7 +204,7 @@ int kb_qemu_boot(struct kb_boot_result *out, const struct kb_boot_opts *o)
 	if (pid == 0)
 		child(&a, fd);
 	kb_child_track(pid);
-	err = wait_until(out, pid, start + (o->timeout ? o->timeout : 120));
+	err = wait_until(out, pid, start + (o->timeout ? o->timeout : 120), &o->ticker);
 	kb_child_untrack(pid);
 	if (err < 0)
 		goto done;

@@ -12,6 +12,8 @@
 
 #include <stdbool.h>
 
+#include "progress.h"
+
 enum kb_accel {
 	KB_ACCEL_TCG,		/* software emulation: slow, works everywhere */
 	KB_ACCEL_KVM,		/* only once a probe boot proved it works */
@@ -26,6 +28,7 @@ struct kb_boot_opts {
 	unsigned memory_mb;	/* default 512 */
 	unsigned timeout;	/* seconds; default 120 */
 	const char *log;	/* required: the console log, truncated first */
+	struct kb_ticker ticker;	/* ticks of step "boot" while QEMU runs */
 };
 
 enum kb_boot_end {

@@ -189,6 +189,7 @@ static void boot_opts(struct kb_boot_opts *boot, const struct kb_test_target *ta
 	if (o->timeout)
 		boot->timeout = o->timeout;
 	boot->log = log;
+	boot->ticker = o->ticker;
 }
 
 int kb_test_boot(struct kb_test_run *out, const struct kb_test_target *target,

@@ -31,6 +31,7 @@ struct kb_test_opts {
 	bool reuse;		/* an earlier clean boot of the same kernel,
 				 * initramfs and command line is read again
 				 * from its log instead of booting */
+	struct kb_ticker ticker;	/* while a boot runs (qemu.h) */
 };
 
 struct kb_test_target {

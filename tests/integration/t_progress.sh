@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Progress lines while a long step runs, with no terminal (stderr is a
+# file here, as in a CI log). The build is a FAKE kernel-like tree (see
+# t_build.sh) whose make sleeps before each object, so that the build lasts
+# a few seconds; the boot a fake qemu-system-x86_64 first on PATH that
+# sleeps (the lane's verdict is then an error: no KTAP), for the same
+# reason. KBACKPORT_PROGRESS_INTERVAL=1 makes a line every second.
+# Checked: lines name the branch, lane and step, their object counts never
+# go down, the expected count comes from the branch's last build from
+# scratch, --quiet removes them, and what the command prints at the end is
+# the same either way. No timing is asserted beyond "at least one line".
+source "$(dirname "$0")/../lib.sh"
+T_SUITE=progress
+hermetic
+
+# ---- a slow fake kernel: 6 objects, 0.5 s each ----
+make_tree() {
+	local t=$1 f
+	mkdir -p "$t/scripts/kconfig" "$t/init" "$t/net/core" "$t/drivers"
+	cat > "$t/Makefile" <<'EOF'
+O ?= .
+OBJS := $(patsubst %.c,%.o,$(wildcard init/*.c net/core/*.c))
+tinyconfig:
+	@mkdir -p $(O)
+	@printf 'CONFIG_64BIT=y\n' > $(O)/.config
+olddefconfig:
+	@true
+bzImage: $(O)/arch/x86/boot/bzImage
+$(O)/arch/x86/boot/bzImage: $(addprefix $(O)/,$(OBJS))
+	@mkdir -p $(dir $@)
+	@echo "  LD      vmlinux"
+	@cat $^ > $@
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@sleep 0.5
+	@echo "  CC      $*.o"
+	@cp $< $@
+modules:
+	@true
+modules_install:
+	@mkdir -p $(INSTALL_MOD_PATH)/lib/modules/6.1.0-fake
+	@touch $(INSTALL_MOD_PATH)/lib/modules/6.1.0-fake/modules.dep
+EOF
+	printf '#!/bin/sh\n[ "$1" = -m ] && shift\n[ "$1" = -O ] && out=$2\n' \
+		> "$t/scripts/kconfig/merge_config.sh"
+	chmod +x "$t/scripts/kconfig/merge_config.sh"
+	for f in main calibrate version; do printf 'int %s;\n' "$f" > "$t/init/$f.c"; done
+	for f in dev sock skbuff; do printf 'int %s;\n' "$f" > "$t/net/core/$f.c"; done
+	printf 'obj-y += core/\n' > "$t/net/Makefile"	# where an overlay goes
+}
+
+cd "$TMP"
+mkdir linux && make_tree linux
+git -C linux init -q && git -C linux add -A && git -C linux commit -q -m "6.1"
+git -C linux branch linux-6.1.y
+mkdir -p fixes
+cp -r "$TOP_DIR/backports/CVE-2011-1019" fixes/
+printf 'CONFIG_64BIT=y\n' > fragment.config
+cat > branches.yaml <<'EOF'
+repo: linux
+branches:
+  - name: 6.1.y
+    ref: linux-6.1.y
+    config: fragment.config
+EOF
+mkdir fakebin
+printf '#!/bin/sh\nsleep 2.5\n' > fakebin/qemu-system-x86_64
+chmod +x fakebin/qemu-system-x86_64
+export KBACKPORT_PROGRESS_INTERVAL=1
+KB_TEXT=(build --fix fixes/CVE-2011-1019 --fragment fragment.config --no-overlay --jobs 1)
+KB_ARGS=("${KB_TEXT[@]}" --json)
+# what a build prints on stdout, less its wall time
+final() { printf '%s' "$OUT" | jq -c 'del(.builds[].seconds)'; }
+progress() { printf '%s\n' "$ERR" | grep '^progress: ' || true; }
+# the object counts of the progress lines, in order
+counts() { progress | sed -n 's|.*, \([0-9]*\)/[0-9?]* objects$|\1|p'; }
+
+# ---- the first build: the expected count is not known ----
+T_NAME=cold
+run_kb 0 "${KB_ARGS[@]}"
+first=$(final)
+assert_eq "built" '"pass" 6' "$(printf '%s' "$OUT" | jq -r '.builds[0] | "\(.status | tojson) \(.rebuilt)"')"
+assert_eq "at least one progress line" yes "$([ -n "$(progress)" ] && echo yes)"
+assert_eq "every line names branch, lane and step; the total is unknown" "" \
+	"$(progress | grep -v -E '^progress: 6\.1\.y as-is: build [0-9]+s, [0-6]/\? objects$')"
+assert_eq "the counts never go down" "$(counts | sort -n)" "$(counts)"
+assert_eq "the count is kept beside the build directory" 6 "$(cat work/obj/6.1.y.objects)"
+assert_eq "nothing else on stderr" "" "$(printf '%s\n' "$ERR" | grep -v '^progress: ')"
+
+# ---- from scratch again: out of the last count ----
+T_NAME=again
+rm -rf work/builds
+run_kb 0 "${KB_ARGS[@]}"
+assert_eq "at least one progress line" yes "$([ -n "$(progress)" ] && echo yes)"
+assert_eq "out of the last build's 6" "" \
+	"$(progress | grep -v -E '^progress: 6\.1\.y as-is: build [0-9]+s, [0-6]/6 objects$')"
+assert_eq "the counts never go down" "$(counts | sort -n)" "$(counts)"
+assert_eq "the final output is the same" "$first" "$(final)"
+
+# ---- a lane cached: no step runs, no line ----
+T_NAME=cached
+run_kb 0 "${KB_ARGS[@]}"
+assert_eq "no progress line" "" "$(progress)"
+
+# ---- --quiet ----
+T_NAME=quiet
+rm -rf work/builds
+run_kb 0 "${KB_ARGS[@]}" --quiet
+assert_eq "no progress line" "" "$ERR"
+assert_eq "the final output is the same" "$first" "$(final)"
+rm -rf work/builds
+run_kb 0 "${KB_TEXT[@]}" --quiet
+assert_contains "the text table too" "6.1.y   as-is     pass" "$OUT"
+assert_eq "and no progress line" "" "$ERR"
+
+# ---- a boot ----
+T_NAME=test
+rm -rf work/builds
+run_kb 0 "${KB_ARGS[@]}" --quiet
+PATH=$TMP/fakebin:$PATH run_kb 1 test --fix fixes/CVE-2011-1019 --no-overlay
+first=$OUT
+assert_eq "at least one progress line" yes "$([ -n "$(progress)" ] && echo yes)"
+assert_eq "every line names branch, lane and step, no count" "" \
+	"$(progress | grep -v -E '^progress: 6\.1\.y as-is: boot [0-9]+s$')"
+assert_contains "the boot ran: no KTAP from the fake" "6.1.y   as-is     error" "$OUT"
+PATH=$TMP/fakebin:$PATH run_kb 1 test --fix fixes/CVE-2011-1019 --no-overlay --quiet
+assert_eq "--quiet: no progress line" "" "$(progress)"
+assert_eq "the final output is the same" "$(printf '%s\n' "$first" | cut -c1-30)" \
+	"$(printf '%s\n' "$OUT" | cut -c1-30)"
+
+# ---- the whole run: build and boot ----
+T_NAME=run
+rm -rf work
+PATH=$TMP/fakebin:$PATH run_kb 1 run --fix fixes/CVE-2011-1019
+steps() { printf '%s\n' "$ERR" | grep -v '^progress: ' | sed 's/^\[ *[0-9.]*s\] //; s/([0-9.]* s/(S s/; s/[0-9]\{8\}T[0-9]\{6\}Z-[0-9a-f]*/ID/g'; }
+first=$(steps)
+assert_contains "a build's progress" "progress: 6.1.y as-is: build " "$(progress)"
+assert_contains "a boot's progress" "progress: 6.1.y as-is: boot " "$(progress)"
+assert_eq "the step lines" "run ID: CVE-2011-1019 on 1 branch, report in $TMP/reports/ID
+6.1.y: apply: not-affected
+6.1.y as-is: build: pass (S s)
+6.1.y as-is: test: error (S s)
+6.1.y: error" "$first"
+rm -rf work
+PATH=$TMP/fakebin:$PATH run_kb 1 run --fix fixes/CVE-2011-1019 --quiet
+assert_eq "--quiet: no progress line" "" "$(progress)"
+assert_eq "the step lines are the same" "$first" "$(steps)"
+
+# ---- the interval ----
+T_NAME=interval
+KBACKPORT_PROGRESS_INTERVAL=soon run_kb 2 "${KB_ARGS[@]}"
+assert_eq "not a number of seconds: refused" \
+	"error: KBACKPORT_PROGRESS_INTERVAL 'soon': expected whole seconds, 1 to 86400" "$ERR"
+KBACKPORT_PROGRESS_INTERVAL=0 run_kb 2 test
+assert_contains "test checks it too" "KBACKPORT_PROGRESS_INTERVAL '0'" "$ERR"
+KBACKPORT_PROGRESS_INTERVAL=0 run_kb 2 run
+assert_contains "and run" "KBACKPORT_PROGRESS_INTERVAL '0'" "$ERR"
+KBACKPORT_PROGRESS_INTERVAL=0 run_kb 0 run --quiet --help
+assert_contains "--quiet is in run's help" "-q, --quiet" "$OUT"
+for cmd in build test; do
+	run_kb 0 "$cmd" --help
+	assert_contains "--quiet is in $cmd's help" "-q, --quiet" "$OUT"
+done
+
+finish
