@@ -1,0 +1,145 @@
+#include "queue.h"
+#include "error.h"
+#include "patch.h"
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool needs_hand(enum kb_status s)
+{
+	return s == KB_STATUS_CONFLICT || s == KB_STATUS_PARTIAL || s == KB_STATUS_ERROR;
+}
+
+/* A branch whose queue could not start or end: the error, unless out of memory. */
+static int branch_failed(struct kb_queue_result *out)
+{
+	return (out->error = strdup(kb_error_last())) ? 0 : KB_ENOMEM;
+}
+
+int kb_queue_apply(struct kb_queue_result *out, const struct kb_branch *branch,
+		   const struct kb_series *series, const char *name,
+		   const struct kb_backport_opts *opts)
+{
+	struct kb_queue *q = NULL;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!(out->results = calloc(series->nfixes ? series->nfixes : 1, sizeof(*out->results))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	kb_error_clear();
+	if (kb_queue_open(&q, branch, name, opts->dry_run) < 0) {
+		err = branch_failed(out);
+		goto done;
+	}
+	if (!(out->ref = strdup(kb_queue_refname(q)))) {
+		err = KB_ENOMEM;
+		goto done;
+	}
+	for (; out->nresults < series->nfixes; out->nresults++)
+		if ((err = kb_queue_step(&out->results[out->nresults], q,
+					 series->fixes[out->nresults], opts)) < 0)
+			goto done;
+	if (kb_queue_finish(q, out->commit, &out->created) < 0)
+		err = branch_failed(out);
+done:
+	kb_queue_free(q);
+	return err;
+}
+
+bool kb_queue_needs_hand(const struct kb_queue_result *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->nresults; i++)
+		if (needs_hand(q->results[i].status))
+			return true;
+	return q->error != NULL;
+}
+
+size_t kb_queue_applied(const struct kb_queue_result *q)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < q->nresults; i++)
+		n += q->results[i].status == KB_STATUS_APPLIED;
+	return n;
+}
+
+void kb_queue_result_release(struct kb_queue_result *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->nresults; i++)
+		kb_result_release(&q->results[i]);
+	free(q->results);
+	free(q->ref);
+	free(q->error);
+	memset(q, 0, sizeof(*q));
+}
+
+/* '\n'-separated `text` as a NULL-terminated array of lines, in `copy`. */
+static int split_lines(const char ***out, size_t *n, char **copy, const char *text)
+{
+	const char **v;
+	char *p;
+	size_t count = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!text || !*text)
+		return 0;
+	if (!(*copy = strdup(text)))
+		return KB_ENOMEM;
+	for (p = *copy; *p; p++)
+		count += *p == '\n';
+	if (!(v = calloc(count + 2, sizeof(*v))))
+		return KB_ENOMEM;
+	for (p = strtok(*copy, "\n"); p; p = strtok(NULL, "\n"))
+		v[(*n)++] = p;
+	*out = v;
+	return 0;
+}
+
+int kb_queue_failed_mail(struct kb_buf *out, const struct kb_result *r,
+			 const struct kb_fix *fix, const char *name)
+{
+	struct kb_report report = { 0 };
+	struct kb_report_branch b = { 0 };
+	struct kb_buf author = KB_BUF_INIT, where = KB_BUF_INIT;
+	char *notes = NULL, *reproduce = NULL;
+	int err = 0;
+
+	if (r->status != KB_STATUS_CONFLICT && r->status != KB_STATUS_PARTIAL)
+		return kb_error_set(KB_ENOTFOUND, "fix '%s' is %s on '%s': no FAILED mail",
+				    r->fix, kb_status_name(r->status), r->branch);
+	if (fix->patch && fix->patch->author_name &&
+	    (err = kb_buf_printf(&author, "%s <%s>", fix->patch->author_name,
+				 fix->patch->author_email ? fix->patch->author_email : "")) < 0)
+		goto done;
+	if ((err = kb_buf_printf(&where, "%s of %s, on top of the fixes before it in the queue '%s'",
+				 r->branch, r->repo, name)) < 0)
+		goto done;
+	report.fix = fix->id;
+	report.upstream = fix->upstream;
+	report.subject = fix->subject;
+	report.author = author.ptr;
+	b.name = r->branch;
+	b.ref = where.ptr;
+	b.apply.status = kb_status_name(r->status);
+	b.apply.detail = r->detail;
+	if ((err = split_lines(&b.apply.notes, &b.apply.nnotes, &notes, r->notes)) < 0 ||
+	    (err = split_lines(&b.apply.reproduce, &b.apply.nreproduce, &reproduce, r->reproduce)) < 0 ||
+	    (err = kb_report_failed_mail(out, &report, &b)) < 0)
+		goto done;
+done:
+	if (err == KB_ENOMEM)
+		kb_error_set(KB_ENOMEM, "out of memory");
+	free((void *)b.apply.notes);
+	free((void *)b.apply.reproduce);
+	free(notes);
+	free(reproduce);
+	kb_buf_release(&author);
+	kb_buf_release(&where);
+	return err;
+}
