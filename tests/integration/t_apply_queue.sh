@@ -146,6 +146,17 @@ Subject: FAILED: patch \"staging: comedi: print the minor\" failed to apply to 4
 assert_contains "...in the queue" "4.19.y of $TMP/repos/linux, on top of the fixes before it in the queue 'stable':" "$(tr '\n' ' ' < $m | sed 's/  */ /g; s/ $//')"
 assert_contains "...with the failing file" "no file 'drivers/staging/comedi/comedi_fops.c' in the tree" "$(cat $m)"
 
+assert_eq "...whose commands start from the queue as it stood: the fixes applied before it, by git am -3" \
+"cd $TMP/repos/linux
+git fetch https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git $(sed -n 's/^upstream: //p' fixes/staging-comedi-print-the-minor/fix.yaml)
+git checkout -b backport/staging-comedi-print-the-minor/4.19.y linux-4.19.y
+git am -3 $TMP/fixes/CVE-2011-4001/fix.patch
+git am -3 $TMP/fixes/tcp-say-who-may-load-them/fix.patch
+git cherry-pick -x $(sed -n 's/^upstream: //p' fixes/staging-comedi-print-the-minor/fix.yaml)" \
+	"$(sed -n '/^To reproduce/,/^  git cherry-pick/p' $m | sed -n 's/^  //p')"
+assert_eq "...as in the JSON" "$(sed -n '/^To reproduce/,/^  git commit/p' $m | sed -n 's/^  //p')" \
+	"$(q 4.19.y '.results[3].reproduce | join("\n")')"
+
 T_NAME="re-run"
 refs=$(git -C $R for-each-ref refs/heads/backport)
 logs=$(cat $R/.git/logs/refs/heads/backport/queue/stable/* | wc -l)

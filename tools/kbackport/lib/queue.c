@@ -3,6 +3,7 @@
 #include "patch.h"
 #include "report.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,62 @@ static bool needs_hand(enum kb_status s)
 static int branch_failed(struct kb_queue_result *out)
 {
 	return (out->error = strdup(kb_error_last())) ? 0 : KB_ENOMEM;
+}
+
+/* The patch file of the variant `name` of `fix`, as an absolute path. */
+static int variant_patch(struct kb_buf *out, const struct kb_fix *fix, const char *name)
+{
+	char *abs;
+	size_t i;
+	int err;
+
+	for (i = 0; i < fix->nvariants; i++)
+		if (name && !strcmp(fix->variants[i].name, name))
+			break;
+	if (i == fix->nvariants)
+		return kb_error_set(KB_ENOTFOUND, "fix '%s' has no variant '%s'", fix->id,
+				    name ? name : "");
+	if (!(abs = realpath(fix->variants[i].patch_path, NULL)))
+		return kb_error_set(KB_ENOTFOUND, "cannot resolve '%s'", fix->variants[i].patch_path);
+	err = kb_buf_puts(out, abs);
+	free(abs);
+	return err;
+}
+
+/*
+ * A skipped fix's commands to do it by hand start from the queue as it
+ * stood: the branch, then `git am -3` of each fix applied before it.
+ */
+static int queue_reproduce(struct kb_queue_result *out, size_t at,
+			   const struct kb_series *series)
+{
+	struct kb_result *r = &out->results[at];
+	struct kb_buf cmds = KB_BUF_INIT;
+	const char *line, *nl;
+	size_t i, len;
+	int err = 0;
+
+	for (line = r->reproduce; line && *line && !err; line = nl ? nl + 1 : line + len) {
+		nl = strchr(line, '\n');
+		len = nl ? (size_t)(nl - line) : strlen(line);
+		err = kb_buf_printf(&cmds, "%.*s\n", (int)len, line);
+		if (strncmp(line, "git checkout -b ", 16))
+			continue;
+		for (i = 0; i < at && !err; i++) {
+			if (out->results[i].status != KB_STATUS_APPLIED)
+				continue;
+			if ((err = kb_buf_puts(&cmds, "git am -3 ")) == 0 &&
+			    (err = variant_patch(&cmds, series->fixes[i], out->results[i].variant)) == 0)
+				err = kb_buf_putc(&cmds, '\n');
+		}
+	}
+	if (err < 0) {
+		kb_buf_release(&cmds);
+		return err;
+	}
+	free(r->reproduce);
+	r->reproduce = kb_buf_detach(&cmds);
+	return 0;
 }
 
 int kb_queue_apply(struct kb_queue_result *out, const struct kb_branch *branch,
@@ -36,10 +93,16 @@ int kb_queue_apply(struct kb_queue_result *out, const struct kb_branch *branch,
 		err = KB_ENOMEM;
 		goto done;
 	}
-	for (; out->nresults < series->nfixes; out->nresults++)
-		if ((err = kb_queue_step(&out->results[out->nresults], q,
-					 series->fixes[out->nresults], opts)) < 0)
+	for (; out->nresults < series->nfixes; out->nresults++) {
+		struct kb_result *r = &out->results[out->nresults];
+		if ((err = kb_queue_step(r, q, series->fixes[out->nresults], opts)) < 0)
 			goto done;
+		if (r->reproduce && queue_reproduce(out, out->nresults, series) < 0) {
+			out->nresults++;
+			err = branch_failed(out);
+			goto done;
+		}
+	}
 	if (kb_queue_finish(q, out->commit, &out->created) < 0)
 		err = branch_failed(out);
 done:
