@@ -179,10 +179,10 @@ assert_eq "a fix x branch matrix, then per branch the ref and the skipped fixes"
 5   tcp-include-kmod-h-for-request-module  applied          applied
 
 2.6.37.y: refs/heads/backport/queue/stable/2.6.37.y at $c37: 4 of 5 fixes applied
-  2 tcp-the-on-demand-note-once-more: already-applied: the changes of variant 'patch' are already in 'linux-2.6.37.y'
+  2 tcp-the-on-demand-note-once-more: already-applied: the changes of variant 'patch' are already in 'linux-2.6.37.y' (with the fixes applied before it in the queue)
 
 4.19.y: refs/heads/backport/queue/stable/4.19.y at $c419: 3 of 5 fixes applied
-  2 tcp-the-on-demand-note-once-more: already-applied: every hunk of variant 'patch' is already in the tree
+  2 tcp-the-on-demand-note-once-more: already-applied: every hunk of variant 'patch' is already in the tree (with the fixes applied before it in the queue)
   4 staging-comedi-print-the-minor: conflict: variant 'patch' does not apply: 'drivers/staging/comedi/comedi_fops.c': no file 'drivers/staging/comedi/comedi_fops.c' in the tree
       'drivers/staging/comedi/comedi_fops.c': no file 'drivers/staging/comedi/comedi_fops.c' in the tree" "$OUT"
 

@@ -74,6 +74,20 @@ static int queue_reproduce(struct kb_queue_result *out, size_t at,
 	return 0;
 }
 
+/* Found in the queue's tree: say that the tree has the earlier fixes. */
+static int append_detail(struct kb_result *r, const char *text)
+{
+	struct kb_buf detail = KB_BUF_INIT;
+
+	if (kb_buf_puts(&detail, r->detail ? r->detail : "") < 0 || kb_buf_puts(&detail, text) < 0) {
+		kb_buf_release(&detail);
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	}
+	free(r->detail);
+	r->detail = kb_buf_detach(&detail);
+	return 0;
+}
+
 int kb_queue_apply(struct kb_queue_result *out, const struct kb_branch *branch,
 		   const struct kb_series *series, const char *name,
 		   const struct kb_backport_opts *opts)
@@ -96,6 +110,9 @@ int kb_queue_apply(struct kb_queue_result *out, const struct kb_branch *branch,
 	for (; out->nresults < series->nfixes; out->nresults++) {
 		struct kb_result *r = &out->results[out->nresults];
 		if ((err = kb_queue_step(r, q, series->fixes[out->nresults], opts)) < 0)
+			goto done;
+		if (r->status == KB_STATUS_ALREADY_APPLIED && kb_queue_applied(out) &&
+		    (err = append_detail(r, " (with the fixes applied before it in the queue)")) < 0)
 			goto done;
 		if (r->reproduce && queue_reproduce(out, out->nresults, series) < 0) {
 			out->nresults++;
