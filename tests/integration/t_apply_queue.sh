@@ -202,6 +202,22 @@ assert_contains "the locked branch is an error naming the lock" "2.6.37.y.lock" 
 assert_eq "...its ref unchanged, the others written" "created=true error=true created=false" \
 	"$(echo "$OUT" | jq -r '[.branches[] | if .error then "error=true" else "created=\(.created)" end] | join(" ")')"
 
+T_NAME="in the branch already"
+cat > vendor.yaml <<'YAML'
+repo: repos/vendor.git
+branches:
+  - {name: vendor-fixed, ref: vendor-2.6.32-fixed}
+YAML
+printf '%s\n' "$TOP_DIR/backports/CVE-2011-1019" > vendor.series
+run_kb 0 apply --queue vendor.series --config vendor.yaml
+assert_eq "noted as in the branch itself, and no ref written" \
+"#   FIX            vendor-fixed
+1   CVE-2011-1019  already-applied
+
+vendor-fixed: 0 of 1 fixes applied: no ref written
+  1 CVE-2011-1019: already-applied: the changes of variant '2.6.32' are already in 'vendor-2.6.32-fixed'" "$OUT"
+assert_eq "...nothing under refs/heads/backport" "" "$(git -C repos/vendor.git for-each-ref refs/heads/backport)"
+
 T_NAME="bad input"
 objects() { find $R/.git/objects -type f | wc -l; }
 refs=$(git -C $R for-each-ref) nobj=$(objects)
