@@ -59,6 +59,14 @@ assert_eq "id from the CVE in the message, upstream from the message" \
 	"CVE-2011-9999 1111111111111111111111111111111111111111" \
 	"$(sed -n 's/^id: //p; s/^upstream: //p' fixes/CVE-2011-9999/fix.yaml | tr '\n' ' ' | sed 's/ $//')"
 
+T_NAME="DEP-3 Origin"
+{ printf 'From: Ben Hutchings <ben@example.org>\nDate: Tue, 1 Mar 2011 10:00:00 +0000\nSubject: sit: the alias\n'
+  printf 'Origin: https://git.kernel.org/linus/4444444444444444444444444444444444444444\nForwarded: not-needed\n\nWhy.\n---\n'
+  sed -n '/^diff --git/,$p' dep3.patch; } > origin.patch
+run_kb 0 fix new -o fixes origin.patch
+assert_eq "upstream from the Origin header, id from the subject" "sit-the-alias 4444444444444444444444444444444444444444" \
+	"$(sed -n 's/^id: //p; s/^upstream: //p' fixes/sit-the-alias/fix.yaml | tr '\n' ' ' | sed 's/ $//')"
+
 T_NAME="mbox"
 { cat "$PATCH"; echo; sed 's/CVE-2011-9999/nothing/' dep3.patch | sed '1i From 2222222222222222222222222222222222222222 Mon Sep 17 00:00:00 2001'; } > two.mbox
 run_kb 0 fix new -o mbox-fixes --from-mbox two.mbox

@@ -1,5 +1,9 @@
 /* kbackport apply: every fix on every selected branch, one result each. */
 #include "backport.h"
+#include "buf.h"
+#include "fsutil.h"
+#include "queue.h"
+#include "report.h"
 #include "cli.h"
 #include "error.h"
 #include "report_save.h"
@@ -14,7 +18,8 @@
 static const char usage[] =
 "usage: kbackport apply [--config FILE] [--fix DIR]... [--branch NAME]...\n"
 "                       [--dry-run] [--json] [--max-fuzz N]\n"
-"       kbackport apply --queue FILE [--config FILE] [--branch NAME]... [...]\n"
+"       kbackport apply --queue FILE [--name NAME] [--mails DIR] [--config FILE]\n"
+"                       [--branch NAME]... [--dry-run] [--json] [--max-fuzz N]\n"
 "\n"
 "Apply the right variant of each fix to each branch of branches.yaml, in\n"
 "memory, and record a stable-style commit on refs/heads/backport/<fix>/<branch>\n"
@@ -32,6 +37,10 @@ static const char usage[] =
 "                      top of the previous, to refs/heads/backport/queue/\n"
 "                      <FILE's name>/<branch>; a fix that does not apply or is\n"
 "                      in already is skipped there and the next goes on\n"
+"      --name NAME     the queue's name in its refs (default: FILE's name\n"
+"                      without its extension)\n"
+"      --mails DIR     with --queue: write DIR/<fix>/FAILED-<branch>.txt, the\n"
+"                      stable FAILED mail, for each fix skipped on a branch\n"
 "  -h, --help          this text\n"
 "\n"
 "Statuses: applied, already-applied, not-affected, partial, conflict, error.\n"
@@ -42,6 +51,8 @@ struct apply_opts {
 	struct cli_target t;
 	struct kb_backport_opts backport;
 	const char *queue;
+	const char *queue_name;	/* --name, else the series file's */
+	const char *mails;	/* --mails DIR: FAILED mails of skipped fixes */
 	bool json;
 };
 
@@ -53,6 +64,8 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "max-fuzz", required_argument, NULL, 'z' },
 		{ "queue", required_argument, NULL, 'q' },
+		{ "name", required_argument, NULL, 'N' },
+		{ "mails", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -69,6 +82,8 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 		case 'n': o->backport.dry_run = true; break;
 		case 'j': o->json = true; break;
 		case 'q': o->queue = optarg; break;
+		case 'N': o->queue_name = optarg; break;
+		case 'M': o->mails = optarg; break;
 		case 'z':
 			fuzz = strtol(optarg, &end, 10);
 			if (*end || end == optarg || fuzz < 0 || fuzz > 10) {
@@ -83,6 +98,10 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 	}
 	if (o->queue && o->t.nfixes) {
 		cli_error("--queue names the fixes: no --fix with it");
+		return EXIT_USAGE;
+	}
+	if (!o->queue && (o->queue_name || o->mails)) {
+		cli_error("--name and --mails go with --queue");
 		return EXIT_USAGE;
 	}
 	return cli_no_arguments(argc, argv);
@@ -194,88 +213,122 @@ done:
 
 /* ---- --queue ---- */
 
-struct queue_row {
-	struct kb_result *results;	/* one per fix */
-	char ref_commit[GIT_OID_HEXSZ + 1];
-	char *ref;
-	bool created;
-	char *error;			/* the queue could not start or end */
-};
-
-static void queue_branch(struct queue_row *row, const struct kb_branch *branch,
-			 const struct kb_series *series, struct apply_opts *o, int *rc)
+/* DIR/<fix>/FAILED-<branch>.txt of each skipped fix, its path in `mails`. */
+static int queue_mails(char **mails, const struct kb_queue_result *q,
+		       const struct kb_series *series, const char *name, const char *dir)
 {
-	struct kb_queue *q = NULL;
+	struct kb_buf mail = KB_BUF_INIT, file = KB_BUF_INIT, path = KB_BUF_INIT;
+	struct kb_report_branch b = { 0 };
 	size_t f;
+	int err = 0;
 
-	kb_error_clear();
-	if (kb_queue_open(&q, branch, series->name, o->backport.dry_run) < 0)
-		goto failed;
-	row->ref = strdup(kb_queue_refname(q));
-	for (f = 0; f < series->nfixes; f++) {
-		struct kb_result *r = &row->results[f];
-		if (kb_queue_step(r, q, series->fixes[f], &o->backport) < 0)
-			goto failed;
-		if (r->status == KB_STATUS_CONFLICT || r->status == KB_STATUS_PARTIAL ||
-		    r->status == KB_STATUS_ERROR)
-			*rc = EXIT_ATTENTION;
+	for (f = 0; f < q->nresults && !err; f++) {
+		const struct kb_result *r = &q->results[f];
+		if (r->status != KB_STATUS_CONFLICT && r->status != KB_STATUS_PARTIAL)
+			continue;
+		kb_buf_clear(&mail);
+		kb_buf_clear(&file);
+		kb_buf_clear(&path);
+		b.name = r->branch;
+		if ((err = kb_queue_failed_mail(&mail, r, series->fixes[f], name)) < 0 ||
+		    (err = kb_report_failed_name(&file, &b)) < 0 ||
+		    (err = kb_buf_printf(&path, "%s/%s", dir, r->fix)) < 0 ||
+		    (err = kb_mkdir_p(path.ptr)) < 0 ||
+		    (err = kb_buf_printf(&path, "/%s", file.ptr)) < 0 ||
+		    (err = kb_write_file_atomic(path.ptr, mail.ptr, mail.size)) < 0)
+			break;
+		mails[f] = kb_buf_detach(&path);
 	}
-	if (kb_queue_finish(q, row->ref_commit, &row->created) < 0)
-		goto failed;
-	kb_queue_free(q);
-	return;
-failed:
-	row->error = strdup(kb_error_last());
-	*rc = EXIT_ATTENTION;
-	kb_queue_free(q);
+	kb_buf_release(&mail);
+	kb_buf_release(&file);
+	kb_buf_release(&path);
+	return err;
 }
 
-static json_t *queue_json(const struct queue_row *rows, const struct kb_branch **branches,
-			  size_t nbranches, const struct kb_series *series)
+static json_t *queue_json(const struct kb_queue_result *rows, char ***mails,
+			  const struct kb_branch **branches, size_t nbranches,
+			  const struct kb_series *series, const char *name)
 {
 	json_t *list = json_array(), *results;
 	size_t b, f;
 
 	for (b = 0; b < nbranches; b++) {
+		const struct kb_queue_result *q = &rows[b];
 		results = json_array();
-		for (f = 0; !rows[b].error && f < series->nfixes; f++) {
-			json_t *r = result_json(&rows[b].results[f], series->fixes[f]);
+		for (f = 0; !q->error && f < q->nresults; f++) {
+			json_t *r = result_json(&q->results[f], series->fixes[f]);
 			json_object_set_new(r, "fix", json_string(series->fixes[f]->id));
+			json_object_set_new(r, "mail", kb_json_str(mails[b][f]));
 			json_array_append_new(results, r);
 		}
-		json_array_append_new(list, json_pack("{s:s, s:o, s:o, s:b, s:o, s:o}",
-			"branch", branches[b]->name, "ref", kb_json_str(rows[b].ref),
-			"commit", kb_json_str(rows[b].ref_commit), "created", rows[b].created,
-			"error", kb_json_str(rows[b].error), "results", results));
+		json_array_append_new(list, json_pack("{s:s, s:o, s:o, s:b, s:I, s:o, s:o}",
+			"branch", branches[b]->name, "ref", kb_json_str(q->ref),
+			"commit", kb_json_str(q->commit), "created", q->created,
+			"applied", (json_int_t)kb_queue_applied(q),
+			"error", kb_json_str(q->error), "results", results));
 	}
-	return json_pack("{s:s, s:o}", "queue", series->name, "branches", list);
+	return json_pack("{s:s, s:o}", "queue", name, "branches", list);
 }
 
-static void queue_text(const struct queue_row *rows, const struct kb_branch **branches,
-		       size_t nbranches, const struct kb_series *series)
+/* The fix x branch matrix: one row per fix, one status column per branch. */
+static void queue_matrix(const struct kb_queue_result *rows, const struct kb_branch **branches,
+			 size_t nbranches, const struct kb_series *series)
 {
-	size_t b, f, applied;
+	size_t b, f, wfix = 3, wcol;
 
+	for (f = 0; f < series->nfixes; f++)
+		if (strlen(series->fixes[f]->id) > wfix)
+			wfix = strlen(series->fixes[f]->id);
+	printf("%-3s %-*s", "#", (int)wfix, "FIX");
 	for (b = 0; b < nbranches; b++) {
-		printf("%s%s (queue '%s'):\n", b ? "\n" : "", branches[b]->name, series->name);
-		if (rows[b].error) {
-			printf("  error: %s\n", rows[b].error);
+		wcol = strlen(branches[b]->name) > 15 ? strlen(branches[b]->name) : 15;
+		printf("  %-*s", b + 1 < nbranches ? (int)wcol : 0, branches[b]->name);
+	}
+	putchar('\n');
+	for (f = 0; f < series->nfixes; f++) {
+		printf("%-3zu %-*s", f + 1, (int)wfix, series->fixes[f]->id);
+		for (b = 0; b < nbranches; b++) {
+			wcol = strlen(branches[b]->name) > 15 ? strlen(branches[b]->name) : 15;
+			printf("  %-*s", b + 1 < nbranches ? (int)wcol : 0,
+			       rows[b].error ? "error" : kb_status_name(rows[b].results[f].status));
+		}
+		putchar('\n');
+	}
+}
+
+/* Per branch: its ref, then every fix that was not applied and why. */
+static void queue_text(const struct kb_queue_result *rows, char ***mails,
+		       const struct kb_branch **branches, size_t nbranches,
+		       const struct kb_series *series)
+{
+	size_t b, f;
+
+	queue_matrix(rows, branches, nbranches, series);
+	for (b = 0; b < nbranches; b++) {
+		const struct kb_queue_result *q = &rows[b];
+		if (q->error) {
+			printf("\n%s: error: %s\n", branches[b]->name, q->error);
 			continue;
 		}
-		for (f = applied = 0; f < series->nfixes; f++) {
-			const struct kb_result *r = &rows[b].results[f];
-			applied += r->status == KB_STATUS_APPLIED;
-			printf("  %-3zu %-40s %-15s %s\n", f + 1, series->fixes[f]->id,
-			       kb_status_name(r->status), r->detail ? r->detail : "");
-			if (r->status != KB_STATUS_APPLIED && r->status != KB_STATUS_ALREADY_APPLIED)
-				cli_print_indented(r->notes, "        ");
-		}
-		if (rows[b].ref_commit[0])
-			printf("  %s at %.12s: %zu of %zu fixes applied\n", rows[b].ref,
-			       rows[b].ref_commit, applied, series->nfixes);
+		if (q->commit[0])
+			printf("\n%s: %s at %.12s: %zu of %zu fixes applied\n", branches[b]->name,
+			       q->ref, q->commit, kb_queue_applied(q), series->nfixes);
 		else
-			printf("  %zu of %zu fixes applied%s\n", applied, series->nfixes,
-			       applied ? " (dry run: no ref)" : ": no ref written");
+			printf("\n%s: %zu of %zu fixes applied%s\n", branches[b]->name,
+			       kb_queue_applied(q), series->nfixes,
+			       kb_queue_applied(q) ? " (dry run: no ref)" : ": no ref written");
+		for (f = 0; f < q->nresults; f++) {
+			const struct kb_result *r = &q->results[f];
+			if (r->status == KB_STATUS_APPLIED)
+				continue;
+			printf("  %zu %s: %s: %s\n", f + 1, r->fix, kb_status_name(r->status),
+			       r->detail ? r->detail : "");
+			if (r->status != KB_STATUS_ALREADY_APPLIED &&
+			    r->status != KB_STATUS_NOT_AFFECTED)
+				cli_print_indented(r->notes, "      ");
+			if (mails[b][f])
+				printf("      FAILED mail: %s\n", mails[b][f]);
+		}
 	}
 }
 
@@ -284,9 +337,11 @@ static int run_queue(struct apply_opts *o)
 	const struct kb_branch **branches = NULL;
 	struct kb_config *config = NULL;
 	struct kb_series series = { 0 };
-	struct queue_row *rows = NULL;
+	struct kb_queue_result *rows = NULL;
+	char ***mails = NULL;
 	size_t nbranches = 0, b, f;
 	int rc = EXIT_USAGE;
+	const char *name;
 	char *ref = NULL;
 
 	if (kb_config_load(&config, o->t.config) < 0 ||
@@ -295,38 +350,46 @@ static int run_queue(struct apply_opts *o)
 		cli_error_last();
 		goto done;
 	}
+	name = o->queue_name ? o->queue_name : series.name;
 	for (b = 0; b < nbranches; b++, free(ref))
-		if (kb_queue_ref(&ref, series.name, branches[b]->name) < 0) {
+		if (kb_queue_ref(&ref, name, branches[b]->name) < 0) {
 			cli_error_last();
 			goto done;
 		}
 	ref = NULL;
-	if (!(rows = calloc(nbranches + 1, sizeof(*rows))))
+	rc = EXIT_ATTENTION;
+	if (!(rows = calloc(nbranches + 1, sizeof(*rows))) ||
+	    !(mails = calloc(nbranches + 1, sizeof(*mails))))
 		goto done;
 	rc = EXIT_OK;
 	for (b = 0; b < nbranches; b++) {
-		if (!(rows[b].results = calloc(series.nfixes, sizeof(*rows[b].results)))) {
+		if (!(mails[b] = calloc(series.nfixes, sizeof(**mails))) ||
+		    kb_queue_apply(&rows[b], branches[b], &series, name, &o->backport) < 0 ||
+		    (o->mails && queue_mails(mails[b], &rows[b], &series, name, o->mails) < 0)) {
+			cli_error_last();
 			rc = EXIT_ATTENTION;
 			goto done;
 		}
-		queue_branch(&rows[b], branches[b], &series, o, &rc);
+		if (kb_queue_needs_hand(&rows[b]))
+			rc = EXIT_ATTENTION;
 	}
 	if (o->json) {
-		json_t *doc = queue_json(rows, branches, nbranches, &series);
+		json_t *doc = queue_json(rows, mails, branches, nbranches, &series, name);
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		putchar('\n');
 		json_decref(doc);
 	} else {
-		queue_text(rows, branches, nbranches, &series);
+		queue_text(rows, mails, branches, nbranches, &series);
 	}
 done:
-	for (b = 0; rows && b < nbranches; b++) {
-		for (f = 0; rows[b].results && f < series.nfixes; f++)
-			kb_result_release(&rows[b].results[f]);
-		free(rows[b].results);
-		free(rows[b].ref);
-		free(rows[b].error);
+	for (b = 0; rows && b < nbranches; b++)
+		kb_queue_result_release(&rows[b]);
+	for (b = 0; mails && b < nbranches; b++) {
+		for (f = 0; mails[b] && f < series.nfixes; f++)
+			free(mails[b][f]);
+		free(mails[b]);
 	}
+	free(mails);
 	free(rows);
 	free(branches);
 	kb_series_release(&series);

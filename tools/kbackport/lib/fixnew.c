@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 static int nomem(void)
@@ -54,6 +55,27 @@ static char *upstream_of(const char *body)
 	for (i = 0; i < 3 && !sha; i++)
 		sha = sha_after(body, prefixes[i]);
 	return sha;
+}
+
+/*
+ * The upstream commit of a DEP-3 header block (Debian's patches): the
+ * first 40-hex id of an "Origin:" line before the first blank line
+ * ("Origin: https://git.kernel.org/linus/<sha>", "Origin: upstream, <url>").
+ */
+static char *origin_header(const char *text)
+{
+	const char *line, *end, *p;
+
+	for (line = text; *line && *line != '\n'; line = *end ? end + 1 : end) {
+		end = line + strcspn(line, "\n");
+		if (strncasecmp(line, "Origin:", 7))
+			continue;
+		for (p = line + 7; p + 40 <= end; p++)
+			if ((p == line || !isxdigit((unsigned char)p[-1])) && is_sha(p, 40) &&
+			    !isxdigit((unsigned char)p[40]))
+				return kb_strndup(p, 40);
+	}
+	return NULL;
 }
 
 /* The first "CVE-YYYY-NNNN" (four or more digits) in `text`, or NULL. */
@@ -137,7 +159,8 @@ static int fill(struct kb_fix_draft *d, const struct kb_patch *patch, const char
 		return kb_error_set(KB_EINVALID, "%s: the patch has no Subject", origin);
 	if ((err = set(&d->subject, patch->subject)) < 0 || (err = set(&d->upstream, opts->upstream)) < 0)
 		return err;
-	if (!d->upstream && !(d->upstream = upstream_of(body)))
+	if (!d->upstream && !(d->upstream = upstream_of(body)) &&
+	    !(d->upstream = origin_header(d->patch)))
 		err = set(&d->upstream, patch->from_commit);
 	if (err < 0)
 		return err;

@@ -145,7 +145,8 @@ int kb_report_failed_mail(struct kb_buf *out, const struct kb_report *r,
 				 "tree, then please email the backport, including the original git commit\n"
 				 "id to <" STABLE_LIST ">.\n\n", b->name)) < 0 ||
 	    (err = put_what_failed(out, r, b)) < 0 ||
-	    (err = kb_buf_printf(out, "\nThe logs are in %s/ of the run %s.\n", b->name, r->run)) < 0)
+	    (r->run && (err = kb_buf_printf(out, "\nThe logs are in %s/ of the run %s.\n",
+					     b->name, r->run)) < 0))
 		return err;
 	if (!r->upstream)
 		return 0;

@@ -1,0 +1,225 @@
+#include "queue.h"
+#include "error.h"
+#include "patch.h"
+#include "report.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool needs_hand(enum kb_status s)
+{
+	return s == KB_STATUS_CONFLICT || s == KB_STATUS_PARTIAL || s == KB_STATUS_ERROR;
+}
+
+/* A branch whose queue could not start or end: the error, unless out of memory. */
+static int branch_failed(struct kb_queue_result *out)
+{
+	return (out->error = strdup(kb_error_last())) ? 0 : KB_ENOMEM;
+}
+
+/* The patch file of the variant `name` of `fix`, as an absolute path. */
+static int variant_patch(struct kb_buf *out, const struct kb_fix *fix, const char *name)
+{
+	char *abs;
+	size_t i;
+	int err;
+
+	for (i = 0; i < fix->nvariants; i++)
+		if (name && !strcmp(fix->variants[i].name, name))
+			break;
+	if (i == fix->nvariants)
+		return kb_error_set(KB_ENOTFOUND, "fix '%s' has no variant '%s'", fix->id,
+				    name ? name : "");
+	if (!(abs = realpath(fix->variants[i].patch_path, NULL)))
+		return kb_error_set(KB_ENOTFOUND, "cannot resolve '%s'", fix->variants[i].patch_path);
+	err = kb_buf_puts(out, abs);
+	free(abs);
+	return err;
+}
+
+/*
+ * A skipped fix's commands to do it by hand start from the queue as it
+ * stood: the branch, then `git am -3` of each fix applied before it.
+ */
+static int queue_reproduce(struct kb_queue_result *out, size_t at,
+			   const struct kb_series *series)
+{
+	struct kb_result *r = &out->results[at];
+	struct kb_buf cmds = KB_BUF_INIT;
+	const char *line, *nl;
+	size_t i, len;
+	int err = 0;
+
+	for (line = r->reproduce; line && *line && !err; line = nl ? nl + 1 : line + len) {
+		nl = strchr(line, '\n');
+		len = nl ? (size_t)(nl - line) : strlen(line);
+		err = kb_buf_printf(&cmds, "%.*s\n", (int)len, line);
+		if (strncmp(line, "git checkout -b ", 16))
+			continue;
+		for (i = 0; i < at && !err; i++) {
+			if (out->results[i].status != KB_STATUS_APPLIED)
+				continue;
+			if ((err = kb_buf_puts(&cmds, "git am -3 ")) == 0 &&
+			    (err = variant_patch(&cmds, series->fixes[i], out->results[i].variant)) == 0)
+				err = kb_buf_putc(&cmds, '\n');
+		}
+	}
+	if (err < 0) {
+		kb_buf_release(&cmds);
+		return err;
+	}
+	free(r->reproduce);
+	r->reproduce = kb_buf_detach(&cmds);
+	return 0;
+}
+
+/* Found in the queue's tree: say that the tree has the earlier fixes. */
+static int append_detail(struct kb_result *r, const char *text)
+{
+	struct kb_buf detail = KB_BUF_INIT;
+
+	if (kb_buf_puts(&detail, r->detail ? r->detail : "") < 0 || kb_buf_puts(&detail, text) < 0) {
+		kb_buf_release(&detail);
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	}
+	free(r->detail);
+	r->detail = kb_buf_detach(&detail);
+	return 0;
+}
+
+int kb_queue_apply(struct kb_queue_result *out, const struct kb_branch *branch,
+		   const struct kb_series *series, const char *name,
+		   const struct kb_backport_opts *opts)
+{
+	struct kb_queue *q = NULL;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!(out->results = calloc(series->nfixes ? series->nfixes : 1, sizeof(*out->results))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	kb_error_clear();
+	if (kb_queue_open(&q, branch, name, opts->dry_run) < 0) {
+		err = branch_failed(out);
+		goto done;
+	}
+	if (!(out->ref = strdup(kb_queue_refname(q)))) {
+		err = KB_ENOMEM;
+		goto done;
+	}
+	for (; out->nresults < series->nfixes; out->nresults++) {
+		struct kb_result *r = &out->results[out->nresults];
+		if ((err = kb_queue_step(r, q, series->fixes[out->nresults], opts)) < 0)
+			goto done;
+		if (r->status == KB_STATUS_ALREADY_APPLIED && kb_queue_applied(out) &&
+		    (err = append_detail(r, " (with the fixes applied before it in the queue)")) < 0)
+			goto done;
+		if (r->reproduce && queue_reproduce(out, out->nresults, series) < 0) {
+			out->nresults++;
+			err = branch_failed(out);
+			goto done;
+		}
+	}
+	if (kb_queue_finish(q, out->commit, &out->created) < 0)
+		err = branch_failed(out);
+done:
+	kb_queue_free(q);
+	return err;
+}
+
+bool kb_queue_needs_hand(const struct kb_queue_result *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->nresults; i++)
+		if (needs_hand(q->results[i].status))
+			return true;
+	return q->error != NULL;
+}
+
+size_t kb_queue_applied(const struct kb_queue_result *q)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < q->nresults; i++)
+		n += q->results[i].status == KB_STATUS_APPLIED;
+	return n;
+}
+
+void kb_queue_result_release(struct kb_queue_result *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->nresults; i++)
+		kb_result_release(&q->results[i]);
+	free(q->results);
+	free(q->ref);
+	free(q->error);
+	memset(q, 0, sizeof(*q));
+}
+
+/* '\n'-separated `text` as a NULL-terminated array of lines, in `copy`. */
+static int split_lines(const char ***out, size_t *n, char **copy, const char *text)
+{
+	const char **v;
+	char *p;
+	size_t count = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!text || !*text)
+		return 0;
+	if (!(*copy = strdup(text)))
+		return KB_ENOMEM;
+	for (p = *copy; *p; p++)
+		count += *p == '\n';
+	if (!(v = calloc(count + 2, sizeof(*v))))
+		return KB_ENOMEM;
+	for (p = strtok(*copy, "\n"); p; p = strtok(NULL, "\n"))
+		v[(*n)++] = p;
+	*out = v;
+	return 0;
+}
+
+int kb_queue_failed_mail(struct kb_buf *out, const struct kb_result *r,
+			 const struct kb_fix *fix, const char *name)
+{
+	struct kb_report report = { 0 };
+	struct kb_report_branch b = { 0 };
+	struct kb_buf author = KB_BUF_INIT, where = KB_BUF_INIT;
+	char *notes = NULL, *reproduce = NULL;
+	int err = 0;
+
+	if (r->status != KB_STATUS_CONFLICT && r->status != KB_STATUS_PARTIAL)
+		return kb_error_set(KB_ENOTFOUND, "fix '%s' is %s on '%s': no FAILED mail",
+				    r->fix, kb_status_name(r->status), r->branch);
+	if (fix->patch && fix->patch->author_name &&
+	    (err = kb_buf_printf(&author, "%s <%s>", fix->patch->author_name,
+				 fix->patch->author_email ? fix->patch->author_email : "")) < 0)
+		goto done;
+	if ((err = kb_buf_printf(&where, "%s of %s, on top of the fixes before it in the queue '%s'",
+				 r->branch, r->repo, name)) < 0)
+		goto done;
+	report.fix = fix->id;
+	report.upstream = fix->upstream;
+	report.subject = fix->subject;
+	report.author = author.ptr;
+	b.name = r->branch;
+	b.ref = where.ptr;
+	b.apply.status = kb_status_name(r->status);
+	b.apply.detail = r->detail;
+	if ((err = split_lines(&b.apply.notes, &b.apply.nnotes, &notes, r->notes)) < 0 ||
+	    (err = split_lines(&b.apply.reproduce, &b.apply.nreproduce, &reproduce, r->reproduce)) < 0 ||
+	    (err = kb_report_failed_mail(out, &report, &b)) < 0)
+		goto done;
+done:
+	if (err == KB_ENOMEM)
+		kb_error_set(KB_ENOMEM, "out of memory");
+	free((void *)b.apply.notes);
+	free((void *)b.apply.reproduce);
+	free(notes);
+	free(reproduce);
+	kb_buf_release(&author);
+	kb_buf_release(&where);
+	return err;
+}

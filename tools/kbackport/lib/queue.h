@@ -1,0 +1,48 @@
+/*
+ * A series of fixes on one branch (apply --queue): every fix in the
+ * series' order on top of the previous one's result (kb_queue_open/step/
+ * finish in backport.h), one result per fix, and the FAILED mail of a fix
+ * skipped there. Returns errors, prints nothing.
+ */
+#ifndef KB_QUEUE_H
+#define KB_QUEUE_H
+
+#include "backport.h"
+#include "buf.h"
+#include "series.h"
+
+struct kb_queue_result {
+	struct kb_result *results;	/* one per fix of the series, in order */
+	size_t nresults;
+	char *ref;			/* refs/heads/backport/queue/<queue>/<branch> */
+	char commit[GIT_OID_HEXSZ + 1];	/* the ref's commit, "" when none written */
+	bool created;			/* this run wrote the ref */
+	char *error;			/* the queue could not start or end, or NULL */
+};
+
+/*
+ * The series `series` under the name `name` on `branch`. Fills `out` in
+ * every case (a failure of the branch is `out->error`); returns a negative
+ * code only when out of memory.
+ */
+int kb_queue_apply(struct kb_queue_result *out, const struct kb_branch *branch,
+		   const struct kb_series *series, const char *name,
+		   const struct kb_backport_opts *opts);
+
+/* Does any result, or the branch itself, need a person? */
+bool kb_queue_needs_hand(const struct kb_queue_result *q);
+
+/* Applied fixes in `q`. */
+size_t kb_queue_applied(const struct kb_queue_result *q);
+
+void kb_queue_result_release(struct kb_queue_result *q);
+
+/*
+ * The stable maintainers' FAILED mail (report.h) for the result `r` of
+ * `fix`, skipped in the queue `name`: only for conflict and partial
+ * (KB_ENOTFOUND otherwise).
+ */
+int kb_queue_failed_mail(struct kb_buf *out, const struct kb_result *r,
+			 const struct kb_fix *fix, const char *name);
+
+#endif
