@@ -361,3 +361,18 @@ void cli_print_indented(const char *text, const char *indent)
 		p += len + (p[len] == '\n');
 	}
 }
+
+const char *cli_compat_rules(const struct kb_config *config)
+{
+	static char path[4096];
+	struct kb_buf buf = KB_BUF_INIT;
+	struct stat st;
+	bool found;
+
+	found = cli_data_path(&buf, config, "tests/kernel/compat/rules") == 0 &&
+		stat(buf.ptr, &st) == 0 && strlen(buf.ptr) < sizeof(path);
+	if (found)
+		strcpy(path, buf.ptr);
+	kb_buf_release(&buf);
+	return found ? path : NULL;
+}

@@ -292,6 +292,7 @@ static int run(struct build_cli *o)
 	p.build_opts.workdir = o->t.workdir;
 	p.build_opts.fragment = o->fragment;
 	p.build_opts.overlay = o->overlay;
+	p.build_opts.compat = cli_compat_rules(config);
 	p.build_opts.jobs = o->jobs;
 	if (isatty(STDERR_FILENO))
 		p.event = show_progress;

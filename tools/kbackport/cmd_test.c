@@ -324,6 +324,7 @@ static int run(struct test_cli *o)
 	}
 	p.fixes = (const struct kb_fix *const *)fixes;
 	p.nfixes = nfixes;
+	p.build_opts.compat = cli_compat_rules(config);
 	rc = EXIT_OK;
 	for (i = 0; i < nbranches && !err; i++)
 		if ((err = kb_pipeline_branch(&rows[i], &p, branches[i])) == 0 &&
