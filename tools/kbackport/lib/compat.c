@@ -149,12 +149,12 @@ static int parse_line(struct kb_compat *c, const char *text, unsigned line)
 	if (err || n == 0)
 		goto done;
 	if (!strcmp(words[0], "rule")) {
-		struct kb_compat_rule *r = realloc(c->rules, (c->n + 1) * sizeof(*r));
+		struct kb_compat_rule *r;
 		if (n != 2) {
 			err = kb_error_set(KB_EINVALID, "%s:%u: 'rule' takes a name", c->path, line);
 			goto done;
 		}
-		if (!r) {
+		if (!(r = realloc(c->rules, (c->n + 1) * sizeof(*r)))) {
 			err = KB_ENOMEM;
 			goto done;
 		}
