@@ -70,6 +70,13 @@ run_kb 0 import --repo repo.git --trees dir &&
 	assert_contains "already imported from the tarball" \
 		"eras/1.0         linux-1.0            already imported" "$OUT"
 
+T_NAME="members named ./linux-..."
+tar -cJf dot.tar.xz -C dir .
+run_kb 0 import --repo repo.git --trees dot.tar.xz &&
+	assert_eq "the same branches, nothing new" \
+"eras/1.0         linux-1.0            already imported $(git -C repo.git rev-parse --short=12 eras/1.0)
+eras/2.0-rc1     linux-2.0-rc1        already imported $(git -C repo.git rev-parse --short=12 eras/2.0-rc1)" "$OUT"
+
 T_NAME="a tree changed"
 printf 'int dev_load_1_fixed;\n' > dir/linux-1.0/net/core/dev.c
 run_kb 0 import --repo repo.git --trees dir --json &&

@@ -239,21 +239,31 @@ static int add_hardlink(struct importer *im, const char *path, const char *targe
 			    path, target);
 }
 
+/* "./linux-2.6.32/Makefile" (tar -C dir .) -> "linux-2.6.32/Makefile" */
+static const char *skip_dot(const char *path)
+{
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	return path;
+}
+
 static int import_entry(struct importer *im, struct archive_entry *ae)
 {
-	const char *name = archive_entry_pathname(ae), *path = strip_top(name);
+	const char *name = archive_entry_pathname(ae), *path;
 	mode_t type = archive_entry_filetype(ae);
 	git_filemode_t mode;
 	const char *link;
 	git_oid id;
 	int err;
 
-	if (!path)
+	if (im->keep_top)
+		name = skip_dot(name);
+	if (!(path = strip_top(name)))
 		return 0;
 	if (im->keep_top)
 		path = name;
 	if ((link = archive_entry_hardlink(ae)))
-		return add_hardlink(im, path, link);
+		return add_hardlink(im, path, im->keep_top ? skip_dot(link) : link);
 	if (type == AE_IFLNK) {
 		if (!(link = archive_entry_symlink(ae)))
 			return kb_error_set(KB_EINVALID, "symlink '%s' has no target", path);
