@@ -176,6 +176,49 @@ static void test_truncated(void **state)
 	assert_int_equal(lane(log, false, NULL, NULL), KB_VERDICT_ERROR);
 }
 
+/* A kernel without KUnit (before 5.5): the verdict rests on the guest
+ * suite, the KUnit suite is named not-applicable; with nothing that can
+ * run there is no verdict. */
+static void test_kunit_not_applicable(void **state)
+{
+	static const char kunit_only[] =
+		"suites:\n  k:\n    runs: kunit\n    cases:\n"
+		"      detect_a: {proves: \"A\", detects: [" FIX "]}\n";
+	struct kb_cases *cases = load_cases(), *only = NULL;
+	const char *log = log_of(NULL, NULL, NULL, "not ok", "ok");
+	struct kb_ktap_result ktap;
+	struct kb_lane_verdict v;
+
+	(void)state;
+	assert_int_equal(kb_ktap_parse(&ktap, log, strlen(log)), 0);
+	assert_int_equal(kb_lane_verdict(&v, cases, &ktap, false, FIX, NULL), 0);
+	assert_int_equal(v.verdict, KB_VERDICT_VULNERABLE);
+	assert_int_equal(kb_lane_verdict_not_applicable(&v, cases, "no KUnit"), 0);
+	assert_int_equal(v.verdict, KB_VERDICT_VULNERABLE);
+	assert_string_equal(v.reason, "k: not-applicable (no KUnit)\n"
+				      "g.attack failed: the attack fails");
+	kb_lane_verdict_release(&v);
+	/* a fixed lane gets the note alone */
+	kb_ktap_result_release(&ktap);
+	log = log_of(NULL, NULL, NULL, "ok", "ok");
+	assert_int_equal(kb_ktap_parse(&ktap, log, strlen(log)), 0);
+	assert_int_equal(kb_lane_verdict(&v, cases, &ktap, false, FIX, NULL), 0);
+	assert_int_equal(kb_lane_verdict_not_applicable(&v, cases, "no KUnit"), 0);
+	assert_int_equal(v.verdict, KB_VERDICT_FIXED);
+	assert_string_equal(v.reason, "k: not-applicable (no KUnit)");
+	kb_lane_verdict_release(&v);
+	/* every suite needs KUnit: nothing ran, no verdict */
+	assert_int_equal(kb_cases_parse(&only, kunit_only, strlen(kunit_only), "cases.yaml"), 0);
+	assert_int_equal(kb_lane_verdict(&v, only, &ktap, false, FIX, NULL), 0);
+	assert_int_equal(v.verdict, KB_VERDICT_ERROR);
+	assert_string_equal(v.reason, "no suite of the cases file can run on this kernel "
+				      "(every one needs KUnit)");
+	kb_lane_verdict_release(&v);
+	kb_ktap_result_release(&ktap);
+	kb_cases_free(only);
+	kb_cases_free(cases);
+}
+
 /* ---- branches ---- */
 
 static enum kb_verdict branch(const struct kb_lane_outcome *lanes, size_t n, char **note)
@@ -245,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_undeclared_and_missing_cases),
 		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_kunit_not_applicable),
 		cmocka_unit_test(test_branch_verdicts),
 	};
 

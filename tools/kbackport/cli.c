@@ -386,3 +386,18 @@ void cli_print_tick(const char *branch, const char *lane, const struct kb_tick *
 	kb_buf_release(&who);
 	kb_buf_release(&line);
 }
+
+const char *cli_compat_rules(const struct kb_config *config)
+{
+	static char path[4096];
+	struct kb_buf buf = KB_BUF_INIT;
+	struct stat st;
+	bool found;
+
+	found = cli_data_path(&buf, config, "tests/kernel/compat/rules") == 0 &&
+		stat(buf.ptr, &st) == 0 && strlen(buf.ptr) < sizeof(path);
+	if (found)
+		strcpy(path, buf.ptr);
+	kb_buf_release(&buf);
+	return found ? path : NULL;
+}

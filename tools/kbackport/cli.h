@@ -132,6 +132,12 @@ int cli_build_paths(struct cli_build_paths *p, const struct kb_config *config,
 		    bool no_overlay);
 void cli_build_paths_release(struct cli_build_paths *p);
 
+/*
+ * The build rules for old trees (tests/kernel/compat/rules beside the
+ * config, else in the data directory), or NULL when there is none.
+ */
+const char *cli_compat_rules(const struct kb_config *config);
+
 /* Each line of `text` (NULL: none) on stdout, after `indent`. */
 void cli_print_indented(const char *text, const char *indent);
 

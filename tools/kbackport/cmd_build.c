@@ -34,6 +34,11 @@ static const char usage[] =
 "in memory only. The trees this makes are kept in the work directory's odb/,\n"
 "never in the repository.\n"
 "\n"
+"A tree today's compiler cannot build as it is (2.6.x) gets, the same way,\n"
+"the build adjustments of tests/kernel/compat/rules (beside the config, else\n"
+"kbackport's own) whose conditions its contents meet; the lane's log starts\n"
+"with the rules applied.\n"
+"\n"
 "  -c, --config FILE   branches file (default: ./branches.yaml)\n"
 "  -f, --fix DIR       a fix directory, or a directory of fixes; repeatable\n"
 "                      (default: every fix under backports/ beside the config)\n"
@@ -313,6 +318,7 @@ static int run(struct build_cli *o)
 	p.build_opts.workdir = o->t.workdir;
 	p.build_opts.fragment = o->fragment;
 	p.build_opts.overlay = o->overlay;
+	p.build_opts.compat = cli_compat_rules(config);
 	p.build_opts.jobs = o->jobs;
 	p.event = show_progress;
 	p.payload = &live;

@@ -15,6 +15,7 @@
 static const char usage[] =
 "usage: kbackport import [--repo DIR] [--downloads DIR] [--package PKG[=VERSION]]...\n"
 "                        [--json]\n"
+"   or: kbackport import [--repo DIR] --trees PATH... [--prefix PREFIX] [--json]\n"
 "\n"
 "Import Debian's kernel source packages into a local git repository, one\n"
 "commit per package version on stable/<series>.y (linux-source-6.1 ->\n"
@@ -30,17 +31,40 @@ static const char usage[] =
 "                        imported in the order given, so older point releases\n"
 "                        first make real stable history (default:\n"
 "                        linux-source-6.1 and linux-source-6.12, current versions)\n"
-"      --json            one JSON document: {\"repo\", \"imports\": [...]}\n"
+"  -t, --trees PATH      a tarball (read with libarchive, never unpacked) or a\n"
+"                        directory whose top-level directories are kernel\n"
+"                        trees: each becomes one commit on its own branch,\n"
+"                        PREFIX + the directory's name without \"linux-\"\n"
+"                        (linux-2.6.32/ -> eras/2.6.32); a branch whose tip\n"
+"                        has that tree already gets nothing; repeatable;\n"
+"                        no Debian package is imported unless --package\n"
+"                        is given too\n"
+"      --prefix PREFIX   branch prefix for --trees (default: eras/)\n"
+"      --json            one JSON document: {\"repo\", \"imports\": [...],\n"
+"                        \"trees\": [{\"source\", \"name\", \"branch\", \"commit\",\n"
+"                        \"created\", \"files\", \"error\", \"seconds\"}]}\n"
 "  -h, --help            this text\n"
 "\n"
-"Exit status: 0 when every package was imported (or already was), 1 when\n"
-"one failed, 2 for usage errors.\n";
+"Exit status: 0 when every package and tree was imported (or already was),\n"
+"1 when one failed, 2 for usage errors.\n";
 
 struct import_opts {
 	const char *repo, *downloads;
 	const char **packages;
 	size_t npackages;
+	const char **trees;
+	size_t ntrees;
+	const char *prefix;
 	bool json;
+};
+
+/* What one --trees PATH gave: its trees, or the error that stopped it. */
+struct trees_row {
+	const char *source;
+	struct kb_import_tree *trees;
+	size_t n;
+	char *error;
+	double seconds;
 };
 
 struct import_row {
@@ -55,13 +79,15 @@ static int parse_options(struct import_opts *o, int argc, char **argv)
 		{ "repo", required_argument, NULL, 'r' },
 		{ "downloads", required_argument, NULL, 'd' },
 		{ "package", required_argument, NULL, 'p' },
+		{ "trees", required_argument, NULL, 't' },
+		{ "prefix", required_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "r:d:p:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:d:p:t:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r': o->repo = optarg; break;
 		case 'd': o->downloads = optarg; break;
@@ -69,6 +95,11 @@ static int parse_options(struct import_opts *o, int argc, char **argv)
 			if (cli_strv_add(&o->packages, &o->npackages, optarg))
 				return EXIT_USAGE;
 			break;
+		case 't':
+			if (cli_strv_add(&o->trees, &o->ntrees, optarg))
+				return EXIT_USAGE;
+			break;
+		case 'P': o->prefix = optarg; break;
 		case 'j': o->json = true; break;
 		case 'h': cli_help(usage); return -1;
 		default: fputs(usage, stderr); return EXIT_USAGE;
@@ -127,7 +158,80 @@ done:
 	return err == KB_ENOMEM ? err : 0;
 }
 
-static void print_rows(const struct import_row *rows, size_t n, const char *repo, bool json)
+static void trees_progress(size_t files, void *payload)
+{
+	fprintf(stderr, "\rimporting %s: %zu files", (const char *)payload, files);
+	fflush(stderr);
+}
+
+static int import_trees(struct trees_row *row, git_repository *repo, const char *path,
+			const struct import_opts *o)
+{
+	struct kb_import_opts iopts = { NULL, (void *)path };
+	double start = now();
+	int err;
+
+	row->source = path;
+	if (isatty(STDERR_FILENO) && !o->json)
+		iopts.progress = trees_progress;
+	err = kb_import_trees(&row->trees, &row->n, repo, path, o->prefix, &iopts);
+	if (iopts.progress)
+		fputc('\n', stderr);
+	row->seconds = now() - start;
+	if (err < 0 && !(row->error = strdup(kb_error_last())))
+		err = KB_ENOMEM;
+	return err == KB_ENOMEM ? err : 0;
+}
+
+static json_t *trees_json(const struct trees_row *rows, size_t n)
+{
+	json_t *list = json_array();
+	char id[GIT_OID_HEXSZ + 1];
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < rows[i].n; j++) {
+			const struct kb_import_tree *t = &rows[i].trees[j];
+			git_oid_tostr(id, sizeof(id), &t->commit);
+			json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:o, s:b, s:I, s:n, s:f}",
+				"source", rows[i].source, "name", t->name, "branch", t->branch,
+				"commit", git_oid_is_zero(&t->commit) ? json_null() : json_string(id),
+				"created", t->created, "files", (json_int_t)t->files,
+				"error", "seconds", rows[i].seconds));
+		}
+		if (rows[i].error)
+			json_array_append_new(list, json_pack("{s:s, s:n, s:n, s:n, s:b, s:i, s:s, s:f}",
+				"source", rows[i].source, "name", "branch", "commit",
+				"created", 0, "files", 0, "error", rows[i].error,
+				"seconds", rows[i].seconds));
+	}
+	return list;
+}
+
+static void print_trees(const struct trees_row *rows, size_t n)
+{
+	char id[GIT_OID_HEXSZ + 1];
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < rows[i].n; j++) {
+			const struct kb_import_tree *t = &rows[i].trees[j];
+			git_oid_tostr(id, sizeof(id), &t->commit);
+			if (git_oid_is_zero(&t->commit))
+				continue;
+			printf("%-16s %-20s %s %.12s", t->branch, t->name,
+			       t->created ? "imported" : "already imported", id);
+			if (t->created)
+				printf(" (%zu files)", t->files);
+			putchar('\n');
+		}
+		if (rows[i].error)
+			printf("%-16s %-20s error: %s\n", "-", rows[i].source, rows[i].error);
+	}
+}
+
+static void print_rows(const struct import_row *rows, size_t n, const char *repo, bool json,
+		       const struct trees_row *trows, size_t ntrows)
 {
 	json_t *list = json_array(), *doc;
 	char id[GIT_OID_HEXSZ + 1];
@@ -155,8 +259,11 @@ static void print_rows(const struct import_row *rows, size_t n, const char *repo
 			putchar('\n');
 		}
 	}
+	if (!json)
+		print_trees(trows, ntrows);
 	if (json) {
-		doc = json_pack("{s:s, s:o}", "repo", repo, "imports", list);
+		doc = json_pack("{s:s, s:o, s:o}", "repo", repo, "imports", list,
+				"trees", trees_json(trows, ntrows));
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
 		json_decref(doc);
@@ -180,15 +287,27 @@ static int run(const struct import_opts *o)
 {
 	static const char *const defaults[] = { "linux-source-6.1", "linux-source-6.12" };
 	const char *const *specs = o->npackages ? o->packages : defaults;
-	size_t n = o->npackages ? o->npackages : 2, i;
+	size_t n = o->npackages ? o->npackages : o->ntrees ? 0 : 2, i, nt = 0;
+	struct trees_row *trows = calloc(o->ntrees + 1, sizeof(*trows));
 	git_repository *repo = NULL;
 	struct import_row *rows;
 	int rc = EXIT_OK;
 
-	if (!(rows = calloc(n, sizeof(*rows))) || open_repo(&repo, o->repo) < 0) {
+	if (!(rows = calloc(n + 1, sizeof(*rows))) || !trows || open_repo(&repo, o->repo) < 0) {
 		cli_error_last();
 		free(rows);
+		free(trows);
 		return EXIT_ATTENTION;
+	}
+	for (nt = 0; nt < o->ntrees; nt++) {
+		if (import_trees(&trows[nt], repo, o->trees[nt], o) < 0) {
+			cli_error_last();
+			rc = EXIT_ATTENTION;
+			nt++;
+			break;
+		}
+		if (trows[nt].error)
+			rc = EXIT_ATTENTION;
 	}
 	for (i = 0; i < n; i++) {
 		if (import_one(&rows[i], repo, specs[i], o) < 0) {
@@ -200,7 +319,12 @@ static int run(const struct import_opts *o)
 		if (rows[i].error)
 			rc = EXIT_ATTENTION;
 	}
-	print_rows(rows, n, o->repo, o->json);
+	print_rows(rows, n, o->repo, o->json, trows, nt);
+	for (i = 0; i < nt; i++) {
+		kb_import_trees_free(trows[i].trees, trows[i].n);
+		free(trows[i].error);
+	}
+	free(trows);
 	for (i = 0; i < n; i++) {
 		free(rows[i].package);
 		free(rows[i].version);
@@ -214,7 +338,8 @@ static int run(const struct import_opts *o)
 
 int cmd_import(int argc, char **argv)
 {
-	struct import_opts o = { .repo = "work/linux", .downloads = "work/downloads" };
+	struct import_opts o = { .repo = "work/linux", .downloads = "work/downloads",
+				 .prefix = "eras/" };
 	int rc;
 
 	if ((rc = parse_options(&o, argc, argv)) == 0)
@@ -222,5 +347,6 @@ int cmd_import(int argc, char **argv)
 	else if (rc < 0)
 		rc = EXIT_OK;
 	free(o.packages);
+	free(o.trees);
 	return rc;
 }

@@ -236,6 +236,7 @@ static int setup(struct kb_pipeline *p, struct kb_tester *tester, struct kb_run_
 	p->build_opts.workdir = o->t.workdir;
 	p->build_opts.fragment = fragment;
 	p->build_opts.overlay = overlay;
+	p->build_opts.compat = cli_compat_rules(config);
 	p->build_opts.jobs = o->jobs;
 	kb_test_opts_init(&topts);
 	topts.workdir = o->t.workdir;

@@ -32,6 +32,8 @@ static const char usage[] =
 "          regression  another case failed\n"
 "          error       no verdict: not built, the boot hung or panicked, a\n"
 "                      suite is missing or its KTAP is broken\n"
+"          (on a kernel without CONFIG_KUNIT=y, before 5.5, the KUnit suites\n"
+"          are not-applicable and the others decide; none left is error)\n"
 "  branch  verified    the pre-fix (or as-is) lane is vulnerable and the\n"
 "                      backport lane fixed: the bug was seen, then gone\n"
 "          fixed       fixed, but the bug was never seen failing here\n"
@@ -350,6 +352,7 @@ static int run(struct test_cli *o)
 	}
 	p.fixes = (const struct kb_fix *const *)fixes;
 	p.nfixes = nfixes;
+	p.build_opts.compat = cli_compat_rules(config);
 	rc = EXIT_OK;
 	for (i = 0; i < nbranches && !err; i++)
 		if ((err = kb_pipeline_branch(&rows[i], &p, branches[i])) == 0 &&

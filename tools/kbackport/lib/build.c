@@ -1,6 +1,7 @@
 #include "build.h"
 #include "buf.h"
 #include "child.h"
+#include "compat.h"
 #include "error.h"
 #include "fsutil.h"
 #include "overlay.h"
@@ -163,6 +164,7 @@ struct lane_build {
 	git_oid built;		/* the lane's tree with the overlay */
 	char tree[GIT_OID_HEXSZ + 1];	/* `built`, in hex */
 	char lane_tree[GIT_OID_HEXSZ + 1];
+	struct kb_compat_result compat;	/* the build rules applied */
 	int lock_fd, log_fd;
 	struct timespec start;
 	bool from_scratch;	/* the O= directory started empty */
@@ -257,6 +259,8 @@ static int lane_key(struct lane_build *b)
 	if ((err = kb_buf_printf(&data, "arch %s\ntoolchain %s\nfragment\n%s",
 				 b->branch->arch, toolchain ? toolchain : "none",
 				 b->fragment_text)) < 0 ||
+	    (b->compat.cc_flags &&
+	     (err = kb_buf_printf(&data, "compat cc-flags %s\n", b->compat.cc_flags)) < 0) ||
 	    (err = kb_digest(&b->cfg, data.ptr, data.size, "the build key")) < 0)
 		goto done;
 	kb_buf_clear(&data);
@@ -318,12 +322,14 @@ static int lane_paths(struct lane_build *b)
 }
 
 /*
- * The tree to build: the lane's, plus the overlay when there is one. From
+ * The tree to build: the lane's, plus the overlay when there is one, with
+ * the build rules that hold for it (compat.h). From
  * here on trees are read through a handle whose new objects go to
  * <workdir>/odb: the overlaid trees of earlier runs are found there.
  */
 static int built_tree(struct lane_build *b)
 {
+	struct kb_compat *rules = NULL;
 	char *odb = path_join(b->workdir, "odb");
 	int err = odb ? kb_mkdir_p(odb) : KB_ENOMEM;
 
@@ -336,6 +342,10 @@ static int built_tree(struct lane_build *b)
 		else
 			git_oid_cpy(&b->built, &b->lane->tree);
 	}
+	if (!err && b->opts->compat && (err = kb_compat_load(&rules, b->opts->compat)) == 0 &&
+	    (err = kb_compat_apply(&b->compat, b->repo, &b->built, rules)) == 0)
+		git_oid_cpy(&b->built, &b->compat.tree);
+	kb_compat_free(rules);
 	free(odb);
 	if (err < 0)
 		return err;
@@ -965,7 +975,8 @@ static int run_make(struct lane_build *b, const char *const *targets, unsigned j
 		    size_t *compiled)
 {
 	const char *argv[16];
-	char out_arg[4200], jobs_arg[32], arch_arg[64];
+	char out_arg[4200], jobs_arg[32], arch_arg[64], cc_arg[1024];
+	const char *cc = on_path("ccache") ? "ccache gcc" : "gcc";
 	size_t n = 0;
 
 	argv[n++] = "make";
@@ -979,8 +990,12 @@ static int run_make(struct lane_build *b, const char *const *targets, unsigned j
 		snprintf(arch_arg, sizeof(arch_arg), "ARCH=%s", b->branch->arch);
 		argv[n++] = arch_arg;
 	}
-	if (on_path("ccache"))
+	if (b->compat.cc_flags) {
+		snprintf(cc_arg, sizeof(cc_arg), "CC=%s %s", cc, b->compat.cc_flags);
+		argv[n++] = cc_arg;
+	} else if (strcmp(cc, "gcc")) {
 		argv[n++] = "CC=ccache gcc";
+	}
 	while (*targets && n < sizeof(argv) / sizeof(argv[0]) - 1)
 		argv[n++] = *targets++;
 	argv[n] = NULL;
@@ -1084,12 +1099,20 @@ done:
 	return err;
 }
 
+/* The log starts with the build rules this lane's tree got (compat.h). */
 static int open_log(struct lane_build *b)
 {
+	const char *p;
+	size_t n;
+
 	b->log_fd = open(b->obj_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (b->log_fd < 0)
 		return kb_error_set(KB_ERROR, "cannot write '%s': %s", b->obj_log,
 				    strerror(errno));
+	for (p = b->compat.log; p && *p; p += n + (p[n] == '\n')) {
+		n = strcspn(p, "\n");
+		announce(b, "%.*s", (int)n, p);
+	}
 	return 0;
 }
 
@@ -1145,6 +1168,7 @@ static void lane_build_release(struct lane_build *b)
 	free(b->cfg);
 	free(b->key);
 	free(b->base_tree);
+	kb_compat_result_release(&b->compat);
 	git_repository_free(b->own);
 }
 

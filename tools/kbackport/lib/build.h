@@ -43,6 +43,8 @@ struct kb_build_opts {
 	const char *fragment;	/* config fragment; a branch's `config` wins */
 	const char *overlay;	/* directory added to every tree (overlay.h);
 				 * NULL: the lane's tree is built as it is */
+	const char *compat;	/* build rules file (compat.h) applied to
+				 * every tree that needs them; NULL: none */
 	unsigned jobs;		/* make -j; 0 = online CPUs */
 	bool lookup_only;	/* find a completed build, never build: a lane
 				 * without one is a KB_BUILD_FAIL "not built" */

@@ -8,9 +8,12 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- the package ---- */
 
@@ -172,6 +175,7 @@ struct importer {
 	size_t n, alloc;
 	struct kb_buf data;		/* one file's contents, reused */
 	const struct kb_import_opts *opts;
+	bool keep_top;			/* trees: "linux-2.6.32/Makefile" kept whole */
 };
 
 /* "linux-source-6.1/net/core/dev.c" -> "net/core/dev.c"; NULL for the top. */
@@ -225,7 +229,7 @@ static int read_data(struct importer *im, const char *path)
 /* A hard link names an earlier entry: it gets the same blob. */
 static int add_hardlink(struct importer *im, const char *path, const char *target)
 {
-	const char *t = strip_top(target);
+	const char *t = im->keep_top ? target : strip_top(target);
 	size_t i;
 
 	for (i = im->n; t && i-- > 0;)
@@ -235,19 +239,31 @@ static int add_hardlink(struct importer *im, const char *path, const char *targe
 			    path, target);
 }
 
+/* "./linux-2.6.32/Makefile" (tar -C dir .) -> "linux-2.6.32/Makefile" */
+static const char *skip_dot(const char *path)
+{
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	return path;
+}
+
 static int import_entry(struct importer *im, struct archive_entry *ae)
 {
-	const char *path = strip_top(archive_entry_pathname(ae));
+	const char *name = archive_entry_pathname(ae), *path;
 	mode_t type = archive_entry_filetype(ae);
 	git_filemode_t mode;
 	const char *link;
 	git_oid id;
 	int err;
 
-	if (!path)
+	if (im->keep_top)
+		name = skip_dot(name);
+	if (!(path = strip_top(name)))
 		return 0;
+	if (im->keep_top)
+		path = name;
 	if ((link = archive_entry_hardlink(ae)))
-		return add_hardlink(im, path, link);
+		return add_hardlink(im, path, im->keep_top ? skip_dot(link) : link);
 	if (type == AE_IFLNK) {
 		if (!(link = archive_entry_symlink(ae)))
 			return kb_error_set(KB_EINVALID, "symlink '%s' has no target", path);
@@ -320,20 +336,23 @@ static int cmp_entry(const void *a, const void *b)
 	return strcmp(((const struct entry *)a)->path, ((const struct entry *)b)->path);
 }
 
-/* Entries sorted first, so each index insertion is an append. */
-static int write_tree(git_oid *tree, struct importer *im)
+/*
+ * The tree of entries [from, to) of the sorted entries, each path without
+ * its first `skip` bytes: sorted, each index insertion is an append.
+ */
+static int write_slice(git_oid *tree, struct importer *im, size_t from, size_t to,
+		       size_t skip)
 {
 	git_index *index = NULL;
 	git_index_entry ie;
 	size_t i;
 	int err;
 
-	qsort(im->entries, im->n, sizeof(*im->entries), cmp_entry);
 	if ((err = git_index_new(&index)) < 0)
 		return kb_error_git(err, "cannot create an index in memory");
-	for (i = 0; i < im->n && !err; i++) {
+	for (i = from; i < to && !err; i++) {
 		memset(&ie, 0, sizeof(ie));
-		ie.path = im->entries[i].path;
+		ie.path = im->entries[i].path + skip;
 		ie.mode = im->entries[i].mode;
 		git_oid_cpy(&ie.id, &im->entries[i].id);
 		if ((err = git_index_add(index, &ie)) < 0)
@@ -343,6 +362,12 @@ static int write_tree(git_oid *tree, struct importer *im)
 		err = kb_error_git(err, "cannot write the tree");
 	git_index_free(index);
 	return err;
+}
+
+static int write_tree(git_oid *tree, struct importer *im)
+{
+	qsort(im->entries, im->n, sizeof(*im->entries), cmp_entry);
+	return write_slice(tree, im, 0, im->n, 0);
 }
 
 /* The first-parent history of `tip` already has a commit titled `title`. */
@@ -453,5 +478,226 @@ done:
 	kb_buf_release(&refname);
 	kb_buf_release(&message);
 	git_commit_free(parent);
+	return err;
+}
+
+/* ---- trees: a tarball or a directory of top-level trees ---- */
+
+void kb_import_trees_free(struct kb_import_tree *trees, size_t n)
+{
+	size_t i;
+
+	for (i = 0; trees && i < n; i++) {
+		free(trees[i].name);
+		free(trees[i].branch);
+	}
+	free(trees);
+}
+
+int kb_trees_branch(char **out, const char *prefix, const char *name)
+{
+	static const char linux_[] = "linux-";
+	struct kb_buf b = KB_BUF_INIT;
+
+	*out = NULL;
+	if (!strncmp(name, linux_, sizeof(linux_) - 1) && name[sizeof(linux_) - 1])
+		name += sizeof(linux_) - 1;
+	if (kb_buf_printf(&b, "%s%s", prefix, name) < 0)
+		return KB_ENOMEM;
+	*out = kb_buf_detach(&b);
+	return *out ? 0 : KB_ENOMEM;
+}
+
+static int add_disk_file(struct importer *im, const char *file, const char *path,
+			 const struct stat *st)
+{
+	char target[4096];
+	ssize_t n;
+	git_oid id;
+	int err;
+
+	if (S_ISLNK(st->st_mode)) {
+		if ((n = readlink(file, target, sizeof(target) - 1)) < 0)
+			return kb_error_set(KB_ERROR, "cannot read symlink '%s': %s", file,
+					    strerror(errno));
+		if ((err = git_blob_create_from_buffer(&id, im->repo, target, (size_t)n)) < 0)
+			return kb_error_git(err, "cannot write symlink '%s'", path);
+		return add_entry(im, path, &id, GIT_FILEMODE_LINK);
+	}
+	if (!S_ISREG(st->st_mode))
+		return 0;	/* devices and fifos are not source */
+	if ((err = git_blob_create_from_disk(&id, im->repo, file)) < 0)
+		return kb_error_git(err, "cannot read '%s'", file);
+	return add_entry(im, path, &id, (st->st_mode & 0111) ? GIT_FILEMODE_BLOB_EXECUTABLE :
+							      GIT_FILEMODE_BLOB);
+}
+
+/* Every file below `dir`, as `path`/...; a .git directory is not source. */
+static int read_dir(struct importer *im, const char *dir, const char *path)
+{
+	struct kb_buf file = KB_BUF_INIT, sub = KB_BUF_INIT;
+	struct dirent *d;
+	struct stat st;
+	DIR *dp;
+	int err = 0;
+
+	if (!(dp = opendir(dir)))
+		return kb_error_set(KB_ENOTFOUND, "cannot read directory '%s': %s", dir,
+				    strerror(errno));
+	while (!err && (errno = 0, d = readdir(dp))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") ||
+		    !strcmp(d->d_name, ".git"))
+			continue;
+		kb_buf_clear(&file);
+		kb_buf_clear(&sub);
+		if (kb_buf_printf(&file, "%s/%s", dir, d->d_name) < 0 ||
+		    kb_buf_printf(&sub, "%s/%s", path, d->d_name) < 0)
+			err = KB_ENOMEM;
+		else if (lstat(file.ptr, &st) < 0)
+			err = kb_error_set(KB_ERROR, "cannot stat '%s': %s", file.ptr,
+					   strerror(errno));
+		else if (S_ISDIR(st.st_mode))
+			err = read_dir(im, file.ptr, sub.ptr);
+		else
+			err = add_disk_file(im, file.ptr, sub.ptr, &st);
+	}
+	if (!err && errno)
+		err = kb_error_set(KB_ERROR, "cannot read directory '%s': %s", dir, strerror(errno));
+	closedir(dp);
+	kb_buf_release(&file);
+	kb_buf_release(&sub);
+	return err;
+}
+
+/* Each subdirectory of `dir` is a tree: its files go in as "<name>/...". */
+static int read_trees_dir(struct importer *im, const char *dir)
+{
+	struct kb_buf sub = KB_BUF_INIT;
+	struct dirent *d;
+	struct stat st;
+	DIR *dp;
+	int err = 0;
+
+	if (!(dp = opendir(dir)))
+		return kb_error_set(KB_ENOTFOUND, "cannot read directory '%s': %s", dir,
+				    strerror(errno));
+	while (!err && (d = readdir(dp))) {
+		if (d->d_name[0] == '.')
+			continue;
+		kb_buf_clear(&sub);
+		if (kb_buf_printf(&sub, "%s/%s", dir, d->d_name) < 0)
+			err = KB_ENOMEM;
+		else if (stat(sub.ptr, &st) == 0 && S_ISDIR(st.st_mode))
+			err = read_dir(im, sub.ptr, d->d_name);
+	}
+	closedir(dp);
+	kb_buf_release(&sub);
+	if (!err && im->n == 0)
+		err = kb_error_set(KB_EINVALID, "'%s' holds no tree (a directory with files)", dir);
+	return err;
+}
+
+/* The tree's commit on its branch: none when the tip already has this tree. */
+static int commit_one(struct kb_import_tree *t, git_repository *repo, const git_oid *tree,
+		      const char *source)
+{
+	struct kb_buf refname = KB_BUF_INIT, message = KB_BUF_INIT;
+	git_commit *parent = NULL;
+	git_oid tip;
+	int err = 0;
+
+	if (kb_buf_printf(&refname, "refs/heads/%s", t->branch) < 0 ||
+	    kb_buf_printf(&message, "%s\n\nThe tree '%s/' of %s, imported by kbackport import "
+			  "--trees\n(every file of the tree).\n", t->name, t->name, source) < 0) {
+		err = KB_ENOMEM;
+		goto done;
+	}
+	if (!git_reference_is_valid_name(refname.ptr)) {
+		err = kb_error_set(KB_EINVALID, "'%s' (from '%s/') is not a valid branch name",
+				   t->branch, t->name);
+		goto done;
+	}
+	if (git_reference_name_to_id(&tip, repo, refname.ptr) == 0) {
+		if ((err = git_commit_lookup(&parent, repo, &tip)) < 0) {
+			err = kb_error_git(err, "cannot read '%s'", refname.ptr);
+			goto done;
+		}
+		if (git_oid_equal(git_commit_tree_id(parent), tree)) {
+			git_oid_cpy(&t->commit, &tip);
+			goto done;
+		}
+	}
+	if ((err = commit_tree(&t->commit, repo, refname.ptr, tree, parent, message.ptr)) == 0)
+		t->created = true;
+done:
+	git_commit_free(parent);
+	kb_buf_release(&refname);
+	kb_buf_release(&message);
+	return err;
+}
+
+/* One tree per run of entries with the same top directory. */
+static int commit_groups(struct kb_import_tree **out, size_t *nout, struct importer *im,
+			 const char *prefix, const char *source)
+{
+	struct kb_import_tree *trees = NULL, *t;
+	size_t from, to, top, n = 0;
+	git_oid tree;
+	int err = 0;
+
+	qsort(im->entries, im->n, sizeof(*im->entries), cmp_entry);
+	for (from = 0; from < im->n && !err; from = to) {
+		top = strcspn(im->entries[from].path, "/") + 1;
+		for (to = from + 1; to < im->n && !strncmp(im->entries[to].path,
+							   im->entries[from].path, top); to++)
+			;
+		if (!(t = realloc(trees, (n + 1) * sizeof(*trees)))) {
+			err = kb_error_set(KB_ENOMEM, "out of memory");
+			break;
+		}
+		trees = t;
+		t = &trees[n++];
+		memset(t, 0, sizeof(*t));
+		t->files = to - from;
+		if (!(t->name = strndup(im->entries[from].path, top - 1)))
+			err = KB_ENOMEM;
+		else if ((err = kb_trees_branch(&t->branch, prefix, t->name)) == 0 &&
+			 (err = write_slice(&tree, im, from, to, top)) == 0)
+			err = commit_one(t, im->repo, &tree, source);
+	}
+	*out = trees;
+	*nout = n;
+	return err;
+}
+
+int kb_import_trees(struct kb_import_tree **out, size_t *n, git_repository *repo,
+		    const char *path, const char *prefix, const struct kb_import_opts *opts)
+{
+	struct importer im = { .repo = repo, .opts = opts, .keep_top = true };
+	const char *base = strrchr(path, '/');
+	struct stat st;
+	size_t i;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	while (base && !base[1] && base > path)	/* "dir/" names dir */
+		for (base--; base > path && *base != '/'; base--)
+			;
+	base = base && base[1] ? base + 1 : path;
+	if (stat(path, &st) < 0)
+		err = kb_error_set(KB_ENOTFOUND, "cannot read '%s': %s", path, strerror(errno));
+	else if (S_ISDIR(st.st_mode))
+		err = read_trees_dir(&im, path);
+	else
+		err = read_tarball(&im, path);
+	if (!err)
+		err = commit_groups(out, n, &im, prefix, base);
+	if (im.archive)
+		archive_read_free(im.archive);
+	for (i = 0; i < im.n; i++)
+		free(im.entries[i].path);
+	free(im.entries);
+	kb_buf_release(&im.data);
 	return err;
 }

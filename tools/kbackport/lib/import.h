@@ -58,4 +58,33 @@ int kb_import_tarball(struct kb_import_result *out, git_repository *repo,
 		      const char *branch, const char *tarball, const char *title,
 		      const char *body, const struct kb_import_opts *opts);
 
+/* One top-level directory of a tarball or directory of trees, imported. */
+struct kb_import_tree {
+	char *name;		/* "linux-2.6.32": the top-level directory */
+	char *branch;		/* "eras/2.6.32" */
+	git_oid commit;		/* the branch's tip afterwards */
+	bool created;		/* false: the tip already had this tree */
+	size_t files;
+};
+
+/*
+ * The branch of top-level directory `name`: `prefix` and the name without
+ * a leading "linux-" ("eras/" + "linux-2.6.32" -> "eras/2.6.32"),
+ * malloc'ed.
+ */
+int kb_trees_branch(char **out, const char *prefix, const char *name);
+
+/*
+ * Import every top-level directory of `path` (a tarball, read with
+ * libarchive, or a directory whose subdirectories are the trees; names
+ * starting with '.' and .git directories are left out) as one commit on
+ * its own branch (kb_trees_branch()), titled with the directory's name,
+ * on top of the branch's tip. When the tip already has that tree, nothing
+ * is written. *out (n entries, sorted by name) is filled as far as the
+ * import went, also on error; free it with kb_import_trees_free().
+ */
+int kb_import_trees(struct kb_import_tree **out, size_t *n, git_repository *repo,
+		    const char *path, const char *prefix, const struct kb_import_opts *opts);
+void kb_import_trees_free(struct kb_import_tree *trees, size_t n);
+
 #endif

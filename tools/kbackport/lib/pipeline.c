@@ -121,6 +121,36 @@ static int boot(struct walk *w, struct kb_lane_run *l, struct kb_test_target *ta
 	return 0;
 }
 
+/* The kernel built in `build_dir` has KUnit (CONFIG_KUNIT=y in its .config). */
+static bool has_kunit(const char *build_dir)
+{
+	struct kb_buf path = KB_BUF_INIT;
+	char *config = NULL;
+	bool yes;
+
+	yes = kb_buf_printf(&path, "%s/.config", build_dir) == 0 &&
+	      kb_read_file(&config, NULL, path.ptr) == 0 &&
+	      (!strncmp(config, "CONFIG_KUNIT=y\n", 15) || strstr(config, "\nCONFIG_KUNIT=y\n"));
+	free(config);
+	kb_buf_release(&path);
+	return yes;
+}
+
+/*
+ * Boot a built lane. A kernel that cannot have KUnit (before 5.5) runs
+ * the other suites, and its KUnit suites are named not-applicable.
+ */
+static int boot_built(struct walk *w, struct kb_lane_run *l, struct kb_test_target *target)
+{
+	bool kunit = w->p->kunit && has_kunit(l->build.build_dir);
+	int err = boot(w, l, target, kunit);
+
+	if (!err && w->p->kunit && !kunit && l->test.booted)
+		err = kb_lane_verdict_not_applicable(&l->test.verdict, w->p->tester->cases,
+						     "this kernel has no KUnit: no CONFIG_KUNIT=y");
+	return err;
+}
+
 /* Build (or look up) one lane of a git branch, then test it. */
 static int run_lane(struct walk *w, git_repository *repo, const char *fix,
 		    const struct kb_lane *lane)
@@ -158,7 +188,7 @@ static int run_lane(struct walk *w, git_repository *repo, const char *fix,
 		memset(&target, 0, sizeof(target));
 		target.image = l->build.image;
 		target.modules_root = l->build.staging_dir;
-		return boot(w, l, &target, p->kunit);
+		return boot_built(w, l, &target);
 	}
 }
 

@@ -44,6 +44,7 @@ struct tally {
 	struct kb_buf errors;		/* why there can be no verdict */
 	struct kb_buf detecting;	/* failed cases that detect the fix */
 	struct kb_buf others;		/* failed cases that do not */
+	size_t ran;			/* suites tallied */
 };
 
 /* The declared cases of `decl` that `suite` did not report. */
@@ -90,6 +91,7 @@ static int tally_suite(struct tally *t, const struct kb_suite_decl *decl,
 	size_t i;
 	int err;
 
+	t->ran++;
 	if (!suite)
 		return kb_buf_printf(&t->errors, "suite '%s': no KTAP on the console\n", decl->name);
 	if (suite->status == KB_KTAP_ERROR)
@@ -130,7 +132,7 @@ int kb_lane_verdict(struct kb_lane_verdict *out, const struct kb_cases *cases,
 		    const struct kb_ktap_result *ktap, bool with_kunit,
 		    const char *fix_id, const char *problem)
 {
-	struct tally t = { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT };
+	struct tally t = { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT, 0 };
 	size_t s;
 	int err = 0;
 
@@ -142,11 +144,36 @@ int kb_lane_verdict(struct kb_lane_verdict *out, const struct kb_cases *cases,
 	for (s = 0; s < cases->nsuites && !err; s++)
 		if (with_kunit || cases->suites[s].runs != KB_RUNS_KUNIT)
 			err = tally_suite(&t, &cases->suites[s], ktap, fix_id);
+	/* a verdict rests on the suites that ran: none is no verdict */
+	if (!err && !t.ran)
+		err = kb_buf_puts(&t.errors, "no suite of the cases file can run on this kernel "
+				  "(every one needs KUnit)\n");
 	if (!err)
 		err = decide(out, &t);
 	kb_buf_release(&t.errors);
 	kb_buf_release(&t.detecting);
 	kb_buf_release(&t.others);
+	return err;
+}
+
+int kb_lane_verdict_not_applicable(struct kb_lane_verdict *v, const struct kb_cases *cases,
+				   const char *why)
+{
+	struct kb_buf lines = KB_BUF_INIT;
+	size_t s;
+	int err = 0;
+
+	for (s = 0; s < cases->nsuites && !err; s++)
+		if (cases->suites[s].runs == KB_RUNS_KUNIT)
+			err = kb_buf_printf(&lines, "%s%s: not-applicable (%s)", lines.size ? "\n" : "",
+					    cases->suites[s].name, why);
+	if (!err && lines.size && v->reason)
+		err = kb_buf_printf(&lines, "\n%s", v->reason);
+	if (!err && lines.size) {
+		free(v->reason);
+		v->reason = kb_buf_detach(&lines);
+	}
+	kb_buf_release(&lines);
 	return err;
 }
 

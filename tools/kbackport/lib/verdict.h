@@ -3,8 +3,9 @@
  * branch's lanes say together. The rules (tests/cases.yaml declares what
  * each case proves):
  *
- * Lane (one boot, one fix):
- *   error        the boot did not end cleanly (timeout, panic, QEMU
+ * Lane (one boot, one fix), from the suites that can run on its kernel
+ * (KUnit suites are not-applicable on a kernel without KUnit):
+ *   error        no suite could run, the boot did not end cleanly (timeout, panic, QEMU
  *                failed, the guest never said it was done), a suite that
  *                should have run is missing or its KTAP is broken, a
  *                declared case is missing, or an undeclared case ran
@@ -69,6 +70,15 @@ int kb_lane_verdict(struct kb_lane_verdict *out, const struct kb_cases *cases,
 		    const char *fix_id, const char *problem);
 
 void kb_lane_verdict_release(struct kb_lane_verdict *v);
+
+/*
+ * The KUnit suites of `cases` (runs: kunit) named in v->reason, before its
+ * other lines, as "<suite>: not-applicable (<why>)": on a kernel that
+ * cannot have KUnit (before 5.5), whose verdict kb_lane_verdict() gave
+ * without them (with_kunit false). The verdict itself is not changed.
+ */
+int kb_lane_verdict_not_applicable(struct kb_lane_verdict *v, const struct kb_cases *cases,
+				   const char *why);
 
 struct kb_lane_outcome {
 	enum kb_lane_kind kind;
