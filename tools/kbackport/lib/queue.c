@@ -206,7 +206,7 @@ int kb_queue_failed_mail(struct kb_buf *out, const struct kb_result *r,
 	report.author = author.ptr;
 	b.name = r->branch;
 	b.ref = where.ptr;
-	b.apply.status = kb_status_name(r->status);
+	b.apply.status = r->status;
 	b.apply.detail = r->detail;
 	if ((err = split_lines(&b.apply.notes, &b.apply.nnotes, &notes, r->notes)) < 0 ||
 	    (err = split_lines(&b.apply.reproduce, &b.apply.nreproduce, &reproduce, r->reproduce)) < 0 ||
