@@ -7,6 +7,8 @@
  *   <workdir>/obj/<branch>/     where the branch's builds run (O=): make and
  *                               objtool record absolute paths, so a build is
  *                               only ever continued at the path it was made
+ *   <workdir>/obj/<branch>.objects  objects compiled by the branch's last
+ *                               build from scratch: the total of progress
  *   <workdir>/odb/              the objects of overlaid trees (a loose-object
  *                               directory): the repository gets none
  *   <workdir>/builds/<key>/     where a build is kept afterwards; key = hash

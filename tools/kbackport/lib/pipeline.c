@@ -115,7 +115,9 @@ static int boot(struct walk *w, struct kb_lane_run *l, struct kb_test_target *ta
 	w->lane = l;
 	w->p->tester->opts.ticker = ticker(w);
 	tell(w, KB_EVENT_BOOTING, l, l->outdir);
-	if ((err = kb_tester_lane(&l->test, w->p->tester, target, with_kunit, l->fix)) < 0)
+	err = kb_tester_lane(&l->test, w->p->tester, target, with_kunit, l->fix);
+	w->p->tester->opts.ticker = (struct kb_ticker){ 0, NULL, NULL };	/* `w` ends */
+	if (err < 0)
 		return err;
 	tell(w, KB_EVENT_TESTED, l, NULL);
 	return 0;
