@@ -501,7 +501,7 @@ static void test_load_all_empty(void **state)
 
 static void test_audit_rules(void **state)
 {
-	struct sandbox *s = *state;
+	struct fix_sandbox *s = *state;
 	struct kb_fix *fix = NULL;
 	const struct kb_audit_rules *r;
 
@@ -535,7 +535,7 @@ static void test_audit_rules(void **state)
 /* No flag: a bare format under a direct check; no audit: section, no rules. */
 static void test_audit_defaults(void **state)
 {
-	struct sandbox *s = *state;
+	struct fix_sandbox *s = *state;
 	struct kb_fix *fix = NULL;
 
 	make_fix(s->fix, BASE "audit:\n  callees: [f]\n  checks: [capable]\n"
