@@ -10,6 +10,7 @@
 #                 builds cold and incremental), boot-to-verdict per lane,
 #                 into BENCHMARKS.md
 #   make fuzz     each libFuzzer target for FUZZ_SECONDS (600)
+#   make install  PREFIX (/usr/local) and DESTDIR as usual; make uninstall
 #
 # DEVELOPER=0 drops -Werror; SAN=1 builds with ASan/UBSan (into build/asan).
 

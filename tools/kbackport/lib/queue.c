@@ -3,7 +3,6 @@
 #include "patch.h"
 #include "report.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,15 +106,15 @@ int kb_queue_apply(struct kb_queue_result *out, const struct kb_branch *branch,
 		err = KB_ENOMEM;
 		goto done;
 	}
-	for (; out->nresults < series->nfixes; out->nresults++) {
-		struct kb_result *r = &out->results[out->nresults];
-		if ((err = kb_queue_step(r, q, series->fixes[out->nresults], opts)) < 0)
+	while (out->nresults < series->nfixes) {
+		size_t at = out->nresults++;	/* released with `out` whatever happens */
+		struct kb_result *r = &out->results[at];
+		if ((err = kb_queue_step(r, q, series->fixes[at], opts)) < 0)
 			goto done;
 		if (r->status == KB_STATUS_ALREADY_APPLIED && kb_queue_applied(out) &&
 		    (err = append_detail(r, " (with the fixes applied before it in the queue)")) < 0)
 			goto done;
-		if (r->reproduce && queue_reproduce(out, out->nresults, series) < 0) {
-			out->nresults++;
+		if (r->reproduce && queue_reproduce(out, at, series) < 0) {
 			err = branch_failed(out);
 			goto done;
 		}
