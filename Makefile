@@ -52,7 +52,7 @@ DEB_PKGS := build-essential pkg-config git libgit2-dev libyaml-dev \
             flex bison bc libelf-dev libssl-dev cpio kmod xz-utils ccache \
             qemu-system-x86 busybox-static python3 python3-yaml \
             python3-jsonschema chromium patch groff-base man-db nodejs npm \
-            liblzma-dev
+            liblzma-dev rsync
 deps:
 	@./ci/install-deps.sh $(DEB_PKGS)
 
