@@ -7,9 +7,12 @@ hermetic
 cd "$TMP"
 mkdir tmp
 # child SCRIPT: run a test script sourcing lib.sh, its temporary directories
-# under tmp/ and its totals in totals; stdout in out, exit code in rc.
+# under tmp/ and its totals in totals; stdout in out, exit code in rc. The
+# children run as a plain pass would, whichever pass runs this one (the
+# valgrind pass sets T_SUITE_PREFIX and KB_VALGRIND).
 child() {
-	TMPDIR=$TMP/tmp KB_TEST_TOTALS=$TMP/totals bash "$1" >out 2>&1
+	env -u T_SUITE_PREFIX -u KB_VALGRIND TMPDIR=$TMP/tmp KB_TEST_TOTALS=$TMP/totals \
+		bash "$1" >out 2>&1
 	echo $? >rc
 }
 
