@@ -5,49 +5,14 @@
  */
 #include "unit.h"
 #include "repo_fixture.h"
+#include "dev_load_fixture.h"
 
 #include "apply.h"
 #include "error.h"
 #include "patch.h"
 #include "source.h"
 
-#define DEV_C "net/core/dev.c"
-
-static const char original[] =
-	"#include <linux/kmod.h>\n"
-	"\n"
-	"void dev_load(struct net *net, const char *name)\n"
-	"{\n"
-	"\tstruct net_device *dev;\n"
-	"\n"
-	"\tdev = dev_get_by_name(net, name);\n"
-	"\tif (!dev && capable(CAP_NET_ADMIN))\n"
-	"\t\trequest_module(\"%s\", name);\n"
-	"}\n";
-
-static const char fixed[] =
-	"#include <linux/kmod.h>\n"
-	"\n"
-	"void dev_load(struct net *net, const char *name)\n"
-	"{\n"
-	"\tstruct net_device *dev;\n"
-	"\n"
-	"\tdev = dev_get_by_name(net, name);\n"
-	"\tif (!dev && capable(CAP_SYS_MODULE))\n"
-	"\t\trequest_module(\"%s\", name);\n"
-	"}\n";
-
-static const char fix_diff[] =
-	"diff --git a/net/core/dev.c b/net/core/dev.c\n"
-	"--- a/net/core/dev.c\n"
-	"+++ b/net/core/dev.c\n"
-	"@@ -6,5 +6,5 @@ void dev_load(struct net *net, const char *name)\n"
-	" \n"
-	" \tdev = dev_get_by_name(net, name);\n"
-	"-\tif (!dev && capable(CAP_NET_ADMIN))\n"
-	"+\tif (!dev && capable(CAP_SYS_MODULE))\n"
-	" \t\trequest_module(\"%s\", name);\n"
-	" }\n";
+static const char fix_diff[] = DEV_LOAD_DIFF;
 
 static const char other_c[] = "int other;\n";
 

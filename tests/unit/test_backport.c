@@ -6,6 +6,7 @@
  */
 #include "unit.h"
 #include "repo_fixture.h"
+#include "dev_load_fixture.h"
 
 #include "backport.h"
 #include "config.h"
@@ -15,31 +16,6 @@
 #define FIX_ID "CVE-2011-1019"
 #define BACKPORT_REF "refs/heads/backport/" FIX_ID "/stable"
 #define SUBJECT_TEXT "net: don't allow CAP_NET_ADMIN to load non-netdev kernel modules"
-#define DEV_C "net/core/dev.c"
-
-static const char original[] =
-	"#include <linux/kmod.h>\n"
-	"\n"
-	"void dev_load(struct net *net, const char *name)\n"
-	"{\n"
-	"\tstruct net_device *dev;\n"
-	"\n"
-	"\tdev = dev_get_by_name(net, name);\n"
-	"\tif (!dev && capable(CAP_NET_ADMIN))\n"
-	"\t\trequest_module(\"%s\", name);\n"
-	"}\n";
-
-static const char fixed[] =
-	"#include <linux/kmod.h>\n"
-	"\n"
-	"void dev_load(struct net *net, const char *name)\n"
-	"{\n"
-	"\tstruct net_device *dev;\n"
-	"\n"
-	"\tdev = dev_get_by_name(net, name);\n"
-	"\tif (!dev && capable(CAP_SYS_MODULE))\n"
-	"\t\trequest_module(\"%s\", name);\n"
-	"}\n";
 
 static const char upstream_patch[] =
 	"From 8909c9ad8ff03611c9c96c9a92656213e4bb495b Mon Sep 17 00:00:00 2001\n"
@@ -49,16 +25,7 @@ static const char upstream_patch[] =
 	"\n"
 	"Only CAP_SYS_MODULE may load any module.\n"
 	"---\n"
-	"diff --git a/net/core/dev.c b/net/core/dev.c\n"
-	"--- a/net/core/dev.c\n"
-	"+++ b/net/core/dev.c\n"
-	"@@ -6,5 +6,5 @@ void dev_load(struct net *net, const char *name)\n"
-	" \n"
-	" \tdev = dev_get_by_name(net, name);\n"
-	"-\tif (!dev && capable(CAP_NET_ADMIN))\n"
-	"+\tif (!dev && capable(CAP_SYS_MODULE))\n"
-	" \t\trequest_module(\"%s\", name);\n"
-	" }\n";
+	DEV_LOAD_DIFF;
 
 static const char fix_yaml[] =
 	"id: " FIX_ID "\n"
