@@ -375,6 +375,12 @@ int kb_pipeline_branch(struct kb_branch_run *out, struct kb_pipeline *p,
 	memset(out, 0, sizeof(*out));
 	out->branch = branch;
 	out->verdict = KB_VERDICT_SKIPPED;
+	if ((err = kb_branch_missing(&out->note, branch)) < 0)
+		return err;
+	if (out->note) {	/* skip-if-missing: not there, and said so */
+		tell(&w, KB_EVENT_DONE, NULL, NULL);
+		return 0;
+	}
 	if (branch->kernel) {
 		if (p->tester)
 			err = distro_lanes(&w);
