@@ -27,7 +27,7 @@ WARN    += -Werror
 endif
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) \
-           $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -Itools/kbackport/lib \
+           $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(LIB_DIRS:%=-I%) \
            -DKB_DATADIR='"$(CURDIR)"'
 LDLIBS  = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ifeq ($(SAN),1)
@@ -36,7 +36,9 @@ ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-LIB_SRC := $(sort $(wildcard tools/kbackport/lib/*.c))
+# The library by stage: pipeline files at its top, a folder per stage.
+LIB_DIRS := tools/kbackport/lib $(addprefix tools/kbackport/lib/,util apply build test report)
+LIB_SRC := $(sort $(wildcard $(LIB_DIRS:%=%/*.c)))
 CLI_SRC := $(sort $(wildcard tools/kbackport/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)

@@ -1,10 +1,10 @@
 /*
  * Test helper: a temporary directory for each test, under $TMPDIR (default
  * /tmp), files written into it by relative path (their directories made).
- * Removed whole afterwards when the test passed; a failed test keeps it and
- * its path is printed ("# kept DIR"), as git's test-lib keeps the trash
- * directory. Include it from one source file per test program: it defines
- * cmocka's _fail() (see below).
+ * Removed whole afterwards when the test passed; a failed or crashed test
+ * keeps it and its path is printed ("# kept DIR"), as git's test-lib keeps
+ * the trash directory. Include it from one source file per test program: it
+ * defines cmocka's _fail() and signal() (see below).
  */
 #ifndef KB_SANDBOX_H
 #define KB_SANDBOX_H
@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <ftw.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +25,11 @@ struct sandbox {
 	char path[512];		/* scratch for sb_path() */
 };
 
-/* Set by a failed cmocka assertion; looked at and cleared by sandbox_free(). */
-static bool sandbox_test_failed;
+/*
+ * Set by a failed cmocka assertion or a crash; looked at by
+ * sandbox_release(), cleared by sandbox_init().
+ */
+static volatile sig_atomic_t sandbox_test_failed;
 
 /*
  * Every cmocka assertion that fails ends in _fail(), also from inside
@@ -42,6 +46,36 @@ void _fail(const char *const file, const int line)
 	if (cmocka_fail)
 		cmocka_fail(file, line);
 	abort();
+}
+
+typedef void (*sandbox_handler)(int);
+
+/* cmocka's handler of each signal it catches, run by sandbox_on_signal(). */
+static sandbox_handler sandbox_cmocka_handler[NSIG];
+
+static void sandbox_on_signal(int sig)
+{
+	sandbox_test_failed = true;
+	sandbox_cmocka_handler[sig](sig);
+}
+
+/*
+ * cmocka catches a crashing test (SIGSEGV, SIGABRT...) with handlers that
+ * it sets with signal() around each test, and then runs the teardown as
+ * after a pass. Its calls come here: sandbox_on_signal() goes in front of
+ * its handler, so that sandbox_release() knows the test did not pass.
+ */
+sandbox_handler signal(int sig, sandbox_handler handler)
+{
+	sandbox_handler (*libc_signal)(int, sandbox_handler);
+
+	*(void **)&libc_signal = dlsym(RTLD_NEXT, "signal");
+	if (handler != SIG_DFL && handler != SIG_IGN && handler != SIG_ERR &&
+	    handler != sandbox_on_signal && sig > 0 && sig < NSIG) {
+		sandbox_cmocka_handler[sig] = handler;
+		handler = sandbox_on_signal;
+	}
+	return libc_signal ? libc_signal(sig, handler) : SIG_ERR;
 }
 
 static inline const char *sb_path(struct sandbox *sb, const char *rel)

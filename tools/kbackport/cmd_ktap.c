@@ -118,10 +118,11 @@ static void print_case(json_t *c, const char *path)
 	const char *name = json_string_value(json_object_get(c, "name"));
 	const char *status = json_string_value(json_object_get(c, "status"));
 	json_t *params = json_object_get(c, "params"), *line, *p;
+	enum kb_ktap_status st;
 	size_t i;
 
 	printf("%s %s %s\n", path, name, status);
-	if (strcmp(status, "pass"))
+	if (!kb_ktap_status_parse(&st, status) || st != KB_KTAP_PASS)
 		json_array_foreach(json_object_get(c, "diag"), i, line)
 			printf("#   %s\n", json_string_value(line));
 	json_array_foreach(params, i, p) {

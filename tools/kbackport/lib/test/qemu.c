@@ -1,8 +1,8 @@
 #include "qemu.h"
 #include "buf.h"
-#include "child.h"
 #include "error.h"
 #include "run.h"
+#include "spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -101,46 +101,25 @@ static int command(struct argv *a, struct kb_buf *serial, struct kb_buf *mem,
 	return 0;
 }
 
-/* In the child: own process group (so a timeout kills all of QEMU), QEMU's
- * messages to `err_fd`, and exec. */
-static void child(const struct argv *a, int err_fd)
-{
-	int null_fd = open("/dev/null", O_RDWR);
-
-	kb_child_own_group();
-	if (null_fd >= 0)
-		dup2(null_fd, STDIN_FILENO);
-	dup2(err_fd, STDOUT_FILENO);
-	dup2(err_fd, STDERR_FILENO);
-	execvp(a->v[0], (char *const *)a->v);
-	dprintf(err_fd, "cannot run '%s': %s\n", a->v[0], strerror(errno));
-	_exit(127);
-}
-
-/* Wait for `pid` until `deadline`; kill its group then. */
-static int wait_until(struct kb_boot_result *out, pid_t pid, double deadline,
+/* Wait for the child until `deadline`; kill its group then. */
+static int wait_until(struct kb_boot_result *out, struct kb_spawn *s, double deadline,
 		      const struct kb_ticker *ticker)
 {
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
 	struct kb_tick k = { "boot", 0, false, 0, 0 };
 	double start = now(), next = 0;
-	int status;
-	pid_t got;
+	int status, got;
 
 	for (;;) {
 		k.seconds = now() - start;
 		if (kb_ticker_due(ticker, &next, k.seconds))
 			ticker->tick(&k, ticker->payload);
-		got = waitpid(pid, &status, WNOHANG);
-		if (got == pid)
+		if ((got = kb_spawn_poll(s, &status)) > 0)
 			break;
-		if (got < 0 && errno != EINTR)
+		if (got < 0)
 			return kb_error_set(KB_ERROR, "cannot wait for qemu: %s", strerror(errno));
 		if (now() >= deadline) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-				;
+			kb_spawn_kill(s, &status);
 			out->end = KB_BOOT_TIMEOUT;
 			return 0;
 		}
@@ -151,7 +130,7 @@ static int wait_until(struct kb_boot_result *out, pid_t pid, double deadline,
 		return 0;
 	}
 	out->end = KB_BOOT_QEMU_FAILED;
-	out->qemu_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	out->qemu_status = kb_spawn_exit_code(status);
 	return 0;
 }
 
@@ -182,8 +161,8 @@ int kb_qemu_boot(struct kb_boot_result *out, const struct kb_boot_opts *o)
 	struct kb_buf errlog = KB_BUF_INIT;
 	struct argv a = { { NULL }, 0 };
 	double start = now();
-	int err, fd = -1, log_fd = -1;
-	pid_t pid;
+	int err, fd = -1, log_fd = -1, status;
+	struct kb_spawn s;
 
 	memset(out, 0, sizeof(*out));
 	if ((err = command(&a, &serial, &mem, &append, o)) < 0 ||
@@ -197,15 +176,17 @@ int kb_qemu_boot(struct kb_boot_result *out, const struct kb_boot_opts *o)
 				   log_fd < 0 ? o->log : errlog.ptr, strerror(errno));
 		goto done;
 	}
-	if ((pid = fork()) < 0) {
+	kb_spawn_init(&s, a.v);
+	s.out = fd;
+	s.err = KB_SPAWN_AS_OUT;
+	s.say_exec_error = true;
+	if (kb_spawn_start(&s) < 0) {
 		err = kb_error_set(KB_ERROR, "cannot start qemu: %s", strerror(errno));
 		goto done;
 	}
-	if (pid == 0)
-		child(&a, fd);
-	kb_child_track(pid);
-	err = wait_until(out, pid, start + (o->timeout ? o->timeout : 120), &o->ticker);
-	kb_child_untrack(pid);
+	err = wait_until(out, &s, start + (o->timeout ? o->timeout : 120), &o->ticker);
+	if (s.pid > 0)	/* it could not be waited for: it must not outlive the boot */
+		kb_spawn_kill(&s, &status);
 	if (err < 0)
 		goto done;
 	out->seconds = now() - start;

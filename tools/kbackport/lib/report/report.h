@@ -25,6 +25,7 @@
 #include "buf.h"
 #include "build.h"
 #include "ktap.h"
+#include "lanes.h"
 #include "verdict.h"
 
 /* The results.json schema this code reads and writes. */
@@ -67,7 +68,7 @@ struct kb_report_apply {
 };
 
 struct kb_report_lane {
-	const char *kind;	/* as-is, pre-fix, backport */
+	enum kb_lane_kind kind;	/* as-is, pre-fix, backport */
 	const char *ref;
 	const char *commit;
 	const char *base;	/* optional: the commit a backport sits on */

@@ -1,7 +1,7 @@
 #include "run.h"
 #include "buf.h"
-#include "child.h"
 #include "error.h"
+#include "spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,34 +11,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* In the child: set up fds and exec; never returns. */
-static __attribute__((noreturn)) void child(const char *const argv[], const char *cwd, int out_fd)
-{
-	int null_fd = open("/dev/null", O_RDWR);
-
-	kb_child_own_group();
-	if (null_fd >= 0)
-		dup2(null_fd, STDIN_FILENO);
-	if (out_fd < 0)
-		out_fd = null_fd;
-	if (out_fd >= 0) {
-		dup2(out_fd, STDOUT_FILENO);
-		dup2(out_fd, STDERR_FILENO);
-	}
-	if (cwd && chdir(cwd) < 0)
-		_exit(126);
-	execvp(argv[0], (char *const *)argv);
-	_exit(127);
-}
-
-static int wait_for(pid_t pid, const char *name)
+static int wait_for(struct kb_spawn *s, const char *name)
 {
 	int status;
 
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return kb_error_set(KB_ERROR, "cannot wait for '%s': %s", name,
-					    strerror(errno));
+	if (kb_spawn_wait(s, &status) < 0)
+		return kb_error_set(KB_ERROR, "cannot wait for '%s': %s", name, strerror(errno));
 	if (WIFSIGNALED(status))
 		return kb_error_set(KB_ERROR, "'%s' was killed by signal %d", name,
 				    WTERMSIG(status));
@@ -49,20 +27,19 @@ static int wait_for(pid_t pid, const char *name)
 
 int kb_run(const char *const argv[], const char *cwd, const char *log)
 {
+	struct kb_spawn s;
 	int fd = -1, rc;
-	pid_t pid;
 
 	if (log && (fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) < 0)
 		return kb_error_set(KB_ERROR, "cannot write '%s': %s", log, strerror(errno));
-	if ((pid = fork()) < 0) {
+	kb_spawn_init(&s, argv);
+	s.cwd = cwd;
+	s.out = fd >= 0 ? fd : KB_SPAWN_NULL;
+	s.err = KB_SPAWN_AS_OUT;
+	if (kb_spawn_start(&s) < 0)
 		rc = kb_error_set(KB_ERROR, "cannot start '%s': %s", argv[0], strerror(errno));
-	} else if (pid == 0) {
-		child(argv, cwd, fd);
-	} else {
-		kb_child_track(pid);
-		rc = wait_for(pid, argv[0]);
-		kb_child_untrack(pid);
-	}
+	else
+		rc = wait_for(&s, argv[0]);
 	if (fd >= 0)
 		close(fd);
 	return rc;
@@ -85,36 +62,23 @@ int kb_run_logged(const char *const argv[], const char *cwd, const char *log)
 int kb_run_capture(char **out, const char *const argv[])
 {
 	struct kb_buf buf = KB_BUF_INIT;
+	struct kb_spawn s;
 	char chunk[4096];
-	int fds[2], rc;
 	ssize_t n;
-	pid_t pid;
+	int rc;
 
 	*out = NULL;
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return kb_error_set(KB_ERROR, "cannot create a pipe: %s", strerror(errno));
-	if ((pid = fork()) == 0) {
-		int null_fd = open("/dev/null", O_RDWR);
-		dup2(fds[1], STDOUT_FILENO);
-		if (null_fd >= 0) {
-			dup2(null_fd, STDIN_FILENO);
-			dup2(null_fd, STDERR_FILENO);
-		}
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	while (pid > 0 && (n = read(fds[0], chunk, sizeof(chunk))) != 0)
+	kb_spawn_init(&s, argv);
+	s.out = KB_SPAWN_PIPE;
+	if (kb_spawn_start(&s) < 0)
+		return kb_error_set(KB_ERROR, "cannot start '%s': %s", argv[0], strerror(errno));
+	while ((n = read(s.pipe_fd, chunk, sizeof(chunk))) != 0)
 		if (n > 0)
 			kb_buf_put(&buf, chunk, (size_t)n);
 		else if (errno != EINTR)
 			break;
-	close(fds[0]);
-	if (pid < 0) {
-		kb_buf_release(&buf);
-		return kb_error_set(KB_ERROR, "cannot start '%s': %s", argv[0], strerror(errno));
-	}
-	rc = wait_for(pid, argv[0]);
+	close(s.pipe_fd);
+	rc = wait_for(&s, argv[0]);
 	if (buf.ptr)
 		buf.ptr[strcspn(buf.ptr, "\n")] = '\0';
 	*out = kb_buf_detach(&buf);

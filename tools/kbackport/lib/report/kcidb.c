@@ -190,17 +190,23 @@ static json_t *str(const char *s)
 	return s ? json_string(s) : NULL;
 }
 
+static const char *kind_name(const struct kb_report_lane *l)
+{
+	return kb_lane_kind_name(l->kind);
+}
+
 static const char *strip_heads(const char *ref)
 {
 	return ref && !strncmp(ref, "refs/heads/", 11) ? ref + 11 : ref;
 }
 
-static const struct kb_report_lane *lane_of(const struct kb_report_branch *b, const char *kind)
+static const struct kb_report_lane *lane_of(const struct kb_report_branch *b,
+					    enum kb_lane_kind kind)
 {
 	size_t i;
 
 	for (i = 0; i < b->nlanes; i++)
-		if (!strcmp(b->lanes[i].kind, kind))
+		if (b->lanes[i].kind == kind)
 			return &b->lanes[i];
 	return NULL;
 }
@@ -216,7 +222,7 @@ static const char *backport_base(const struct kb_report_branch *b, const struct 
 		return l->apply.base;
 	if (is_hex(b->apply.base, 40))
 		return b->apply.base;
-	if ((other = lane_of(b, "pre-fix")) || (other = lane_of(b, "as-is")))
+	if ((other = lane_of(b, KB_LANE_PRE_FIX)) || (other = lane_of(b, KB_LANE_AS_IS)))
 		return is_hex(other->commit, 40) ? other->commit : NULL;
 	return NULL;
 }
@@ -279,7 +285,7 @@ static int checkout_add(struct kcidb *k, json_t *c, json_t *misc, int err)
 static int lane_checkout_fields(struct kcidb *k, json_t *c, json_t *misc,
 				const struct kb_report_branch *b, const struct kb_report_lane *l)
 {
-	bool backport = !strcmp(l->kind, "backport");
+	bool backport = l->kind == KB_LANE_BACKPORT;
 	const struct kb_report_apply *a = backport ? report_lane_apply(b, l) : &l->apply;
 	const char *commit = backport ? backport_base(b, l) : (is_hex(l->commit, 40) ? l->commit : NULL);
 	int err;
@@ -287,7 +293,7 @@ static int lane_checkout_fields(struct kcidb *k, json_t *c, json_t *misc,
 	if ((err = set(c, "git_commit_hash", str(commit))) < 0 ||
 	    (err = set(c, "patchset_hash", backport ? patchset_hash(a) : json_string(""))) < 0 ||
 	    (err = set(c, "valid", json_true())) < 0 ||
-	    (err = set(c, "comment", json_sprintf("%s, %s lane of %s", k->r->fix, l->kind, b->name))) < 0 ||
+	    (err = set(c, "comment", json_sprintf("%s, %s lane of %s", k->r->fix, kind_name(l), b->name))) < 0 ||
 	    (err = set(misc, "verdict", json_string(kb_verdict_name(l->verdict)))) < 0 ||
 	    (err = set(misc, b->repo ? "commit" : "version", str(l->commit))) < 0 ||
 	    (!b->repo && (err = set(misc, "package", str(l->ref))) < 0) ||
@@ -303,7 +309,7 @@ static int lane_checkout_fields(struct kcidb *k, json_t *c, json_t *misc,
 static int lane_checkout(struct kcidb *k, const struct kb_report_branch *b,
 			 const struct kb_report_lane *l)
 {
-	json_t *c = checkout_new(k, b, l->kind, l->ref), *misc = checkout_misc(k, b, l->kind);
+	json_t *c = checkout_new(k, b, kind_name(l), l->ref), *misc = checkout_misc(k, b, kind_name(l));
 
 	return checkout_add(k, c, misc, c && misc ? lane_checkout_fields(k, c, misc, b, l) : 0);
 }
@@ -337,7 +343,7 @@ static json_t *conflict_excerpt(const struct kb_report_apply *a)
 static int conflict_checkout_fields(struct kcidb *k, json_t *c, json_t *misc,
 				    const struct kb_report_branch *b)
 {
-	const struct kb_report_lane *as_is = lane_of(b, "as-is");
+	const struct kb_report_lane *as_is = lane_of(b, KB_LANE_AS_IS);
 	const char *base = is_hex(b->apply.base, 40) ? b->apply.base :
 			   as_is && is_hex(as_is->commit, 40) ? as_is->commit : NULL;
 	int err;
@@ -385,9 +391,9 @@ static int lane_build(struct kcidb *k, const struct kb_report_branch *b,
 
 	if (!(*built = real || l->nsuites))
 		return 0;
-	c = json_pack("{s:o, s:o, s:s, s:s, s:b, s:{s:s}}", "id", object_id(k, b->name, l->kind, NULL),
-		      "checkout_id", object_id(k, b->name, l->kind, NULL), "origin", KB_KCIDB_ORIGIN,
-		      "architecture", "x86_64", "valid", !failed, "misc", "lane", l->kind);
+	c = json_pack("{s:o, s:o, s:s, s:s, s:b, s:{s:s}}", "id", object_id(k, b->name, kind_name(l), NULL),
+		      "checkout_id", object_id(k, b->name, kind_name(l), NULL), "origin", KB_KCIDB_ORIGIN,
+		      "architecture", "x86_64", "valid", !failed, "misc", "lane", kind_name(l));
 	if (!c)
 		return kb_error_set(KB_ENOMEM, "out of memory");
 	misc = json_object_get(c, "misc");
@@ -455,7 +461,7 @@ static json_t *test_log(struct kcidb *k, const struct kb_report_lane *l, const c
 /* One test, before it is made: what differs between a case and a lane. */
 struct test_fields {
 	json_t *path;		/* references taken by add_test() */
-	const char *status;
+	enum kb_ktap_status status;	/* written as kcidb's word (test_status()) */
 	bool waived;
 	json_t *comment;
 	json_t *excerpt;
@@ -484,9 +490,9 @@ static int add_test(struct kcidb *k, const struct kb_report_branch *b, const str
 
 	if (f->path)
 		t = json_pack("{s:o, s:o, s:s, s:O, s:s}",
-			      "id", object_id(k, b->name, l->kind, json_string_value(f->path)),
-			      "build_id", object_id(k, b->name, l->kind, NULL), "origin", KB_KCIDB_ORIGIN,
-			      "path", f->path, "status", f->status);
+			      "id", object_id(k, b->name, kind_name(l), json_string_value(f->path)),
+			      "build_id", object_id(k, b->name, kind_name(l), NULL), "origin", KB_KCIDB_ORIGIN,
+			      "path", f->path, "status", test_status(f->status));
 	set_next(&err, t, "waived", f->waived ? json_true() : NULL);
 	set_next(&err, t, "comment", f->comment);
 	set_next(&err, t, "log_url", f->log);
@@ -505,9 +511,9 @@ static int case_test(struct kcidb *k, const struct kb_report_branch *b, const st
 		     const struct kb_report_suite *s, const struct kb_report_case *c)
 {
 	struct test_fields f = {
-		test_path(s->name, c->name), test_status(c->status),
+		test_path(s->name, c->name), c->status,
 		report_case_expected_failure(l, c), str(c->proves), c->diag ? excerpt(c->diag) : NULL,
-		test_log(k, l, s->name), json_pack("{s:s, s:b}", "lane", l->kind, "detects", c->detects),
+		test_log(k, l, s->name), json_pack("{s:s, s:b}", "lane", kind_name(l), "detects", c->detects),
 	};
 
 	return add_test(k, b, l, &f);
@@ -519,10 +525,10 @@ static int lane_summary_test(struct kcidb *k, const struct kb_report_branch *b,
 {
 	struct kb_buf reasons = KB_BUF_INIT;
 	struct test_fields f = {
-		json_string(""), l->verdict == KB_VERDICT_ERROR ? "ERROR" : "FAIL", false,
-		json_sprintf("%s lane: %s", l->kind, kb_verdict_name(l->verdict)), NULL,
+		json_string(""), l->verdict == KB_VERDICT_ERROR ? KB_KTAP_ERROR : KB_KTAP_FAIL, false,
+		json_sprintf("%s lane: %s", kind_name(l), kb_verdict_name(l->verdict)), NULL,
 		test_log(k, l, NULL),
-		json_pack("{s:s}", "lane", l->kind),
+		json_pack("{s:s}", "lane", kind_name(l)),
 	};
 	size_t i;
 	int err = 0;
@@ -564,7 +570,7 @@ static int branch_objects(struct kcidb *k, const struct kb_report_branch *b)
 		if (built)
 			err = lane_tests(k, b, &b->lanes[i]);
 	}
-	if (!err && kb_report_needs_hand(&b->apply) && !lane_of(b, "backport"))
+	if (!err && kb_report_needs_hand(&b->apply) && !lane_of(b, KB_LANE_BACKPORT))
 		err = conflict_checkout(k, b);
 	return err;
 }

@@ -6,14 +6,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *const lane_kind_names[] = {
+	[KB_LANE_AS_IS] = "as-is",
+	[KB_LANE_PRE_FIX] = "pre-fix",
+	[KB_LANE_BACKPORT] = "backport",
+};
+
 const char *kb_lane_kind_name(enum kb_lane_kind kind)
 {
-	static const char *const names[] = {
-		[KB_LANE_AS_IS] = "as-is",
-		[KB_LANE_PRE_FIX] = "pre-fix",
-		[KB_LANE_BACKPORT] = "backport",
-	};
-	return names[kind];
+	return lane_kind_names[kind];
+}
+
+bool kb_lane_kind_parse(enum kb_lane_kind *out, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(lane_kind_names) / sizeof(*lane_kind_names); i++)
+		if (!strcmp(lane_kind_names[i], name)) {
+			*out = (enum kb_lane_kind)i;
+			return true;
+		}
+	return false;
 }
 
 int kb_prefix_ref(char **out, const char *fix_id, const char *branch)

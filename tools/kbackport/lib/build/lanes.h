@@ -13,6 +13,7 @@
 #ifndef KB_LANES_H
 #define KB_LANES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <git2.h>
 
@@ -26,6 +27,8 @@ enum kb_lane_kind {
 
 /* "as-is", "pre-fix", "backport". */
 const char *kb_lane_kind_name(enum kb_lane_kind kind);
+/* The kind named `name` in *out; false when no kind has that name. */
+bool kb_lane_kind_parse(enum kb_lane_kind *out, const char *name);
 
 struct kb_lane {
 	enum kb_lane_kind kind;

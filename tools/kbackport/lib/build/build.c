@@ -1,11 +1,11 @@
 #include "build.h"
 #include "buf.h"
-#include "child.h"
 #include "compat.h"
 #include "error.h"
 #include "fsutil.h"
 #include "overlay.h"
 #include "run.h"
+#include "spawn.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -828,31 +827,10 @@ static bool write_all(int fd, const char *data, size_t n)
 	return true;
 }
 
-/* In the child: a clean make environment, output to the pipe. */
-static void exec_child(const char *const argv[], const char *cwd, int out_fd)
-{
-	int null_fd = open("/dev/null", O_RDONLY);
-	const char *path = getenv("PATH");
-	char full[8192];
-
-	kb_child_own_group();
-	dup2(null_fd, STDIN_FILENO);
-	dup2(out_fd, STDOUT_FILENO);
-	dup2(out_fd, STDERR_FILENO);
-	/* an outer make's flags (-s, a jobserver) must not reach ours */
-	unsetenv("MAKEFLAGS");
-	unsetenv("MFLAGS");
-	unsetenv("MAKELEVEL");
-	unsetenv("MAKEOVERRIDES");
-	unsetenv("KCONFIG_CONFIG");
-	/* modules_install runs depmod, which lives in /sbin */
-	snprintf(full, sizeof(full), "%s:/usr/sbin:/sbin", path ? path : "/usr/bin:/bin");
-	setenv("PATH", full, 1);
-	if (chdir(cwd) < 0)
-		_exit(126);
-	execvp(argv[0], (char *const *)argv);
-	_exit(127);
-}
+/* An outer make's flags (-s, a jobserver) must not reach ours. */
+static const char *const make_unset_env[] = {
+	"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "KCONFIG_CONFIG", NULL
+};
 
 /* The command line as one string, for messages and the log. */
 static char *command_line(const char *const argv[])
@@ -864,18 +842,6 @@ static char *command_line(const char *const argv[])
 		kb_buf_printf(&buf, strchr(argv[i], ' ') ? "%s'%s'" : "%s%s", i ? " " : "",
 			      argv[i]);
 	return kb_buf_detach(&buf);
-}
-
-static int wait_child(pid_t pid)
-{
-	int status;
-
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
 }
 
 /* A tick when one is due: the build goes on, however quiet make is. */
@@ -938,28 +904,35 @@ static int run_step(struct lane_build *b, const char *const argv[], const char *
 {
 	struct watch w = { .b = b, .line = KB_BUF_INIT, .last_progress = -1 };
 	char *cmd = command_line(argv);
-	int fds[2] = { -1, -1 }, err = 0, status;
-	pid_t pid = -1;
+	const char *path = getenv("PATH");
+	char path_env[8192];
+	const char *set_env[] = { path_env, NULL };
+	struct kb_spawn s;
+	int err = 0, status, ws;
 
 	if (!cmd)
 		return KB_ENOMEM;
 	announce(b, "%s", cmd);
-	if (pipe2(fds, O_CLOEXEC) < 0 || (pid = fork()) < 0)
+	/* modules_install runs depmod, which lives in /sbin */
+	snprintf(path_env, sizeof(path_env), "PATH=%s:/usr/sbin:/sbin",
+		 path ? path : "/usr/bin:/bin");
+	kb_spawn_init(&s, argv);
+	s.cwd = cwd;
+	s.unset_env = make_unset_env;
+	s.set_env = set_env;
+	s.out = KB_SPAWN_PIPE;
+	s.err = KB_SPAWN_AS_OUT;
+	if (kb_spawn_start(&s) < 0)
 		err = kb_error_set(KB_ERROR, "cannot run '%s': %s", cmd, strerror(errno));
-	else if (pid == 0)
-		exec_child(argv, cwd, fds[1]);
-	if (pid > 0)
-		kb_child_track(pid);
-	if (fds[1] >= 0)
-		close(fds[1]);
 	if (!err)
-		err = pump(&w, fds[0]);
-	if (pid > 0 && (status = wait_child(pid)) != 0 && !err)
-		err = step_failed(&w, cmd, status);
-	if (pid > 0)
-		kb_child_untrack(pid);
-	if (fds[0] >= 0)
-		close(fds[0]);
+		err = pump(&w, s.pipe_fd);
+	if (s.pid > 0) {
+		status = kb_spawn_wait(&s, &ws) < 0 ? -1 : kb_spawn_exit_code(ws);
+		if (status != 0 && !err)
+			err = step_failed(&w, cmd, status);
+	}
+	if (s.pipe_fd >= 0)
+		close(s.pipe_fd);
 	if (compiled)
 		*compiled += w.cc;
 	free(w.first_error);

@@ -207,7 +207,7 @@ static int ktap_suite(struct jsuite *s, const struct kb_report_branch *b,
 	size_t i;
 	int err;
 
-	if ((err = kb_buf_printf(&s->name, "%s.%s.%s", b->name, l->kind, suite->name)) < 0)
+	if ((err = kb_buf_printf(&s->name, "%s.%s.%s", b->name, kb_lane_kind_name(l->kind), suite->name)) < 0)
 		return err;
 	for (i = 0; i < suite->ncases && !err; i++)
 		err = ktap_case(s, l, &suite->cases[i]);
@@ -287,7 +287,7 @@ static int put_suites(struct kb_buf *out, const struct kb_report *r,
 	int err;
 
 	if ((err = kb_buf_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites")) < 0 ||
-	    (err = kb_buf_printf(&name, "kbackport %s %s %s", r->fix, b->name, l->kind)) < 0 ||
+	    (err = kb_buf_printf(&name, "kbackport %s %s %s", r->fix, b->name, kb_lane_kind_name(l->kind))) < 0 ||
 	    (err = put_attr(out, "name", name.ptr)) < 0 || (err = put_counts(out, s, n)) < 0 ||
 	    (err = kb_buf_puts(out, ">\n")) < 0)
 		goto done;
@@ -318,7 +318,7 @@ int kb_report_junit(struct kb_buf *out, const struct kb_report *r,
 	if (!s)
 		return kb_error_set(KB_ENOMEM, "out of memory");
 	n = 1;
-	if ((err = kb_buf_printf(&s[0].name, "%s.%s", b->name, l->kind)) < 0 ||
+	if ((err = kb_buf_printf(&s[0].name, "%s.%s", b->name, kb_lane_kind_name(l->kind))) < 0 ||
 	    (err = stage_apply(&s[0], b, l)) < 0 || (err = stage_build(&s[0], r, l)) < 0 ||
 	    (err = stage_test(&s[0], l)) < 0)
 		goto done;

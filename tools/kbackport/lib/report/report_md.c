@@ -71,7 +71,7 @@ static int put_lane_row(struct kb_buf *out, const struct kb_report_branch *b,
 	int err;
 
 	if ((err = put_branch_cells(out, b, first)) < 0 ||
-	    (err = kb_buf_printf(out, "| %s | %s | ", l->kind,
+	    (err = kb_buf_printf(out, "| %s | %s | ", kb_lane_kind_name(l->kind),
 				 l->has_build ? kb_build_status_name(l->build) : "-")) < 0 ||
 	    (err = put_cell_test(out, l)) < 0 || (err = kb_buf_puts(out, " | ")) < 0 ||
 	    (err = put_links(out, l->dir, l->files, l->nfiles)) < 0)
@@ -183,7 +183,7 @@ static int put_lane_apply(struct kb_buf *out, const struct kb_report_lane *l)
 
 	if (!a->present || (!a->detail && !a->nnotes))
 		return 0;
-	if ((err = kb_buf_printf(&head, "%s lane: ", l->kind)) == 0 &&
+	if ((err = kb_buf_printf(&head, "%s lane: ", kb_lane_kind_name(l->kind))) == 0 &&
 	    (err = report_put_apply_cell(&head, a)) == 0 &&
 	    (!a->detail || (err = kb_buf_printf(&head, ": %s", a->detail)) == 0))
 		err = put_item(out, "", "", head.ptr);
@@ -197,7 +197,7 @@ static int put_lane_reasons(struct kb_buf *out, const struct kb_report_lane *l)
 
 	if (!l->nreason)
 		return 0;
-	if ((err = kb_buf_printf(out, "- %s lane, ", l->kind)) < 0 ||
+	if ((err = kb_buf_printf(out, "- %s lane, ", kb_lane_kind_name(l->kind))) < 0 ||
 	    (err = report_put_md(out, report_lane_verdict_text(l))) < 0 ||
 	    (err = kb_buf_puts(out, ":\n")) < 0)
 		return err;

@@ -147,8 +147,8 @@ static int put_lane_row(struct kb_buf *out, const struct kb_report_branch *b,
 {
 	int err;
 
-	if ((err = put_row_start(out, b, l->kind)) < 0 || (first && (err = put_branch_cells(out, b)) < 0) ||
-	    (err = kb_buf_printf(out, "<td>%s</td><td>", l->kind)) < 0 ||
+	if ((err = put_row_start(out, b, kb_lane_kind_name(l->kind))) < 0 || (first && (err = put_branch_cells(out, b)) < 0) ||
+	    (err = kb_buf_printf(out, "<td>%s</td><td>", kb_lane_kind_name(l->kind))) < 0 ||
 	    (err = put_status(out, l->has_build ? kb_build_status_name(l->build) : "none", NULL,
 			      l->has_build ? kb_build_status_name(l->build) : "-")) < 0 ||
 	    (err = put(out, "</td>")) < 0 || (err = put_test_cell(out, l)) < 0 ||
@@ -271,7 +271,7 @@ static int put_lane(struct kb_buf *out, const struct kb_report_lane *l)
 	int err;
 
 	if ((err = kb_buf_printf(out, "<details%s><summary>%s lane: ",
-				 lane_needs_look(l) ? " open" : "", l->kind)) < 0 ||
+				 lane_needs_look(l) ? " open" : "", kb_lane_kind_name(l->kind))) < 0 ||
 	    (err = put_status(out, kb_verdict_name(l->verdict),
 			      l->baseline && l->verdict == KB_VERDICT_VULNERABLE ?
 			      "st-baseline" : NULL, report_lane_verdict_text(l))) < 0 ||

@@ -140,6 +140,17 @@ static int get_verdict(enum kb_verdict *out, struct ctx *c, json_t *obj,
 	return err;
 }
 
+static int get_lane_kind(struct kb_report_lane *l, struct ctx *c, json_t *obj)
+{
+	const char *w;
+	int err;
+
+	if ((err = get_word(&w, c, obj, "kind", true, lane_kinds)) == 0 &&
+	    !kb_lane_kind_parse(&l->kind, w))
+		err = bad(c, "'kind' is '%s'", w);
+	return err;
+}
+
 static int get_build(struct kb_report_lane *l, struct ctx *c, json_t *obj)
 {
 	const char *w;
@@ -379,7 +390,7 @@ static int lane_dir(struct kb_report_lane *l, struct ctx *c, json_t *obj, const 
 		return err;
 	if (!l->dir) {
 		/* the contract's default place; kept in the document */
-		json_object_set_new(obj, "dir", json_sprintf("%s/%s", branch, l->kind));
+		json_object_set_new(obj, "dir", json_sprintf("%s/%s", branch, kb_lane_kind_name(l->kind)));
 		l->dir = json_string_value(json_object_get(obj, "dir"));
 	}
 	if (!l->dir || !safe_dir(l->dir))
@@ -395,7 +406,7 @@ static int load_lane(struct kb_report_lane *l, struct ctx *c, json_t *obj, const
 
 	if (!json_is_object(obj))
 		return bad(c, "not an object");
-	if ((err = get_word(&l->kind, c, obj, "kind", true, lane_kinds)) < 0 ||
+	if ((err = get_lane_kind(l, c, obj)) < 0 ||
 	    (err = get_str(&l->ref, c, obj, "ref", false)) < 0 ||
 	    (err = get_str(&l->commit, c, obj, "commit", false)) < 0 ||
 	    (err = get_str(&l->base, c, obj, "base", false)) < 0 ||
@@ -411,12 +422,13 @@ static int load_lane(struct kb_report_lane *l, struct ctx *c, json_t *obj, const
 	return lane_dir(l, c, obj, branch, rundir);
 }
 
-static const struct kb_report_lane *find_lane(const struct kb_report_branch *b, const char *kind)
+static const struct kb_report_lane *find_lane(const struct kb_report_branch *b,
+					      enum kb_lane_kind kind)
 {
 	size_t i;
 
 	for (i = 0; i < b->nlanes; i++)
-		if (!strcmp(b->lanes[i].kind, kind))
+		if (b->lanes[i].kind == kind)
 			return &b->lanes[i];
 	return NULL;
 }
@@ -424,10 +436,10 @@ static const struct kb_report_lane *find_lane(const struct kb_report_branch *b, 
 /* The lane that should show the bug (kb_branch_verdict()'s baseline). */
 static void mark_baseline(struct kb_report_branch *b)
 {
-	const struct kb_report_lane *base = find_lane(b, "pre-fix");
+	const struct kb_report_lane *base = find_lane(b, KB_LANE_PRE_FIX);
 
-	if (!base && find_lane(b, "backport"))
-		base = find_lane(b, "as-is");
+	if (!base && find_lane(b, KB_LANE_BACKPORT))
+		base = find_lane(b, KB_LANE_AS_IS);
 	if (base)
 		((struct kb_report_lane *)base)->baseline = true;
 }

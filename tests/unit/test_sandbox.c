@@ -1,0 +1,125 @@
+/*
+ * The unit-test sandbox itself: a passing test's directory is removed, a
+ * failing or crashing one's is kept. The tests that fail run in a child
+ * (this program again, with the test's name as argument), whose cmocka
+ * output the parent reads.
+ */
+#include "unit.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sandbox.h"
+
+static const char *self;
+
+/* ---- the child's tests, each says its directory on stdout ---- */
+
+static void say_dir(struct sandbox *sb)
+{
+	write_file(sb, "sub/file", "content\n");
+	printf("dir %s\n", sb->dir);
+	fflush(stdout);
+}
+
+static void child_passes(void **state)
+{
+	say_dir(*state);
+}
+
+static void child_fails(void **state)
+{
+	say_dir(*state);
+	assert_int_equal(1, 2);
+}
+
+static void child_crashes(void **state)
+{
+	say_dir(*state);
+	raise(SIGSEGV);
+}
+
+static int run_child(const char *name)
+{
+	struct CMUnitTest test = cmocka_unit_test_setup_teardown(child_passes, sandbox_setup,
+								   sandbox_teardown);
+
+	if (!strcmp(name, "fails"))
+		test.test_func = child_fails;
+	else if (!strcmp(name, "crashes"))
+		test.test_func = child_crashes;
+	return _cmocka_run_group_tests(name, &test, 1, NULL, NULL);
+}
+
+/* ---- the parent ---- */
+
+/* Run this program on the child test `name`: the directory it used. */
+static void child_dir(char *dir, size_t size, const char *name)
+{
+	char cmd[1024], line[600];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "'%s' %s 2>/dev/null", self, name);
+	assert_non_null(p = popen(cmd, "r"));
+	dir[0] = '\0';
+	while (fgets(line, sizeof(line), p))
+		if (!strncmp(line, "dir ", 4))
+			snprintf(dir, size, "%.*s", (int)strcspn(line + 4, "\n"), line + 4);
+	pclose(p);
+	assert_true(dir[0] != '\0');
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void expect_kept(const char *name)
+{
+	char dir[600], file[700];
+
+	child_dir(dir, sizeof(dir), name);
+	snprintf(file, sizeof(file), "%s/sub/file", dir);
+	assert_true(is_dir(dir));
+	assert_true(is_dir(file) || access(file, R_OK) == 0);
+	nftw(dir, sandbox_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void test_passed_test_dir_removed(void **state)
+{
+	char dir[600];
+
+	(void)state;
+	child_dir(dir, sizeof(dir), "passes");
+	assert_false(is_dir(dir));
+}
+
+static void test_failed_test_dir_kept(void **state)
+{
+	(void)state;
+	expect_kept("fails");
+}
+
+static void test_crashed_test_dir_kept(void **state)
+{
+	(void)state;
+	expect_kept("crashes");
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_passed_test_dir_removed),
+		cmocka_unit_test(test_failed_test_dir_kept),
+		cmocka_unit_test(test_crashed_test_dir_kept),
+	};
+
+	self = argv[0];
+	if (argc > 1)
+		return run_child(argv[1]);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
