@@ -471,6 +471,7 @@ int kb_pipeline_branch(struct kb_branch_run *out, struct kb_pipeline *p,
 	out->branch = branch;
 	out->verdict = KB_VERDICT_SKIPPED;
 	out->series = p->queue;
+	out->queue_name = p->queue_name;
 	if (p->queue && (err = judged_fixes(out, p)) < 0)
 		return err;
 	if (branch->kernel) {

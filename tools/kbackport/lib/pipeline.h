@@ -64,6 +64,7 @@ struct kb_branch_run {
 	bool queued;		/* `queue` holds kb_queue_apply()'s result */
 	struct kb_queue_result queue;
 	const struct kb_series *series;	/* the queue (borrowed), or NULL */
+	const char *queue_name;	/* its name (borrowed) */
 	const char **judged;	/* a queue: the ids of its fixes that cases
 				 * detect, the lanes' verdicts are for them */
 	size_t njudged;
