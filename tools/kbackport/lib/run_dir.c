@@ -263,7 +263,8 @@ static int write_results(const struct kb_run_dir *rd, json_t *what)
 	return err;
 }
 
-static json_t *fix_json(const struct kb_fix *fix)
+/* The fix's fields, its id under `key`. */
+static json_t *fix_json(const struct kb_fix *fix, const char *key)
 {
 	const struct kb_patch *p = fix->patch;
 	struct kb_buf author = KB_BUF_INIT;
@@ -272,7 +273,7 @@ static json_t *fix_json(const struct kb_fix *fix)
 	if (p && p->author_name &&
 	    kb_buf_printf(&author, "%s <%s>", p->author_name, p->author_email ? p->author_email : "") < 0)
 		return NULL;
-	o = json_pack("{s:s, s:o, s:o, s:o}", "fix", fix->id, "upstream", kb_json_str(fix->upstream),
+	o = json_pack("{s:s, s:o, s:o, s:o}", key, fix->id, "upstream", kb_json_str(fix->upstream),
 		      "subject", kb_json_str(fix->subject), "author", kb_json_str(author.ptr));
 	kb_buf_release(&author);
 	return o;
@@ -285,12 +286,8 @@ static json_t *queue_json(const struct kb_series *series, const char *name)
 	struct kb_buf id = KB_BUF_INIT, subject = KB_BUF_INIT;
 	size_t f;
 
-	for (f = 0; f < series->nfixes; f++) {
-		json_t *one = fix_json(series->fixes[f]);
-		json_object_set_new(one, "id", json_string(series->fixes[f]->id));
-		json_object_del(one, "fix");
-		json_array_append_new(fixes, one);
-	}
+	for (f = 0; f < series->nfixes; f++)
+		json_array_append_new(fixes, fix_json(series->fixes[f], "id"));
 	if (kb_buf_printf(&id, "queue/%s", name) < 0 ||
 	    kb_buf_printf(&subject, "the queue '%s': %zu fix%s", name, series->nfixes,
 			  series->nfixes == 1 ? "" : "es") < 0)
@@ -346,7 +343,7 @@ static int finish(struct kb_run_dir *rd, json_t *what)
 
 int kb_run_dir_finish(struct kb_run_dir *rd, const struct kb_fix *fix)
 {
-	return finish(rd, fix_json(fix));
+	return finish(rd, fix_json(fix, "fix"));
 }
 
 int kb_run_dir_finish_queue(struct kb_run_dir *rd, const struct kb_series *series,
