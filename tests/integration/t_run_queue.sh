@@ -138,7 +138,7 @@ runs=$(ls reports | sort)
 run_kb 2 run --queue stable.series --fix backports/CVE-2011-1019 &&
 	assert_eq "--fix with --queue" "error: --queue names the fixes: no --fix with it" "$ERR"
 run_kb 2 run --queue nosuch.series &&
-	assert_contains "a missing series file" "nosuch.series" "$ERR"
+	assert_eq "a missing series file" "error: cannot open 'nosuch.series': No such file or directory" "$ERR"
 printf 'fixes/CVE-2011-4001\nfixes/no-such-fix\n' > missing.series
 run_kb 2 run --queue missing.series &&
 	assert_eq "a series naming a missing fix" "error: missing.series:2: no fix directory or patch 'fixes/no-such-fix'" "$ERR"
