@@ -133,6 +133,15 @@ run_kb 0 apply --queue stable.series --branch 2.6.32.y --json
 assert_eq "one JSON form: apply --queue --json's branch is results.json's queue" \
 	"$(b 2.6.32.y '.queue' | jq -S .)" "$(echo "$OUT" | jq -S '.branches[0]')"
 
+T_NAME="not affected"
+printf 'backports/CVE-2011-1019\n' > one.series
+run_kb 0 run --queue one.series --branch 2.6.31.y
+assert_eq "a queue none of whose fixes touch the branch: not-affected, no commit, no backport lane" \
+	"not-affected not-affected null as-is" \
+	"$(b 2.6.31.y '"\(.verdict) \(.queue.results[0].status) \(.queue.commit) \([.lanes[].kind] | join(" "))"')"
+assert_eq "...no queue ref" "" "$(git -C repos/linux for-each-ref refs/heads/backport/queue/one)"
+assert_contains "...said so" "2.6.31.y: queue: none of 1 fixes applied, no backport lane" "$ERR"
+
 T_NAME="bad input"
 runs=$(ls reports | sort)
 run_kb 2 run --queue stable.series --fix backports/CVE-2011-1019 &&

@@ -354,10 +354,10 @@ static int lanes_verdict(enum kb_verdict *out, char **note, const struct kb_pipe
 	enum kb_verdict v;
 	char *n = NULL;
 	size_t f, i, k;
-	int err;
+	int err = 0;
 
 	*out = KB_VERDICT_SKIPPED;
-	for (f = 0; f < lane_fixes(p) && b->nlanes; f++) {
+	for (f = 0; f < lane_fixes(p) && b->nlanes && !err; f++) {
 		for (i = k = 0; i < b->nlanes && k < 8; i++)
 			if (!strcmp(b->lanes[i].fix, lane_fix(p, f)) ||
 			    b->lanes[i].kind == KB_LANE_AS_IS) {
@@ -365,20 +365,21 @@ static int lanes_verdict(enum kb_verdict *out, char **note, const struct kb_pipe
 				lanes[k++].verdict = b->lanes[i].test.verdict.verdict;
 			}
 		kb_buf_clear(&what);
-		if (p->queue ? kb_buf_printf(&what, "the fixes of the queue '%s'", p->queue_name) :
-			       kb_buf_puts(&what, lane_fix(p, f)))
-			return kb_error_set(KB_ENOMEM, "out of memory");
-		err = kb_branch_verdict(&v, &n, lanes, k, what.ptr);
-		kb_buf_release(&what);
-		if (err < 0)
-			return err;
+		if ((p->queue ? kb_buf_printf(&what, "the fixes of the queue '%s'", p->queue_name) :
+				kb_buf_puts(&what, lane_fix(p, f))) < 0) {
+			err = kb_error_set(KB_ENOMEM, "out of memory");
+			break;
+		}
+		if ((err = kb_branch_verdict(&v, &n, lanes, k, what.ptr)) < 0)
+			break;
 		*out = f ? kb_verdict_worse(*out, v) : v;
 		if (n) {
 			free(*note);
 			*note = n;
 		}
 	}
-	return 0;
+	kb_buf_release(&what);
+	return err;
 }
 
 /* What applying said overrides what the lanes showed. */
