@@ -100,6 +100,10 @@ assert_contains "summary.html: the statuses" '<td><code>staging-comedi-print-the
 assert_contains "summary.html: ...a conflict cell" '<td><span class="st st-conflict">conflict</span></td>' "$html"
 assert_eq "summary.html: the queue before the lanes' matrix" "queue matrix" \
 	"$(grep -o 'table id="[a-z]*"' reports/latest/summary.html | cut -d'"' -f2 | tr '\n' ' ' | sed 's/ $//')"
+junit=reports/latest/4.19.y/backport/junit.xml
+assert_eq "junit.xml of the queue's lane: a testcase per fix, the skipped one failed" \
+	"CVE-2011-1019 CVE-2011-4001 staging-comedi-print-the-minor|1" \
+	"$(grep -o 'classname="4.19.y.backport.queue" name="[^"]*"' $junit | cut -d'"' -f4 | paste -sd' ')|$(grep -c '<failure message="conflict: ' $junit)"
 "$KBACKPORT" report reports/latest > report.out 2>&1
 assert_eq "kbackport report rebuilds the same summaries" "1 same" \
 	"$? $(cmp -s reports/latest/summary.md "reports/$run1/summary.md" && echo same)"
