@@ -6,6 +6,7 @@
 #   env: OUT (default BENCHMARKS.md at the top), and each bench's own (see
 #        apply-vs-cherry-pick.sh, run.sh, boot.sh): APPLY_RUNS (3),
 #        RUN_RUNS (3), BOOT_RUNS (5), DISTRO_RUNS (30, distro-boot.sh),
+#        ERAS_RUNS (1, eras.sh),
 #        RUN_BRANCHES for run.sh ("6.1.y"),
 #        KB_SHARED (../shared: the real data sets for real-data.py).
 # Needs `make demo` done first (make bench does it): the imported
@@ -22,6 +23,8 @@ t0=$(date +%s)
 RUNS=${APPLY_RUNS:-3} "$top/tests/bench/apply-vs-cherry-pick.sh" "$kb" > "$tmp/1-apply.md"
 RUNS=${RUN_RUNS:-3} BRANCHES=${RUN_BRANCHES:-6.1.y} "$top/tests/bench/run.sh" "$kb" > "$tmp/2-run.md"
 RUNS=${BOOT_RUNS:-5} BRANCHES= "$top/tests/bench/boot.sh" "$kb" > "$tmp/3-boot.md"
+# the v2.6.x era lanes: cold build, backport lane build, boot-to-verdict
+RUNS=${ERAS_RUNS:-1} "$top/tests/bench/eras.sh" "$kb" > "$tmp/3-eras.md"
 # Debian's kernel through PVH against its bzImage, 30 boots each
 RUNS=${DISTRO_RUNS:-30} "$top/tests/bench/distro-boot.sh" "$kb" > "$tmp/3-distro-boot.md"
 # the real data sets beside GNU patch and git apply -3 (skipped without them)

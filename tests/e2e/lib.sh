@@ -14,3 +14,13 @@ e2e_need() {
 	finish
 	exit 1
 }
+
+# Kernel builds use the machine's ccache, as a developer's builds do: the
+# tests pin HOME, which would give every suite an empty cache of its own.
+# The cache is content-addressed, so it changes no result (a fresh machine
+# only pays the cold compiles; `CCACHE_DISABLE=1 make e2e` measures that);
+# paths under build/e2e are made relative so that another clone hits too.
+if [ -z "${CCACHE_DIR:-}" ] && command -v ccache >/dev/null 2>&1; then
+	CCACHE_DIR=$(ccache -k cache_dir 2>/dev/null) && export CCACHE_DIR
+fi
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$E2E}

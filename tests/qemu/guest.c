@@ -209,6 +209,19 @@ static int drop_caps(int fd, enum caps caps)
 
 	if (caps == CAPS_ALL)
 		return 0;
+	/*
+	 * Old kernels (2.6.x: "For init, we want to retain the capabilities
+	 * set in the initial task" in security/commoncap.c) keep the boot
+	 * task's effective set across the exec of /init: all but CAP_SETPCAP,
+	 * which PR_CAPBSET_DROP needs. The permitted set has it: raise the
+	 * effective set to the permitted one first.
+	 */
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return report(fd, "setup: capget: %s", strerror(errno)), -1;
+	for (int i = 0; i < 2; i++)
+		data[i].effective = data[i].permitted;
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		return report(fd, "setup: raising the effective set: %s", strerror(errno)), -1;
 	for (cap = 0; cap <= last; cap++)
 		if (!(keep & (1ULL << cap)) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 &&
 		    errno != EINVAL)

@@ -16,7 +16,7 @@
 static const char *const names[] = {
 	"compiler-gcc12", "timeconst-perl", "decompressor-no-sse", "vdso-link-emulation",
 	"old-compiler-defaults", "kconfig-tinyconfig", "kconfig-merge-config",
-	"kconfig-olddefconfig-short", "kconfig-olddefconfig-long",
+	"kconfig-olddefconfig-short", "kconfig-olddefconfig-long", "module-reloc-plt32",
 };
 #define NRULES (sizeof(names) / sizeof(names[0]))
 
@@ -30,6 +30,7 @@ static const char *const old_tree[][2] = {
 	{ "arch/x86/vdso/Makefile", "VDSO_LDFLAGS_vdso.lds = -m elf_x86_64 -Wl,-soname=linux-vdso.so.1 \\\n" },
 	{ "scripts/kconfig/Makefile", "allnoconfig: $(obj)/conf\n\t$< -n $(Kconfig)\n" },
 	{ "scripts/kconfig/conf.c", "\twhile ((opt = getopt(ac, av, \"osdD:nmyrh\")) != -1) {\n" },
+	{ "arch/x86/kernel/module.c", "\t\tcase R_X86_64_PC32:\n\t\t\tval -= (u64)loc;\n" },
 	{ NULL, NULL },
 };
 
@@ -42,6 +43,7 @@ static const char *const new_tree[][2] = {
 	{ "scripts/kconfig/Makefile", "tinyconfig:\nolddefconfig:\nallnoconfig:\n" },
 	{ "scripts/kconfig/merge_config.sh", "#!/bin/sh\n" },
 	{ "scripts/kconfig/conf.c", "\t{\"defconfig\",     required_argument, NULL, defconfig},\n" },
+	{ "arch/x86/kernel/module.c", "\t\tcase R_X86_64_PC32:\n\t\tcase R_X86_64_PLT32:\n" },
 	{ NULL, NULL },
 };
 
@@ -142,7 +144,7 @@ static void test_old_tree_selects_by_contents(void **state)
 	got = selected(f, &tree);
 	assert_string_equal(got, "compiler-gcc12 timeconst-perl decompressor-no-sse "
 			    "vdso-link-emulation old-compiler-defaults kconfig-tinyconfig "
-			    "kconfig-merge-config kconfig-olddefconfig-short");
+			    "kconfig-merge-config kconfig-olddefconfig-short module-reloc-plt32");
 	free(got);
 }
 
@@ -204,6 +206,9 @@ static void test_apply(void **state)
 			    "\n# kbackport: tinyconfig before Linux 3.17\nPHONY += tinyconfig\ntinyconfig: allnoconfig\n"
 			    "\n# kbackport: olddefconfig before Linux 3.7\nPHONY += olddefconfig\n"
 			    "olddefconfig: $(obj)/conf\n\t$< -D .config $(Kconfig)\n");
+	free(text);
+	assert_string_equal(text = file_of(f->repo.repo, &r.tree, "arch/x86/kernel/module.c", NULL),
+			    "\t\tcase R_X86_64_PC32:\n\t\tcase R_X86_64_PLT32:\n\t\t\tval -= (u64)loc;\n");
 	free(text);
 	text = file_of(f->repo.repo, &r.tree, "scripts/kconfig/merge_config.sh", &mode);
 	assert_int_equal(mode, GIT_FILEMODE_BLOB_EXECUTABLE);

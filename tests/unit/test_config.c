@@ -189,7 +189,7 @@ static void test_unknown_branch_key(void **state)
 		     "  - name: 2.6.32.y\n"
 		     "    refs: linux-2.6.32.y\n",
 		     "4:5: unknown key 'refs' in branch (expected name, ref, repo, "
-		     "variant, arch, config, build, build-skip-reason, pre-fix, kernel)");
+		     "variant, arch, config, build, build-skip-reason, pre-fix, skip-if-missing, kernel)");
 }
 
 static void test_unknown_top_key(void **state)

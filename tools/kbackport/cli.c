@@ -1,6 +1,7 @@
 #include "cli.h"
 #include "buf.h"
 #include "error.h"
+#include "repo.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -140,6 +141,20 @@ static int select_branches(const struct kb_branch ***out, size_t *n,
 				fprintf(stderr, "note: branch '%s' is the kernel package '%s', "
 					"booted as shipped: nothing to do here\n", b->name, b->kernel);
 			continue;
+		}
+		if (!with_kernels) {
+			char *why = NULL;
+			int err = kb_branch_missing(&why, b);
+			if (err < 0) {
+				free(list);
+				*out = NULL;
+				return err;
+			}
+			if (why) {
+				fprintf(stderr, "note: branch '%s' skipped: %s\n", b->name, why);
+				free(why);
+				continue;
+			}
 		}
 		list[(*n)++] = b;
 	}

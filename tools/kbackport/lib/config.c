@@ -143,6 +143,13 @@ static int add_skip_reason(void *ctx, void *obj, yaml_node_t *value)
 			  "build-skip-reason");
 }
 
+static int add_skip_if_missing(void *ctx, void *obj, yaml_node_t *value)
+{
+	struct parser *p = ctx;
+	return kb_yaml_dup_string(&((struct kb_branch *)obj)->skip_if_missing, &p->y, value,
+				  "skip-if-missing");
+}
+
 static int add_pre_fix(void *ctx, void *obj, yaml_node_t *value)
 {
 	struct parser *p = ctx;
@@ -207,15 +214,18 @@ static const struct kb_yaml_key branch_keys[] = {
 	{ "build", add_build },
 	{ "build-skip-reason", add_skip_reason },
 	{ "pre-fix", add_pre_fix },
+	{ "skip-if-missing", add_skip_if_missing },
 	{ "kernel", add_kernel },
 };
 
 /* A distribution kernel: booted as shipped, nothing to apply or build. */
 static int finish_kernel_branch(struct parser *p, struct kb_branch *b, yaml_node_t *map)
 {
-	static const char *const git_keys[] = { "ref", "repo", "variant", "config", "pre-fix" };
+	static const char *const git_keys[] = { "ref", "repo", "variant", "config", "pre-fix",
+						"skip-if-missing" };
 	bool has[ARRAY_SIZE(git_keys)] = {
 		b->ref != NULL, b->repo != NULL, b->nvariants > 0, b->config != NULL, b->pre_fix,
+		b->skip_if_missing != NULL,
 	};
 	size_t i;
 
@@ -451,6 +461,7 @@ static void branch_release(struct kb_branch *b)
 	free(b->arch);
 	free(b->config);
 	free(b->build_skip_reason);
+	free(b->skip_if_missing);
 	free(b->kernel);
 }
 

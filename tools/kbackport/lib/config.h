@@ -15,6 +15,10 @@
  *       pre-fix: true           # add a lane: `ref` with the fix reverse-
  *                               # applied (a reconstructed pre-fix state),
  *                               # and backport onto that lane
+ *       skip-if-missing: "import linux-eras.tar.xz first"
+ *                               # when the repository or ref is not there,
+ *                               # the branch is skipped with this reason
+ *                               # instead of failing (kb_branch_missing)
  *     - name: debian-6.1
  *       kernel: linux-image-amd64   # a distribution kernel package, booted
  *                               # as shipped with the capability tests: no
@@ -46,6 +50,7 @@ struct kb_branch {
 	bool build;		/* true when not given */
 	char *build_skip_reason;	/* or NULL */
 	bool pre_fix;		/* reconstruct the pre-fix state from `ref` */
+	char *skip_if_missing;	/* why a missing repo or ref is a skip, or NULL */
 	char *kernel;		/* a distribution kernel package, or NULL;
 				 * such a branch has no ref and no repo */
 	size_t line, column;	/* where the entry starts, 1-based */

@@ -473,6 +473,12 @@ int kb_pipeline_branch(struct kb_branch_run *out, struct kb_pipeline *p,
 	out->verdict = KB_VERDICT_SKIPPED;
 	out->series = p->queue;
 	out->queue_name = p->queue_name;
+	if ((err = kb_branch_missing(&out->note, branch)) < 0)
+		return err;
+	if (out->note) {	/* skip-if-missing: not there, and said so */
+		tell(&w, KB_EVENT_DONE, NULL, NULL);
+		return 0;
+	}
 	if (p->queue && (err = judged_fixes(out, p)) < 0)
 		return err;
 	if (branch->kernel) {

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# End to end on the old eras: the real mainline trees of
+# ../shared/linux-eras.tar.xz (v2.6.32, v2.6.36, v2.6.38-rc8, all vulnerable
+# as shipped) imported as eras/* into the shared e2e repository, then
+# `kbackport run` on each: the fix's era variant applied, the as-is and
+# backport lanes built with today's gcc through the build compatibility
+# rules (tests/kernel/compat/rules), booted under QEMU, and attacked by the
+# guest's capability suite. KUnit does not exist in these kernels: its
+# suite is not-applicable and the verdict rests on the guest suite. Each
+# branch must be verified: the attack loads xfs as-is, and no longer once
+# the backport is in. Skipped (counted) when the tarball is not there.
+source "$(dirname "$0")/lib.sh"
+T_SUITE=e2e-eras
+hermetic
+TARBALL=${KB_SHARED:-$TOP_DIR/../shared}/linux-eras.tar.xz
+if [ ! -f "$TARBALL" ]; then
+	skip "no linux-eras.tar.xz at $TARBALL (set KB_SHARED to the shared folder)"
+	finish
+	exit
+fi
+mkdir -p "$E2E"
+[ -d "$REPO" ] || git init -q --bare "$REPO"
+
+T_NAME=import
+run_kb 0 import --repo "$REPO" --trees "$TARBALL" --json &&
+	assert_eq "the three trees, each on its branch" \
+		"eras/2.6.32 linux-2.6.32|eras/2.6.36 linux-2.6.36|eras/2.6.38-rc8 linux-2.6.38-rc8" \
+		"$(printf '%s' "$OUT" | jq -r '[.trees[] | "\(.branch) \(.name)"] | join("|")')"
+
+cat > "$TMP/branches.yaml" <<YAML
+repo: $REPO
+branches:
+  - {name: "2.6.32", ref: eras/2.6.32}
+  - {name: "2.6.36", ref: eras/2.6.36}
+  - {name: "2.6.38-rc8", ref: eras/2.6.38-rc8}
+YAML
+state=$(user_state "$REPO")
+kbrun() {
+	"$KBACKPORT" run --config "$TMP/branches.yaml" --fix "$TOP_DIR/backports" \
+		--workdir "$WORK" --reports "$TMP/reports" "$@" > "$TMP/run.out" 2> "$TMP/run.err"
+}
+R=$TMP/reports/latest/results.json
+q() { jq -r "$1" "$R"; }
+
+T_NAME=run
+kbrun
+rc=$?
+assert_eq "run exits 0" 0 $rc
+[ $rc -eq 0 ] || tail -40 "$TMP/run.err"
+assert_eq "every era verified" "2.6.32 verified|2.6.36 verified|2.6.38-rc8 verified" \
+	"$(q '[.branches[] | "\(.name) \(.verdict)"] | join("|")')"
+assert_eq "each era's own variant" "applied 2.6.32|applied 2.6.33|applied upstream" \
+	"$(q '[.branches[] | "\(.apply.status) \(.apply.variant)"] | join("|")')"
+for b in 2.6.32 2.6.36 2.6.38-rc8; do
+	T_NAME=$b
+	lanes=$(jq -r --arg b "$b" '.branches[] | select(.name == $b) | [.lanes[] | "\(.kind) \(.build) \(.verdict)"] | join("|")' "$R")
+	assert_eq "as-is built cold and vulnerable, backport built and fixed" "as-is pass vulnerable|backport pass fixed" "$lanes"
+	caps() { jq -r --arg b "$b" --arg l "$1" \
+		".branches[] | select(.name == \$b) | .lanes[] | select(.kind == \$l) | .suites.kbackport_caps | $2" "$R"; }
+	assert_eq "as-is: the attack loads xfs, and only that case fails" \
+		"net_admin_ifflags_xfs_not_loaded" "$(caps as-is '[.cases[] | select(.status == "fail") | .name] | join(" ")')"
+	assert_eq "as-is: full capabilities load xfs (module loading works in this guest)" \
+		"pass" "$(caps as-is '.cases[] | select(.name == "all_caps_ifflags_xfs_loads_xfs") | .status')"
+	assert_eq "backport: no case fails" "" "$(caps backport '[.cases[] | select(.status == "fail") | .name] | join(" ")')"
+	assert_eq "backport: sit still loads through netdev-sit0" \
+		"pass" "$(caps backport '.cases[] | select(.name == "net_admin_ifflags_sit0_loads_sit") | .status')"
+	assert_eq "KUnit: not-applicable on a kernel without it, said in each lane's reason" "null yes|null yes" \
+		"$(jq -r --arg b "$b" '[.branches[] | select(.name == $b) | .lanes[]
+			| "\(.suites.kbackport_dev_load) \(if any(.reason[]; startswith("kbackport_dev_load: not-applicable")) then "yes" else "no" end)"] | join("|")' "$R")"
+	log=$TMP/reports/latest/$b/as-is/build.log
+	assert_contains "the build log lists the compatibility rules applied" \
+		"compat rule 'module-reloc-plt32'" "$(cat "$log")"
+	assert_eq "the rules changed no branch: the backport ref has the era's tree plus the fix's files only" \
+		"$(git -C "$REPO" diff --name-only "eras/$b" "refs/heads/backport/CVE-2011-1019/$b" -- include/linux/compiler-gcc12.h arch/x86/kernel/module.c kernel/timeconst.pl)" ""
+done
+T_NAME=
+assert_contains "userns case skipped with its reason where the kernel lacks it" "SKIP" \
+	"$(cat "$TMP/reports/latest/2.6.32/as-is/kbackport_caps.ktap")"
+assert_eq "the repository's refs (but ours), HEAD and index untouched" "$state" "$(user_state "$REPO")"
+
+T_NAME=again
+kbrun
+assert_eq "exits 0 again" 0 $?
+assert_eq "builds cached, boots read again" \
+	"cached true|cached true|cached true|cached true|cached true|cached true" \
+	"$(q '[.branches[].lanes[] | "\(.build) \(.test_reused)"] | join("|")')"
+finish
