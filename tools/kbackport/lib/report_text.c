@@ -206,8 +206,9 @@ int report_put_queued_why(struct kb_buf *out, const struct kb_report_branch *b, 
 
 	if (b->queue.error)
 		return kb_buf_printf(out, "error, skipped: the queue did not run: %s", b->queue.error);
-	if (!b->queue.present || f >= b->queue.nfixes)
-		return kb_buf_puts(out, "skipped: nothing is applied to a distribution kernel");
+	if (!b->queue.present || f >= b->queue.nfixes)	/* skip-if-missing says why */
+		return kb_buf_printf(out, "skipped: %s", b->note ? b->note :
+				     "nothing is applied to a distribution kernel");
 	a = &b->queue.fixes[f].apply;
 	if (a->status == KB_STATUS_APPLIED)
 		return 0;
