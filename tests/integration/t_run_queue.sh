@@ -146,6 +146,23 @@ assert_eq "a queue none of whose fixes touch the branch: not-affected, no commit
 assert_eq "...no queue ref" "" "$(git -C repos/linux for-each-ref refs/heads/backport/queue/one)"
 assert_contains "...said so" "2.6.31.y: queue: none of 1 fixes applied, no backport lane" "$ERR"
 
+T_NAME="skip-if-missing"
+mkdir -p missing && cat > missing/branches.yaml <<'YAML'
+repo: ../repos/linux
+branches:
+  - {name: 2.6.32.y, ref: linux-2.6.32.y, build: false}
+  - {name: later, ref: eras/later, build: false, skip-if-missing: "import it first"}
+YAML
+run_kb 0 run --config missing/branches.yaml --queue one.series --reports missing/reports
+R=missing/reports/latest/results.json
+assert_eq "a missing branch: skipped with its reason, no queue" \
+	"later skipped null ref 'eras/later' is not in '$TMP/missing/../repos/linux': import it first" \
+	"$(b later '"\(.name) \(.verdict) \(.queue) \(.note)"')"
+assert_contains "summary.md: its fixes skipped, saying why" \
+	"- \`later\` \`CVE-2011-1019\`: skipped: ref 'eras/later' is not in '$TMP/missing/../repos/linux': import it first" \
+	"$(cat missing/reports/latest/summary.md)"
+R=reports/latest/results.json
+
 T_NAME="bad input"
 runs=$(ls reports | sort)
 run_kb 2 run --queue stable.series --fix backports/CVE-2011-1019 &&
