@@ -378,6 +378,16 @@ static void names_what_is_wrong(void **state)
 		  "\"fixed\"}]}", "branch 'b' is there twice" },
 		{ TOP "[{\"name\": \"/b\", \"verdict\": \"fixed\"}]}",
 		  "branches[0]: 'name' is '/b': not usable as a directory name" },
+		{ TOP "[{\"name\": \"b\", \"verdict\": \"fixed\", \"queue\": {\"results\": {}}}]}",
+		  "branches[0].queue: 'results' is not a list" },
+		{ TOP "[{\"name\": \"b\", \"verdict\": \"fixed\", \"queue\": {\"results\": "
+		  "[{\"fix\": \"f\", \"status\": \"applied\", \"mail\": \"../m\"}]}}]}",
+		  "branches[0].queue.results[0]: 'mail' is '../m': not a path in the run directory" },
+		{ TOP "[{\"name\": \"b\", \"verdict\": \"fixed\", \"queue\": {\"results\": "
+		  "[{\"fix\": \"f\", \"status\": \"skipped\"}]}}]}",
+		  "branches[0].queue.results[0]: 'status' is 'skipped', not one of applied, " },
+		{ "{\"schema\": 1, \"run\": \"r\", \"fix\": \"queue/q\", \"queue\": {\"name\": \"q\", "
+		  "\"fixes\": [{}]}, \"branches\": []}", "queue.fixes[0]: 'id' is missing" },
 	};
 	struct sandbox *t = *state;
 	char want[512];
@@ -451,6 +461,43 @@ static void defaults(void **state)
 	assert_string_equal(r->branches[0].apply.notes[0], "one\ntwo");
 	assert_true(r->branches[0].lanes[0].baseline);
 	assert_null(r->upstream);
+	kb_report_free(r);
+}
+
+/* A queue's run: a branch whose queue failed, one with nothing applied to it. */
+static void queue_cells(void **state)
+{
+	struct sandbox *t = *state;
+	struct kb_report *r = NULL;
+	struct kb_buf out = KB_BUF_INIT;
+	const char *msg;
+
+	assert_int_equal(load_text(t, "{\"schema\": 1, \"run\": \"r\", \"fix\": \"queue/q\", "
+				   "\"queue\": {\"name\": \"q\", \"fixes\": [{\"id\": \"f1\"}, {\"id\": \"f2\"}]}, "
+				   "\"branches\": [{\"name\": \"a\", \"verdict\": \"conflict\", \"queue\": "
+				   "{\"ref\": \"refs/heads/backport/queue/q/a\", \"results\": [{\"fix\": \"f1\", "
+				   "\"status\": \"applied\", \"variant\": \"patch\"}, {\"fix\": \"f2\", \"status\": "
+				   "\"partial\", \"detail\": \"hunk 2 *fails*\", \"mail\": \"a/FAILED-f2.txt\"}]}}, "
+				   "{\"name\": \"b\", \"verdict\": \"error\", \"queue\": {\"error\": \"no repo\", "
+				   "\"results\": []}}, {\"name\": \"distro\", \"verdict\": \"skipped\"}]}", &msg), 0);
+	assert_int_equal(kb_report_load(&r, t->dir), 0);
+	assert_string_equal(r->queue, "q");
+	assert_int_equal(r->nqueue_fixes, 2);
+	assert_string_equal(r->branches[0].queue.fixes[1].mail, "a/FAILED-f2.txt");
+	assert_int_equal(kb_report_markdown(&out, r), 0);
+	assert_non_null(strstr(out.ptr, "| 1 | `f1` | applied (patch) | error | skipped |\n"
+				      "| 2 | `f2` | partial | error | skipped |\n"));
+	assert_non_null(strstr(out.ptr, "- `a` `f2`: partial, skipped: hunk 2 \\*fails\\* "
+				      "([FAILED mail](a/FAILED-f2.txt))\n"
+				      "- `b` `f1`: error, skipped: the queue did not run: no repo\n"));
+	assert_non_null(strstr(out.ptr, "- `distro` `f2`: skipped: nothing is applied to a "
+				      "distribution kernel\n\n## Lanes\n"));
+	kb_buf_clear(&out);
+	assert_int_equal(kb_report_html(&out, r), 0);
+	assert_non_null(strstr(out.ptr, "<td><span class=\"st st-partial\">partial</span></td>"
+				      "<td><span class=\"st st-error\">error</span></td>"
+				      "<td><span class=\"st st-none\">skipped</span></td></tr>"));
+	kb_buf_release(&out);
 	kb_report_free(r);
 }
 
@@ -567,6 +614,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(names_what_is_wrong, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(counts_are_bounded, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(missing_results, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(queue_cells, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(defaults, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(escapes_everything, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(mail_headers_encoded, tmp_setup, tmp_teardown),

@@ -229,6 +229,63 @@ static enum kb_verdict branch(const struct kb_lane_outcome *lanes, size_t n, cha
 	return v;
 }
 
+/*
+ * A queue (run --queue): one lane judged for several fixes. Here suite k's
+ * detect_a is made to detect a second fix, the queue's, and `plain` none.
+ */
+static const char queue_cases_yaml[] =
+	"suites:\n"
+	"  k:\n"
+	"    runs: kunit\n"
+	"    cases:\n"
+	"      detect_a: {proves: \"A\", detects: [CVE-2011-4001]}\n"
+	"      detect_b: {proves: \"B\", detects: [" FIX "]}\n"
+	"      plain: {proves: \"P\"}\n";
+
+static enum kb_verdict queue_lane(const char *log, const char *const *fixes, size_t n,
+				  char *why, size_t size)
+{
+	struct kb_cases *cases = NULL;
+	struct kb_ktap_result ktap;
+	struct kb_lane_verdict v;
+	enum kb_verdict out;
+
+	assert_int_equal(kb_cases_parse(&cases, queue_cases_yaml, strlen(queue_cases_yaml),
+					"cases.yaml"), 0);
+	assert_int_equal(kb_ktap_parse(&ktap, log, strlen(log)), 0);
+	assert_int_equal(kb_lane_verdict_any(&v, cases, &ktap, true, fixes, n, NULL), 0);
+	snprintf(why, size, "%s", v.reason ? v.reason : "");
+	out = v.verdict;
+	kb_lane_verdict_release(&v);
+	kb_ktap_result_release(&ktap);
+	kb_cases_free(cases);
+	return out;
+}
+
+static void test_queue_lane(void **state)
+{
+	const char *both[] = { FIX, "CVE-2011-4001" }, *one[] = { FIX };
+	char why[512];
+
+	(void)state;
+	/* both fixes' cases fail: the tree lacks the queue, nothing else broke */
+	assert_int_equal(queue_lane(log_of("not ok", "not ok", "ok", NULL, NULL), both, 2, why,
+				    sizeof(why)), KB_VERDICT_VULNERABLE);
+	assert_string_equal(why, "k.detect_a failed: A\nk.detect_b failed: B");
+	/* for one fix alone, the other's failing case is a regression */
+	assert_int_equal(queue_lane(log_of("not ok", "not ok", "ok", NULL, NULL), one, 1, why,
+				    sizeof(why)), KB_VERDICT_REGRESSION);
+	/* the queue's tip: fixed only when every fix's cases pass */
+	assert_int_equal(queue_lane(log_of("ok", "ok", "ok", NULL, NULL), both, 2, why, sizeof(why)),
+			 KB_VERDICT_FIXED);
+	assert_int_equal(queue_lane(log_of("not ok", "ok", "ok", NULL, NULL), both, 2, why,
+				    sizeof(why)), KB_VERDICT_VULNERABLE);
+	assert_string_equal(why, "k.detect_a failed: A");
+	/* a queue none of whose fixes the cases detect: any failure is a regression */
+	assert_int_equal(queue_lane(log_of("ok", "not ok", "ok", NULL, NULL), NULL, 0, why,
+				    sizeof(why)), KB_VERDICT_REGRESSION);
+}
+
 static void test_branch_verdicts(void **state)
 {
 	const struct kb_lane_outcome verified[] = {
@@ -289,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_undeclared_and_missing_cases),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_kunit_not_applicable),
+		cmocka_unit_test(test_queue_lane),
 		cmocka_unit_test(test_branch_verdicts),
 	};
 

@@ -249,24 +249,12 @@ static json_t *queue_json(const struct kb_queue_result *rows, char ***mails,
 			  const struct kb_branch **branches, size_t nbranches,
 			  const struct kb_series *series, const char *name)
 {
-	json_t *list = json_array(), *results;
-	size_t b, f;
+	json_t *list = json_array();
+	size_t b;
 
-	for (b = 0; b < nbranches; b++) {
-		const struct kb_queue_result *q = &rows[b];
-		results = json_array();
-		for (f = 0; !q->error && f < q->nresults; f++) {
-			json_t *r = result_json(&q->results[f], series->fixes[f]);
-			json_object_set_new(r, "fix", json_string(series->fixes[f]->id));
-			json_object_set_new(r, "mail", kb_json_str(mails[b][f]));
-			json_array_append_new(results, r);
-		}
-		json_array_append_new(list, json_pack("{s:s, s:o, s:o, s:b, s:I, s:o, s:o}",
-			"branch", branches[b]->name, "ref", kb_json_str(q->ref),
-			"commit", kb_json_str(q->commit), "created", q->created,
-			"applied", (json_int_t)kb_queue_applied(q),
-			"error", kb_json_str(q->error), "results", results));
-	}
+	for (b = 0; b < nbranches; b++)
+		json_array_append_new(list, kb_queue_result_json(&rows[b], series,
+								 branches[b]->name, mails[b]));
 	return json_pack("{s:s, s:o}", "queue", name, "branches", list);
 }
 

@@ -112,6 +112,34 @@ static int exit_code(const struct kb_report *r)
 	return EXIT_OK;
 }
 
+/* A queue's run: each fix's status per branch, as apply --queue prints it. */
+static void print_queue(const struct kb_report *r)
+{
+	size_t b, f, wfix = 3, wcol;
+
+	for (f = 0; f < r->nqueue_fixes; f++)
+		if (strlen(r->queue_fixes[f]) > wfix)
+			wfix = strlen(r->queue_fixes[f]);
+	printf("queue %s:\n%-3s %-*s", r->queue, "#", (int)wfix, "FIX");
+	for (b = 0; b < r->nbranches; b++) {
+		wcol = strlen(r->branches[b].name) > 15 ? strlen(r->branches[b].name) : 15;
+		printf("  %-*s", b + 1 < r->nbranches ? (int)wcol : 0, r->branches[b].name);
+	}
+	putchar('\n');
+	for (f = 0; f < r->nqueue_fixes; f++) {
+		printf("%-3zu %-*s", f + 1, (int)wfix, r->queue_fixes[f]);
+		for (b = 0; b < r->nbranches; b++) {
+			const struct kb_report_queue *q = &r->branches[b].queue;
+			wcol = strlen(r->branches[b].name) > 15 ? strlen(r->branches[b].name) : 15;
+			printf("  %-*s", b + 1 < r->nbranches ? (int)wcol : 0,
+			       q->error ? "error" : f < q->nfixes ?
+			       kb_status_name(q->fixes[f].apply.status) : "skipped");
+		}
+		putchar('\n');
+	}
+	putchar('\n');
+}
+
 static void print_text(const struct kb_report *r, char **written, char **notes)
 {
 	size_t i, junit = 0, w = 6;
@@ -125,6 +153,8 @@ static void print_text(const struct kb_report *r, char **written, char **notes)
 			printf(" %s", written[i]);
 	}
 	printf(" and %zu junit.xml\n", junit);
+	if (r->queue)
+		print_queue(r);
 	for (i = 0; i < r->nbranches; i++)
 		if (strlen(r->branches[i].name) > w)
 			w = strlen(r->branches[i].name);

@@ -18,16 +18,16 @@
 #include <unistd.h>
 
 static const char usage[] =
-"usage: kbackport run [--config FILE] [--fix DIR] [--branch NAME]...\n"
+"usage: kbackport run [--config FILE] [--fix DIR | --queue FILE] [--branch NAME]...\n"
 "                     [--workdir DIR] [--reports DIR] [--jobs N]\n"
 "                     [--accel tcg|auto] [--timeout SECONDS] [--quiet]\n"
 "\n"
-"The whole pipeline for one fix, every selected branch of branches.yaml:\n"
-"apply (the backport commit, and the pre-fix lane where asked for), build\n"
-"each lane's kernel, test it in QEMU, then write a report. Stages whose\n"
-"inputs did not change are not redone: a backport already made is reused, a\n"
-"lane already built is cached, a boot of the same kernel and initramfs is\n"
-"read again from its log.\n"
+"The whole pipeline for one fix (or a queue of fixes), every selected branch\n"
+"of branches.yaml: apply (the backport commit, and the pre-fix lane where\n"
+"asked for), build each lane's kernel, test it in QEMU, then write a\n"
+"report. Stages whose inputs did not change are not redone: a backport\n"
+"already made is reused, a lane already built is cached, a boot of the same\n"
+"kernel and initramfs is read again from its log.\n"
 "\n"
 "The report goes to <reports>/<run-id>/ (older runs are kept, <reports>/latest\n"
 "points at the newest): results.json, summary.md, summary.html, kcidb.json,\n"
@@ -38,6 +38,13 @@ static const char usage[] =
 "  -c, --config FILE     branches file (default: ./branches.yaml)\n"
 "  -f, --fix DIR         the fix directory (default: the one fix under\n"
 "                        backports/ beside the config)\n"
+"      --queue FILE      a series file (as for kbackport apply --queue): its\n"
+"                        fixes applied in order, each on top of the previous,\n"
+"                        to refs/heads/backport/queue/<name>/<branch>; the\n"
+"                        backport lane is that queue's tip and must be fixed\n"
+"                        for every fix of the queue the cases detect. The\n"
+"                        report lists each fix's status per branch first.\n"
+"                        Not with --fix\n"
 "  -b, --branch NAME     only this branch; repeatable (default: all)\n"
 "  -w, --workdir DIR     sources, builds and boots (default: work/ beside\n"
 "                        the config)\n"
@@ -66,6 +73,7 @@ static const char usage[] =
 
 struct run_cli {
 	struct cli_target t;
+	const char *queue;
 	const char *reports;
 	unsigned jobs;
 	bool accel_auto;
@@ -90,6 +98,7 @@ static int parse_options(struct run_cli *o, int argc, char **argv)
 		{ "accel", required_argument, NULL, 'A' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "queue", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -115,9 +124,14 @@ static int parse_options(struct run_cli *o, int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'q': o->quiet = true; break;
+		case 'Q': o->queue = optarg; break;
 		case 'h': cli_help(usage); return -1;
 		default: fputs(usage, stderr); return EXIT_USAGE;
 		}
+	}
+	if (o->queue && o->t.nfixes) {
+		cli_error("--queue names the fixes: no --fix with it");
+		return EXIT_USAGE;
 	}
 	return cli_no_arguments(argc, argv);
 }
@@ -148,6 +162,27 @@ static void step(const struct progress *pr, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* A queue on a branch: a line per fix, then where its tip is. */
+static void show_queue(const struct progress *pr, const struct kb_branch_run *b)
+{
+	const char *name = b->branch->name;
+	size_t f;
+
+	for (f = 0; f < b->queue.nresults; f++) {
+		const struct kb_result *r = &b->queue.results[f];
+		step(pr, "%s: apply %zu %s: %s%s%s", name, f + 1, r->fix, kb_status_name(r->status),
+		     r->detail ? ": " : "", r->detail ? r->detail : "");
+	}
+	if (b->queue.error)
+		return;
+	if (b->queue.commit[0])
+		step(pr, "%s: queue %s at %.12s: %zu of %zu fixes applied", name, b->queue.ref,
+		     b->queue.commit, kb_queue_applied(&b->queue), b->series->nfixes);
+	else
+		step(pr, "%s: queue: none of %zu fixes applied, no backport lane", name,
+		     b->series->nfixes);
+}
+
 static void show(const struct kb_pipeline_event *ev, void *payload)
 {
 	const struct progress *pr = payload;
@@ -157,6 +192,10 @@ static void show(const struct kb_pipeline_event *ev, void *payload)
 
 	switch (ev->kind) {
 	case KB_EVENT_APPLIED:
+		if (b->queued) {
+			show_queue(pr, b);
+			break;
+		}
 		step(pr, "%s: apply: %s%s%s", name, kb_status_name(b->apply.status),
 		     b->apply.variant ? ", variant " : "", b->apply.variant ? b->apply.variant : "");
 		break;
@@ -207,6 +246,30 @@ static int pick_fix(const struct kb_fix **out, struct kb_fix **fixes, size_t n)
 	}
 	return kb_error_set(KB_EINVALID, "%zu fixes found: a run is about one fix, name it with --fix DIR",
 			    n);
+}
+
+/* The series at `path`, its name checked as part of each branch's queue ref. */
+static int load_queue(struct kb_series *out, const char *path, const struct kb_branch **branches,
+		      size_t n)
+{
+	char *ref = NULL;
+	size_t i;
+	int err;
+
+	if ((err = kb_series_load(out, path)) < 0)
+		return err;
+	for (i = 0; i < n && !err; i++, free(ref), ref = NULL)
+		err = kb_queue_ref(&ref, out->name, branches[i]->name);
+	return err;
+}
+
+/* The one fix of --fix, or the one under backports/. */
+static int load_fix(const struct kb_fix **fix, struct kb_fix ***fixes, size_t *nfixes,
+		    const struct run_cli *o, const struct kb_config *config)
+{
+	int err = cli_load_fixes(fixes, nfixes, o->t.fixes, o->t.nfixes, config);
+
+	return err < 0 ? err : pick_fix(fix, *fixes, *nfixes);
 }
 
 struct run_paths {
@@ -277,6 +340,7 @@ static int run(struct run_cli *o)
 	struct kb_config *config = NULL;
 	struct kb_fix **fixes = NULL;
 	const struct kb_fix *fix = NULL;
+	struct kb_series series = { 0 };
 	struct run_paths paths = { { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT }, KB_BUF_INIT,
 				   KB_BUF_INIT, KB_BUF_INIT };
 	struct kb_pipeline p;
@@ -296,19 +360,32 @@ static int run(struct run_cli *o)
 		goto done;
 	if (kb_config_load(&config, o->t.config) < 0 ||
 	    cli_select_all(&branches, &nbranches, config, &o->t.branches) < 0 ||
-	    cli_load_fixes(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
-	    pick_fix(&fix, fixes, nfixes) < 0 ||
+	    (o->queue ? load_queue(&series, o->queue, branches, nbranches) :
+	     load_fix(&fix, &fixes, &nfixes, o, config)) < 0 ||
 	    setup(&p, &tester, &rd, &lock_fd, o, &paths, config) < 0) {
 		cli_error_last();
 		goto done;
 	}
 	p.fixes = &fix;
 	p.nfixes = 1;
+	if (o->queue) {
+		p.queue = &series;
+		p.queue_name = series.name;
+		p.fixes = NULL;
+		p.nfixes = 0;
+	}
 	p.event = show;
 	p.payload = &pr;
-	step(&pr, "run %s: %s on %zu branch%s, report in %s", rd.id, fix->id, nbranches,
-	     nbranches == 1 ? "" : "es", rd.dir);
-	if (run_all(&p, &rd, branches, nbranches, &rc) < 0 || kb_run_dir_finish(&rd, fix) < 0) {
+	if (o->queue)
+		step(&pr, "run %s: the queue %s (%zu fix%s) on %zu branch%s, report in %s", rd.id,
+		     series.name, series.nfixes, series.nfixes == 1 ? "" : "es", nbranches,
+		     nbranches == 1 ? "" : "es", rd.dir);
+	else
+		step(&pr, "run %s: %s on %zu branch%s, report in %s", rd.id, fix->id, nbranches,
+		     nbranches == 1 ? "" : "es", rd.dir);
+	if (run_all(&p, &rd, branches, nbranches, &rc) < 0 ||
+	    (o->queue ? kb_run_dir_finish_queue(&rd, &series, series.name) :
+	     kb_run_dir_finish(&rd, fix)) < 0) {
 		cli_error_last();
 		rc = EXIT_ATTENTION;
 		goto done;
@@ -322,6 +399,7 @@ done:
 	if (lock_fd >= 0)
 		close(lock_fd);
 	kb_fix_free_all(fixes, nfixes);
+	kb_series_release(&series);
 	free(branches);
 	kb_config_free(config);
 	cli_build_paths_release(&paths.build);

@@ -115,7 +115,11 @@ static int boot(struct walk *w, struct kb_lane_run *l, struct kb_test_target *ta
 	w->lane = l;
 	w->p->tester->opts.ticker = ticker(w);
 	tell(w, KB_EVENT_BOOTING, l, l->outdir);
-	err = kb_tester_lane(&l->test, w->p->tester, target, with_kunit, l->fix);
+	if (w->p->queue)
+		err = kb_tester_lane_any(&l->test, w->p->tester, target, with_kunit,
+					 w->out->judged, w->out->njudged);
+	else
+		err = kb_tester_lane(&l->test, w->p->tester, target, with_kunit, l->fix);
 	w->p->tester->opts.ticker = (struct kb_ticker){ 0, NULL, NULL };	/* `w` ends */
 	if (err < 0)
 		return err;
@@ -192,6 +196,41 @@ static int run_lane(struct walk *w, git_repository *repo, const char *fix,
 		target.modules_root = l->build.staging_dir;
 		return boot_built(w, l, &target);
 	}
+}
+
+/* Lanes are per fix, or for the whole queue: how many ids, and each. */
+static size_t lane_fixes(const struct kb_pipeline *p)
+{
+	return p->queue ? 1 : p->nfixes;
+}
+
+static const char *lane_fix(const struct kb_pipeline *p, size_t f)
+{
+	return p->queue ? p->queue_name : p->fixes[f]->id;
+}
+
+/* The queue's lanes: as-is, and its tip when a ref was written. */
+static int queue_lanes(struct walk *w)
+{
+	const struct kb_branch *b = w->out->branch;
+	git_repository *repo = NULL;
+	git_commit *tip = NULL;
+	struct kb_lane *lanes = NULL;
+	size_t nlanes = 0, i;
+	int err = 0;
+
+	if (kb_branch_open(&repo, &tip, b) < 0 ||
+	    kb_queue_lanes(&lanes, &nlanes, repo, b,
+			   w->out->queue.commit[0] ? w->out->queue.ref : NULL) < 0)
+		err = set_error(&w->out->error, kb_error_last());
+	for (i = 0; i < nlanes && !err; i++)
+		err = run_lane(w, repo, w->p->queue_name, &lanes[i]);
+	if (!err && w->out->error)
+		tell(w, KB_EVENT_BRANCH_ERROR, NULL, w->out->error);
+	kb_lanes_free(lanes, nlanes);
+	git_commit_free(tip);
+	git_repository_free(repo);
+	return err;
 }
 
 /* The lanes of each fix; without a tester the as-is lane once. */
@@ -272,8 +311,8 @@ static int distro_lanes(struct walk *w)
 		tell(w, KB_EVENT_FETCHED, NULL, what.ptr);
 	if (fetched && (err = distro_image(&vmlinux, &why, w->p, kernel.image)) < 0)
 		goto done;
-	for (f = 0; f < w->p->nfixes && !err; f++) {
-		if (!(l = new_lane(w->out, w->p->fixes[f]->id, KB_LANE_AS_IS, b->kernel))) {
+	for (f = 0; f < lane_fixes(w->p) && !err; f++) {
+		if (!(l = new_lane(w->out, lane_fix(w->p, f), KB_LANE_AS_IS, b->kernel))) {
 			err = kb_error_set(KB_ENOMEM, "out of memory");
 			break;
 		}
@@ -304,34 +343,43 @@ done:
 
 /*
  * The branch's verdict from its lanes, fix by fix (the worst wins); the
- * as-is lanes count for every fix.
+ * as-is lanes count for every fix. A queue's lanes were judged for all its
+ * fixes at once: one verdict, named after the queue.
  */
 static int lanes_verdict(enum kb_verdict *out, char **note, const struct kb_pipeline *p,
 			 const struct kb_branch_run *b)
 {
 	struct kb_lane_outcome lanes[8];
+	struct kb_buf what = KB_BUF_INIT;
 	enum kb_verdict v;
 	char *n = NULL;
 	size_t f, i, k;
-	int err;
+	int err = 0;
 
 	*out = KB_VERDICT_SKIPPED;
-	for (f = 0; f < p->nfixes && b->nlanes; f++) {
+	for (f = 0; f < lane_fixes(p) && b->nlanes && !err; f++) {
 		for (i = k = 0; i < b->nlanes && k < 8; i++)
-			if (!strcmp(b->lanes[i].fix, p->fixes[f]->id) ||
+			if (!strcmp(b->lanes[i].fix, lane_fix(p, f)) ||
 			    b->lanes[i].kind == KB_LANE_AS_IS) {
 				lanes[k].kind = b->lanes[i].kind;
 				lanes[k++].verdict = b->lanes[i].test.verdict.verdict;
 			}
-		if ((err = kb_branch_verdict(&v, &n, lanes, k, p->fixes[f]->id)) < 0)
-			return err;
+		kb_buf_clear(&what);
+		if ((p->queue ? kb_buf_printf(&what, "the fixes of the queue '%s'", p->queue_name) :
+				kb_buf_puts(&what, lane_fix(p, f))) < 0) {
+			err = kb_error_set(KB_ENOMEM, "out of memory");
+			break;
+		}
+		if ((err = kb_branch_verdict(&v, &n, lanes, k, what.ptr)) < 0)
+			break;
 		*out = f ? kb_verdict_worse(*out, v) : v;
 		if (n) {
 			free(*note);
 			*note = n;
 		}
 	}
-	return 0;
+	kb_buf_release(&what);
+	return err;
 }
 
 /* What applying said overrides what the lanes showed. */
@@ -365,6 +413,54 @@ static int apply_fix(struct walk *w)
 	return 0;
 }
 
+/* The queue's fixes that the cases detect: the lanes are judged for them. */
+static int judged_fixes(struct kb_branch_run *out, const struct kb_pipeline *p)
+{
+	size_t f;
+
+	if (!(out->judged = calloc(p->queue->nfixes + 1, sizeof(*out->judged))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	for (f = 0; f < p->queue->nfixes; f++)
+		if (!p->tester || kb_cases_detect(p->tester->cases, p->queue->fixes[f]->id))
+			out->judged[out->njudged++] = p->queue->fixes[f]->id;
+	return 0;
+}
+
+static int apply_queue(struct walk *w)
+{
+	struct kb_branch_run *out = w->out;
+	int err;
+
+	err = kb_queue_apply(&out->queue, out->branch, w->p->queue, w->p->queue_name,
+			     &w->p->backport);
+	out->queued = true;	/* released whatever happened */
+	if (err < 0)
+		return err;
+	tell(w, KB_EVENT_APPLIED, NULL, NULL);
+	return out->queue.error ? set_error(&out->error, out->queue.error) : 0;
+}
+
+/*
+ * What the fixes' statuses say beside the lanes: one that needs a person
+ * makes the branch need one; a queue none of whose fixes touch the
+ * branch is not-affected.
+ */
+static enum kb_verdict queue_verdict(const struct kb_queue_result *q, enum kb_verdict tested)
+{
+	enum kb_verdict v = tested;
+	size_t i, not_affected = 0;
+
+	for (i = 0; i < q->nresults; i++) {
+		enum kb_status s = q->results[i].status;
+		not_affected += s == KB_STATUS_NOT_AFFECTED;
+		if (s == KB_STATUS_CONFLICT || s == KB_STATUS_PARTIAL || s == KB_STATUS_ERROR)
+			v = kb_verdict_worse(v, apply_verdict(s, tested));
+	}
+	if (q->nresults && not_affected == q->nresults)
+		v = apply_verdict(KB_STATUS_NOT_AFFECTED, tested);
+	return q->error ? KB_VERDICT_ERROR : v;
+}
+
 int kb_pipeline_branch(struct kb_branch_run *out, struct kb_pipeline *p,
 		       const struct kb_branch *branch)
 {
@@ -375,15 +471,22 @@ int kb_pipeline_branch(struct kb_branch_run *out, struct kb_pipeline *p,
 	memset(out, 0, sizeof(*out));
 	out->branch = branch;
 	out->verdict = KB_VERDICT_SKIPPED;
+	out->series = p->queue;
+	out->queue_name = p->queue_name;
 	if ((err = kb_branch_missing(&out->note, branch)) < 0)
 		return err;
 	if (out->note) {	/* skip-if-missing: not there, and said so */
 		tell(&w, KB_EVENT_DONE, NULL, NULL);
 		return 0;
 	}
+	if (p->queue && (err = judged_fixes(out, p)) < 0)
+		return err;
 	if (branch->kernel) {
 		if (p->tester)
 			err = distro_lanes(&w);
+	} else if (p->queue) {
+		if ((err = apply_queue(&w)) == 0 && !out->error)
+			err = queue_lanes(&w);
 	} else if (p->apply) {
 		if ((err = apply_fix(&w)) == 0 && out->apply.status != KB_STATUS_ERROR)
 			err = git_lanes(&w);
@@ -399,7 +502,8 @@ int kb_pipeline_branch(struct kb_branch_run *out, struct kb_pipeline *p,
 		return err;
 	if (out->error)
 		tested = KB_VERDICT_ERROR;
-	out->verdict = out->applied ? apply_verdict(out->apply.status, tested) : tested;
+	out->verdict = out->applied ? apply_verdict(out->apply.status, tested) :
+		       out->queued ? queue_verdict(&out->queue, tested) : tested;
 	tell(&w, KB_EVENT_DONE, NULL, NULL);
 	return 0;
 }
@@ -420,6 +524,9 @@ void kb_branch_run_release(struct kb_branch_run *run)
 	free(run->lanes);
 	if (run->applied)
 		kb_result_release(&run->apply);
+	if (run->queued)
+		kb_queue_result_release(&run->queue);
+	free(run->judged);
 	free(run->note);
 	free(run->error);
 	memset(run, 0, sizeof(*run));

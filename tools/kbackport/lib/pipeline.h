@@ -7,6 +7,8 @@
  *   test    lanes of each fix, their completed builds looked up and booted
  *   run     the fix applied first (backport.h), then each lane built and
  *           booted, and the branch's verdict from both
+ *   run --queue  the fixes of a series applied in order (queue.h); the
+ *           backport lane is the queue's tip, judged for every fix of it
  *
  * A distribution kernel branch (`kernel:`) has one as-is lane: the package
  * fetched and booted as shipped, capability suites only.
@@ -27,6 +29,8 @@
 #include "config.h"
 #include "fix.h"
 #include "lanes.h"
+#include "queue.h"
+#include "series.h"
 #include "testrun.h"
 #include "verdict.h"
 
@@ -39,7 +43,7 @@ enum kb_boot_image {
 
 /* One lane of one branch for one fix. */
 struct kb_lane_run {
-	const char *fix;	/* the fix id (borrowed) */
+	const char *fix;	/* the fix id, or the queue's name (borrowed) */
 	enum kb_lane_kind kind;
 	char *ref;		/* the lane's ref, or the kernel package */
 	char commit[GIT_OID_HEXSZ + 1];	/* or the package's version */
@@ -57,6 +61,13 @@ struct kb_branch_run {
 	bool applied;		/* `apply` holds kb_backport()'s result */
 	struct kb_result apply;
 	char patch_hash[65];	/* sha256 of the applied variant's patch, or "" */
+	bool queued;		/* `queue` holds kb_queue_apply()'s result */
+	struct kb_queue_result queue;
+	const struct kb_series *series;	/* the queue (borrowed), or NULL */
+	const char *queue_name;	/* its name (borrowed) */
+	const char **judged;	/* a queue: the ids of its fixes that cases
+				 * detect, the lanes' verdicts are for them */
+	size_t njudged;
 	struct kb_lane_run *lanes;
 	size_t nlanes;
 	enum kb_verdict verdict;
@@ -65,7 +76,8 @@ struct kb_branch_run {
 };
 
 enum kb_pipeline_event_kind {
-	KB_EVENT_APPLIED,	/* run: the branch's kb_backport() ended */
+	KB_EVENT_APPLIED,	/* run: the branch's kb_backport() or
+				 * kb_queue_apply() ended */
 	KB_EVENT_FETCHING,	/* a kernel package is looked up (text: its name) */
 	KB_EVENT_FETCHED,	/* text: "<package> <version>" */
 	KB_EVENT_BUILD_LINE,	/* a line of make's progress (text) */
@@ -88,6 +100,8 @@ struct kb_pipeline_event {
 struct kb_pipeline {
 	const struct kb_fix *const *fixes;	/* run: exactly one */
 	size_t nfixes;
+	const struct kb_series *queue;	/* run --queue: instead of `fixes` */
+	const char *queue_name;		/* its name in refs and work paths */
 	bool apply;		/* apply the fix first (run) */
 	bool build;		/* build lanes; false: look builds up only */
 	struct kb_tester *tester;	/* boot and judge lanes; NULL: not */

@@ -6,6 +6,7 @@
 #include "json.h"
 #include "repo.h"
 #include "report.h"
+#include "report_priv.h"
 #include "report_save.h"
 
 #include <errno.h>
@@ -152,7 +153,8 @@ static int keep_lane(const struct kb_run_dir *rd, const struct kb_branch_run *b,
 		if ((err = write_json(dir.ptr, "apply.json", apply)) < 0)
 			goto done;
 	}
-	if (repo && l->kind != KB_LANE_AS_IS &&
+	/* a queue's tip is one commit of many: its mails are not one patch */
+	if (repo && l->kind != KB_LANE_AS_IS && !b->queued &&
 	    (err = write_patch(dir.ptr, l->kind == KB_LANE_BACKPORT ? "backport.patch" :
 			       "pre-fix.patch", repo, l->commit)) < 0)
 		goto done;
@@ -164,6 +166,36 @@ static int keep_lane(const struct kb_run_dir *rd, const struct kb_branch_run *b,
 done:
 	json_decref(apply);
 	kb_buf_release(&dir);
+	return err;
+}
+
+/*
+ * <branch>/FAILED-<fix>.txt of each fix of the queue that was skipped on
+ * the branch, named in its result's "mail" in `entry`.
+ */
+static int queue_mails(const struct kb_run_dir *rd, const struct kb_branch_run *b,
+		       json_t *entry)
+{
+	json_t *results = json_object_get(json_object_get(entry, "queue"), "results");
+	struct kb_buf mail = KB_BUF_INIT, rel = KB_BUF_INIT;
+	size_t f;
+	int err = 0;
+
+	for (f = 0; b->queued && f < json_array_size(results) && !err; f++) {
+		const struct kb_result *r = &b->queue.results[f];
+		if (r->status != KB_STATUS_CONFLICT && r->status != KB_STATUS_PARTIAL)
+			continue;
+		kb_buf_clear(&mail);
+		kb_buf_clear(&rel);
+		if ((err = kb_queue_failed_mail(&mail, r, b->series->fixes[f], b->queue_name)) < 0 ||
+		    (err = kb_buf_printf(&rel, "%s/FAILED-%s.txt", b->branch->name, r->fix)) < 0 ||
+		    (err = report_write_file(rd->dir, rel.ptr, mail.ptr, mail.size)) < 0)
+			break;
+		err = json_object_set_new(json_array_get(results, f), "mail", json_string(rel.ptr)) ?
+		      kb_error_set(KB_ENOMEM, "out of memory") : 0;
+	}
+	kb_buf_release(&mail);
+	kb_buf_release(&rel);
 	return err;
 }
 
@@ -186,7 +218,13 @@ int kb_run_dir_add(struct kb_run_dir *rd, const struct kb_branch_run *b,
 	git_repository_free(repo);
 	if (err < 0)
 		return err;
-	if (!(entry = kb_branch_run_json(b, cases)) || json_array_append_new(rd->branches, entry) < 0)
+	if (!(entry = kb_branch_run_json(b, cases)))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	if ((err = queue_mails(rd, b, entry)) < 0) {
+		json_decref(entry);
+		return err;
+	}
+	if (json_array_append_new(rd->branches, entry) < 0)
 		return kb_error_set(KB_ENOMEM, "out of memory");
 	return 0;
 }
@@ -201,29 +239,66 @@ static void iso_time(char *out, size_t size, time_t t)
 	strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static int write_results(const struct kb_run_dir *rd, const struct kb_fix *fix)
+/* results.json: the run's fields, `what` (fix, upstream, subject, author
+ * and for a queue "queue"), then the branches. */
+static int write_results(const struct kb_run_dir *rd, json_t *what)
 {
 	char start[32], end[32], host[256] = "";
-	const struct kb_patch *p = fix->patch;
-	struct kb_buf author = KB_BUF_INIT;
 	json_t *doc;
 	int err;
 
 	iso_time(start, sizeof(start), rd->started);
 	iso_time(end, sizeof(end), time(NULL));
 	gethostname(host, sizeof(host) - 1);
+	doc = json_pack("{s:i, s:s}", "schema", KB_REPORT_SCHEMA, "run", rd->id);
+	if (!doc || !what || json_object_update(doc, what) < 0 ||
+	    json_object_set_new(doc, "started", json_string(start)) < 0 ||
+	    json_object_set_new(doc, "finished", json_string(end)) < 0 ||
+	    json_object_set_new(doc, "host", json_string(host)) < 0 ||
+	    json_object_set(doc, "branches", rd->branches) < 0)
+		err = kb_error_set(KB_ENOMEM, "out of memory");
+	else
+		err = kb_results_save(rd->dir, doc);
+	json_decref(doc);
+	return err;
+}
+
+/* The fix's fields, its id under `key`. */
+static json_t *fix_json(const struct kb_fix *fix, const char *key)
+{
+	const struct kb_patch *p = fix->patch;
+	struct kb_buf author = KB_BUF_INIT;
+	json_t *o;
+
 	if (p && p->author_name &&
 	    kb_buf_printf(&author, "%s <%s>", p->author_name, p->author_email ? p->author_email : "") < 0)
-		return KB_ENOMEM;
-	doc = json_pack("{s:i, s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:O}",
-			"schema", KB_REPORT_SCHEMA, "run", rd->id, "fix", fix->id,
-			"upstream", fix->upstream, "subject", fix->subject,
-			"author", kb_json_str(author.ptr), "started", start, "finished", end,
-			"host", host, "branches", rd->branches);
-	err = doc ? kb_results_save(rd->dir, doc) : kb_error_set(KB_ENOMEM, "out of memory");
-	json_decref(doc);
+		return NULL;
+	o = json_pack("{s:s, s:o, s:o, s:o}", key, fix->id, "upstream", kb_json_str(fix->upstream),
+		      "subject", kb_json_str(fix->subject), "author", kb_json_str(author.ptr));
 	kb_buf_release(&author);
-	return err;
+	return o;
+}
+
+/* A queue's run: "fix" is "queue/<name>", "queue" names its fixes in order. */
+static json_t *queue_json(const struct kb_series *series, const char *name)
+{
+	json_t *fixes = json_array(), *o;
+	struct kb_buf id = KB_BUF_INIT, subject = KB_BUF_INIT;
+	size_t f;
+
+	for (f = 0; f < series->nfixes; f++)
+		json_array_append_new(fixes, fix_json(series->fixes[f], "id"));
+	if (kb_buf_printf(&id, "queue/%s", name) < 0 ||
+	    kb_buf_printf(&subject, "the queue '%s': %zu fix%s", name, series->nfixes,
+			  series->nfixes == 1 ? "" : "es") < 0)
+		o = NULL;
+	else
+		o = json_pack("{s:s, s:n, s:s, s:n, s:{s:s, s:o}}", "fix", id.ptr, "upstream",
+			      "subject", subject.ptr, "author", "queue", "name", name,
+			      "fixes", fixes);
+	kb_buf_release(&id);
+	kb_buf_release(&subject);
+	return o;
 }
 
 static int write_report(const char *dir)
@@ -255,13 +330,26 @@ static int point_latest(const struct kb_run_dir *rd)
 	return err;
 }
 
-int kb_run_dir_finish(struct kb_run_dir *rd, const struct kb_fix *fix)
+static int finish(struct kb_run_dir *rd, json_t *what)
 {
 	int err;
 
-	if ((err = write_results(rd, fix)) < 0 || (err = write_report(rd->dir)) < 0)
+	err = write_results(rd, what);
+	json_decref(what);
+	if (err < 0 || (err = write_report(rd->dir)) < 0)
 		return err;
 	return point_latest(rd);
+}
+
+int kb_run_dir_finish(struct kb_run_dir *rd, const struct kb_fix *fix)
+{
+	return finish(rd, fix_json(fix, "fix"));
+}
+
+int kb_run_dir_finish_queue(struct kb_run_dir *rd, const struct kb_series *series,
+			    const char *name)
+{
+	return finish(rd, queue_json(series, name));
 }
 
 void kb_run_dir_discard(struct kb_run_dir *rd)

@@ -14,6 +14,7 @@
 #include "cases.h"
 #include "fix.h"
 #include "pipeline.h"
+#include "series.h"
 
 struct kb_run_dir {
 	char *reports;		/* where run directories go */
@@ -39,6 +40,14 @@ int kb_run_dir_add(struct kb_run_dir *rd, const struct kb_branch_run *b,
  * <reports>/latest -> <id>, replaced atomically.
  */
 int kb_run_dir_finish(struct kb_run_dir *rd, const struct kb_fix *fix);
+
+/*
+ * The same for a run of the queue `series` named `name`: results.json's
+ * "fix" is "queue/<name>", "subject" says how many fixes, and "queue"
+ * has the name and every fix (id, upstream, subject, author) in order.
+ */
+int kb_run_dir_finish_queue(struct kb_run_dir *rd, const struct kb_series *series,
+			    const char *name);
 
 /* Remove a run directory nothing was written to (a run that never began). */
 void kb_run_dir_discard(struct kb_run_dir *rd);

@@ -45,6 +45,9 @@ struct tally {
 	struct kb_buf detecting;	/* failed cases that detect the fix */
 	struct kb_buf others;		/* failed cases that do not */
 	size_t ran;			/* suites tallied */
+	const char *const *fix_ids;	/* a failure of a case detecting one of
+					 * them shows a fix missing */
+	size_t nfix_ids;
 };
 
 /* The declared cases of `decl` that `suite` did not report. */
@@ -66,7 +69,7 @@ static int check_missing(struct tally *t, const struct kb_suite_decl *decl,
 }
 
 static int tally_case(struct tally *t, const struct kb_suite_decl *decl,
-		      const struct kb_ktap_case *kc, const char *fix_id)
+		      const struct kb_ktap_case *kc)
 {
 	const struct kb_case *c = kb_suite_case(decl, kc->name);
 
@@ -78,14 +81,14 @@ static int tally_case(struct tally *t, const struct kb_suite_decl *decl,
 		return kb_buf_printf(&t->errors, "%s.%s: no result\n", decl->name, kc->name);
 	if (kc->status != KB_KTAP_FAIL)
 		return 0;
-	if (kb_case_detects(c, fix_id))
+	if (kb_case_detects_any(c, t->fix_ids, t->nfix_ids))
 		return kb_buf_printf(&t->detecting, "%s.%s failed: %s\n", decl->name, c->name,
 				     c->proves);
 	return kb_buf_printf(&t->others, "%s.%s failed: %s\n", decl->name, c->name, c->proves);
 }
 
 static int tally_suite(struct tally *t, const struct kb_suite_decl *decl,
-		       const struct kb_ktap_result *ktap, const char *fix_id)
+		       const struct kb_ktap_result *ktap)
 {
 	const struct kb_ktap_suite *suite = kb_ktap_find_suite(ktap, decl->name);
 	size_t i;
@@ -100,7 +103,7 @@ static int tally_suite(struct tally *t, const struct kb_suite_decl *decl,
 	if ((err = check_missing(t, decl, suite)) < 0)
 		return err;
 	for (i = 0; i < suite->ncases && !err; i++)
-		err = tally_case(t, decl, &suite->cases[i], fix_id);
+		err = tally_case(t, decl, &suite->cases[i]);
 	return err;
 }
 
@@ -132,7 +135,14 @@ int kb_lane_verdict(struct kb_lane_verdict *out, const struct kb_cases *cases,
 		    const struct kb_ktap_result *ktap, bool with_kunit,
 		    const char *fix_id, const char *problem)
 {
-	struct tally t = { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT, 0 };
+	return kb_lane_verdict_any(out, cases, ktap, with_kunit, &fix_id, 1, problem);
+}
+
+int kb_lane_verdict_any(struct kb_lane_verdict *out, const struct kb_cases *cases,
+			const struct kb_ktap_result *ktap, bool with_kunit,
+			const char *const *fix_ids, size_t nfix_ids, const char *problem)
+{
+	struct tally t = { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT, 0, fix_ids, nfix_ids };
 	size_t s;
 	int err = 0;
 
@@ -143,7 +153,7 @@ int kb_lane_verdict(struct kb_lane_verdict *out, const struct kb_cases *cases,
 		err = kb_buf_printf(&t.errors, "%s\n", ktap->error);
 	for (s = 0; s < cases->nsuites && !err; s++)
 		if (with_kunit || cases->suites[s].runs != KB_RUNS_KUNIT)
-			err = tally_suite(&t, &cases->suites[s], ktap, fix_id);
+			err = tally_suite(&t, &cases->suites[s], ktap);
 	/* a verdict rests on the suites that ran: none is no verdict */
 	if (!err && !t.ran)
 		err = kb_buf_puts(&t.errors, "no suite of the cases file can run on this kernel "

@@ -69,6 +69,14 @@ int kb_lane_verdict(struct kb_lane_verdict *out, const struct kb_cases *cases,
 		    const struct kb_ktap_result *ktap, bool with_kunit,
 		    const char *fix_id, const char *problem);
 
+/*
+ * The same for a queue of fixes (kbackport run --queue): a failed case is
+ * one that detects a missing fix when it detects any of `fix_ids`.
+ */
+int kb_lane_verdict_any(struct kb_lane_verdict *out, const struct kb_cases *cases,
+			const struct kb_ktap_result *ktap, bool with_kunit,
+			const char *const *fix_ids, size_t nfix_ids, const char *problem);
+
 void kb_lane_verdict_release(struct kb_lane_verdict *v);
 
 /*

@@ -101,6 +101,22 @@ done:
 	return err;
 }
 
+int kb_queue_lanes(struct kb_lane **out, size_t *n, git_repository *repo,
+		   const struct kb_branch *branch, const char *queue_ref)
+{
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if ((err = add_lane(out, n, repo, KB_LANE_AS_IS, branch->ref, 0)) < 0 ||
+	    (queue_ref && (err = add_lane(out, n, repo, KB_LANE_BACKPORT, queue_ref, 1)) < 0)) {
+		kb_lanes_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return err;
+}
+
 void kb_lanes_free(struct kb_lane *lanes, size_t n)
 {
 	size_t i;

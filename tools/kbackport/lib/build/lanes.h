@@ -48,6 +48,14 @@ int kb_prefix_ref(char **out, const char *fix_id, const char *branch);
 int kb_branch_lanes(struct kb_lane **out, size_t *n, git_repository *repo,
 		    const struct kb_branch *branch, const char *fix_id);
 
+/*
+ * The lanes of `branch` for a queue (run --queue): as-is, then backport,
+ * the queue's tip `queue_ref`, when it exists. A queue starts from the
+ * branch's tip: it has no pre-fix lane.
+ */
+int kb_queue_lanes(struct kb_lane **out, size_t *n, git_repository *repo,
+		   const struct kb_branch *branch, const char *queue_ref);
+
 void kb_lanes_free(struct kb_lane *lanes, size_t n);
 
 #endif

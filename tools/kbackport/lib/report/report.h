@@ -90,6 +90,22 @@ struct kb_report_lane {
 				 * pre-fix, or as-is before a backport lane */
 };
 
+/* One fix of a queue on a branch (a run --queue). */
+struct kb_report_queued {
+	const char *fix;
+	struct kb_report_apply apply;	/* its status, variant, detail, notes... */
+	const char *mail;	/* its FAILED mail, relative to the run, or NULL */
+};
+
+struct kb_report_queue {
+	bool present;		/* false: not a queue's run */
+	const char *ref;	/* refs/heads/backport/queue/<queue>/<branch> */
+	const char *commit;	/* its commit, NULL when nothing applied */
+	const char *error;	/* the queue could not start or end on the branch */
+	struct kb_report_queued *fixes;	/* in the series' order */
+	size_t nfixes;
+};
+
 struct kb_report_branch {
 	const char *name;
 	enum kb_verdict verdict;	/* verified, fixed, not-affected, vulnerable,
@@ -98,6 +114,7 @@ struct kb_report_branch {
 	const char *repo;
 	const char *ref;
 	struct kb_report_apply apply;
+	struct kb_report_queue queue;	/* a queue's run: every fix's status */
 	struct kb_report_lane *lanes;
 	size_t nlanes;
 	char **files;		/* regular files directly in <name>/; owned */
@@ -109,6 +126,9 @@ struct kb_report {
 	json_t *doc;		/* results.json */
 	const char *run, *fix, *upstream, *subject, *author;
 	const char *started, *finished, *host;
+	const char *queue;	/* a queue's run: its name ("fix" is "queue/<name>") */
+	const char **queue_fixes;	/* its fix ids in order, NULL-terminated */
+	size_t nqueue_fixes;
 	struct kb_report_branch *branches;
 	size_t nbranches;
 };

@@ -378,12 +378,76 @@ static int put_head(struct kb_buf *out, const struct kb_report *r)
 	return put(out, "</h1>\n");
 }
 
+/* A queue fix's cell: its status word, coloured as an apply status. */
+static int put_queued_cell(struct kb_buf *out, const struct kb_report_branch *b, size_t f)
+{
+	struct kb_buf text = KB_BUF_INIT;
+	const char *word = b->queue.error ? "error" :
+			   f < b->queue.nfixes ? kb_status_name(b->queue.fixes[f].apply.status) : "none";
+	int err;
+
+	if ((err = put(out, "<td>")) == 0 && (err = report_put_queued_cell(&text, b, f)) == 0 &&
+	    (err = put_status(out, word, NULL, text.ptr)) == 0)
+		err = put(out, "</td>");
+	kb_buf_release(&text);
+	return err;
+}
+
+/* A queue's run: the fix x branch matrix, then why a fix was not applied. */
+static int put_queue(struct kb_buf *out, const struct kb_report *r)
+{
+	struct kb_buf why = KB_BUF_INIT;
+	size_t f, i;
+	int err;
+
+	if ((err = put(out, "<h2>The queue <code>")) < 0 || (err = put_text(out, r->queue)) < 0 ||
+	    (err = put(out, "</code>: each fix on each branch</h2>\n<table id=\"queue\">\n"
+		       "<thead><tr><th>#</th><th>fix</th>")) < 0)
+		return err;
+	for (i = 0; i < r->nbranches && !err; i++)
+		if ((err = put(out, "<th>")) == 0 && (err = put_text(out, r->branches[i].name)) == 0)
+			err = put(out, "</th>");
+	if (!err)
+		err = put(out, "</tr></thead>\n<tbody>\n");
+	for (f = 0; f < r->nqueue_fixes && !err; f++) {
+		if ((err = kb_buf_printf(out, "<tr><td>%zu</td><td><code>", f + 1)) < 0 ||
+		    (err = put_text(out, r->queue_fixes[f])) < 0 || (err = put(out, "</code></td>")) < 0)
+			break;
+		for (i = 0; i < r->nbranches && !err; i++)
+			err = put_queued_cell(out, &r->branches[i], f);
+		if (!err)
+			err = put(out, "</tr>\n");
+	}
+	if (!err)
+		err = put(out, "</tbody>\n</table>\n<ul class=\"queue-skipped\">\n");
+	for (i = 0; i < r->nbranches && !err; i++)
+		for (f = 0; f < r->nqueue_fixes && !err; f++) {
+			const struct kb_report_branch *b = &r->branches[i];
+			const char *mail = f < b->queue.nfixes ? b->queue.fixes[f].mail : NULL;
+			kb_buf_clear(&why);
+			if ((err = report_put_queued_why(&why, b, f)) < 0 || !why.size)
+				continue;
+			if ((err = put(out, "<li><code>")) < 0 || (err = put_text(out, b->name)) < 0 ||
+			    (err = put(out, "</code> <code>")) < 0 ||
+			    (err = put_text(out, r->queue_fixes[f])) < 0 ||
+			    (err = put(out, "</code>: ")) < 0 || (err = put_text(out, why.ptr)) < 0 ||
+			    (mail && ((err = put(out, " (<a href=\"")) < 0 ||
+				      (err = report_put_url(out, mail)) < 0 ||
+				      (err = put(out, "\">FAILED mail</a>)")) < 0)))
+				break;
+			err = put(out, "</li>\n");
+		}
+	kb_buf_release(&why);
+	return err < 0 ? err : put(out, "</ul>\n<h2>Lanes</h2>\n");
+}
+
 int kb_report_html(struct kb_buf *out, const struct kb_report *r)
 {
 	size_t i;
 	int err;
 
-	if ((err = put_head(out, r)) < 0 || (err = put_meta(out, r)) < 0 || (err = put_matrix(out, r)) < 0)
+	if ((err = put_head(out, r)) < 0 || (err = put_meta(out, r)) < 0 ||
+	    (r->queue && (err = put_queue(out, r)) < 0) || (err = put_matrix(out, r)) < 0)
 		return err;
 	for (i = 0; i < r->nbranches && !err; i++)
 		err = put_branch(out, &r->branches[i]);

@@ -2,8 +2,9 @@
  * junit.xml of one lane, in the shape CI systems read (Jenkins, GitLab,
  * GitHub annotations): one <testsuites>; a <testsuite> "<branch>.<lane>" with
  * a testcase per stage (apply, build, test) so a conflict or a failed build
- * shows as a failure; then a <testsuite> per KTAP suite with a testcase per
- * case, classname "<branch>.<lane>.<suite>".
+ * shows as a failure; for a queue's backport lane "<branch>.backport.queue"
+ * with a testcase per fix; then a <testsuite> per KTAP suite with a
+ * testcase per case, classname "<branch>.<lane>.<suite>".
  *
  * A baseline lane (pre-fix, or as-is before a backport) is meant to show
  * the bug: its detecting cases failing, and its "vulnerable" verdict, are
@@ -76,10 +77,9 @@ static int put_lines(struct kb_buf *out, const char *const *lines, const char *i
 	return err;
 }
 
-static int stage_apply(struct jsuite *s, const struct kb_report_branch *b,
-		       const struct kb_report_lane *l)
+/* The testcase `name` of the apply result `a`: a conflict fails it. */
+static int apply_case(struct jsuite *s, const char *name, const struct kb_report_apply *a)
 {
-	const struct kb_report_apply *a = report_lane_apply(b, l);
 	enum outcome o = J_PASS;
 	struct jcase *c;
 	int err;
@@ -90,7 +90,7 @@ static int stage_apply(struct jsuite *s, const struct kb_report_branch *b,
 		o = J_FAIL;
 	else if (a->status == KB_STATUS_ERROR)
 		o = J_ERROR;
-	if (!(c = add_case(s, "apply", o)))
+	if (!(c = add_case(s, name, o)))
 		return kb_error_set(KB_ENOMEM, "out of memory");
 	if (o == J_SKIP)
 		return kb_buf_puts(&c->message, "no apply stage for this lane");
@@ -102,6 +102,33 @@ static int stage_apply(struct jsuite *s, const struct kb_report_branch *b,
 		return err;
 	return (err = kb_buf_puts(&c->body, "to resolve it by hand:\n")) < 0 ? err :
 	       put_lines(&c->body, a->reproduce, "  ");
+}
+
+static int stage_apply(struct jsuite *s, const struct kb_report_branch *b,
+		       const struct kb_report_lane *l)
+{
+	return apply_case(s, "apply", report_lane_apply(b, l));
+}
+
+/*
+ * A queue's backport lane: the suite <branch>.backport.queue, a testcase
+ * per fix named after it, in the queue's order (a skipped fix fails it).
+ */
+static int queue_suite(struct jsuite *s, const struct kb_report_branch *b,
+		       const struct kb_report_lane *l)
+{
+	struct jcase *c;
+	size_t f;
+	int err;
+
+	if ((err = kb_buf_printf(&s->name, "%s.%s.queue", b->name, l->kind)) < 0)
+		return err;
+	if (b->queue.error)
+		return !(c = add_case(s, "queue", J_ERROR)) ? kb_error_set(KB_ENOMEM, "out of memory") :
+		       kb_buf_puts(&c->message, b->queue.error);
+	for (f = 0; f < b->queue.nfixes && !err; f++)
+		err = apply_case(s, b->queue.fixes[f].fix, &b->queue.fixes[f].apply);
+	return err;
 }
 
 static int build_log_tail(struct kb_buf *out, const struct kb_report *r,
@@ -311,7 +338,7 @@ done:
 int kb_report_junit(struct kb_buf *out, const struct kb_report *r,
 		    const struct kb_report_branch *b, const struct kb_report_lane *l)
 {
-	struct jsuite *s = calloc(l->nsuites + 1, sizeof(*s));
+	struct jsuite *s = calloc(l->nsuites + 2, sizeof(*s));
 	size_t i, n = 0;
 	int err;
 
@@ -321,6 +348,8 @@ int kb_report_junit(struct kb_buf *out, const struct kb_report *r,
 	if ((err = kb_buf_printf(&s[0].name, "%s.%s", b->name, kb_lane_kind_name(l->kind))) < 0 ||
 	    (err = stage_apply(&s[0], b, l)) < 0 || (err = stage_build(&s[0], r, l)) < 0 ||
 	    (err = stage_test(&s[0], l)) < 0)
+		goto done;
+	if (b->queue.present && !strcmp(l->kind, "backport") && (err = queue_suite(&s[n++], b, l)) < 0)
 		goto done;
 	for (i = 0; i < l->nsuites && !err; i++)
 		err = ktap_suite(&s[n++], b, l, &l->suites[i]);

@@ -230,6 +230,21 @@ static int get_lines(const char ***out, size_t *n, struct ctx *c, json_t *obj, c
 	return 0;
 }
 
+static int load_apply_fields(struct kb_report_apply *a, struct ctx *c, json_t *v)
+{
+	int err;
+
+	if ((err = get_apply_status(a, c, v)) < 0 ||
+	    (err = get_str(&a->variant, c, v, "variant", false)) < 0 ||
+	    (err = get_str(&a->detail, c, v, "detail", false)) < 0 ||
+	    (err = get_str(&a->patch_hash, c, v, "patch_hash", false)) < 0 ||
+	    (err = get_str(&a->base, c, v, "base", false)) < 0 ||
+	    (err = get_lines(&a->notes, &a->nnotes, c, v, "notes")) < 0 ||
+	    (err = get_lines(&a->reproduce, &a->nreproduce, c, v, "reproduce")) < 0)
+		return err;
+	return 0;
+}
+
 static int load_apply(struct kb_report_apply *a, struct ctx *c, json_t *obj)
 {
 	json_t *v = json_object_get(obj, "apply");
@@ -241,14 +256,56 @@ static int load_apply(struct kb_report_apply *a, struct ctx *c, json_t *obj)
 	if (!json_is_object(v))
 		return bad(c, "'apply' is not an object");
 	at = enter(c, "%sapply", dot(c));
-	if ((err = get_apply_status(a, c, v)) < 0 ||
-	    (err = get_str(&a->variant, c, v, "variant", false)) < 0 ||
-	    (err = get_str(&a->detail, c, v, "detail", false)) < 0 ||
-	    (err = get_str(&a->patch_hash, c, v, "patch_hash", false)) < 0 ||
-	    (err = get_str(&a->base, c, v, "base", false)) < 0 ||
-	    (err = get_lines(&a->notes, &a->nnotes, c, v, "notes")) < 0 ||
-	    (err = get_lines(&a->reproduce, &a->nreproduce, c, v, "reproduce")) < 0)
+	if ((err = load_apply_fields(a, c, v)) < 0)
 		return err;
+	leave(c, at);
+	return 0;
+}
+
+static bool safe_dir(const char *dir);
+
+static int load_queued(struct kb_report_queued *q, struct ctx *c, json_t *obj)
+{
+	int err;
+
+	if (!json_is_object(obj))
+		return bad(c, "not an object");
+	if ((err = get_str(&q->fix, c, obj, "fix", true)) < 0 ||
+	    (err = get_str(&q->mail, c, obj, "mail", false)) < 0)
+		return err;
+	if (q->mail && !safe_dir(q->mail))
+		return bad(c, "'mail' is '%s': not a path in the run directory", q->mail);
+	return load_apply_fields(&q->apply, c, obj);
+}
+
+/* A queue's run: the branch's "queue" (see kb_queue_result_json()). */
+static int load_queue(struct kb_report_queue *q, struct ctx *c, json_t *obj)
+{
+	json_t *v = json_object_get(obj, "queue"), *results, *item;
+	size_t i, at, at2;
+	int err;
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_object(v))
+		return bad(c, "'queue' is not an object");
+	at = enter(c, "%squeue", dot(c));
+	results = json_object_get(v, "results");
+	if (!json_is_array(results))
+		return bad(c, "'results' is not a list");
+	if ((err = get_str(&q->ref, c, v, "ref", false)) < 0 ||
+	    (err = get_str(&q->commit, c, v, "commit", false)) < 0 ||
+	    (err = get_str(&q->error, c, v, "error", false)) < 0)
+		return err;
+	if (!(q->fixes = calloc(json_array_size(results) + 1, sizeof(*q->fixes))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	q->present = true;
+	json_array_foreach(results, i, item) {
+		at2 = enter(c, ".results[%zu]", i);
+		if ((err = load_queued(&q->fixes[q->nfixes++], c, item)) < 0)
+			return err;
+		leave(c, at2);
+	}
 	leave(c, at);
 	return 0;
 }
@@ -475,7 +532,8 @@ static int load_branch(struct kb_report_branch *b, struct ctx *c, json_t *obj, c
 	    (err = get_str(&b->note, c, obj, "note", false)) < 0 ||
 	    (err = get_str(&b->repo, c, obj, "repo", false)) < 0 ||
 	    (err = get_str(&b->ref, c, obj, "ref", false)) < 0 ||
-	    (err = load_apply(&b->apply, c, obj)) < 0)
+	    (err = load_apply(&b->apply, c, obj)) < 0 ||
+	    (err = load_queue(&b->queue, c, obj)) < 0)
 		return err;
 	if (!safe_dir(b->name))
 		return bad(c, "'name' is '%s': not usable as a directory name", b->name);
@@ -514,6 +572,37 @@ static int load_branches(struct kb_report *r, struct ctx *c)
 	return check_unique(r, c);
 }
 
+/* A queue's run: "queue": {"name", "fixes": [{"id", ...}]}. */
+static int load_queue_fixes(struct kb_report *r, struct ctx *c)
+{
+	json_t *v = json_object_get(r->doc, "queue"), *fixes, *item;
+	size_t i, at;
+	int err;
+
+	if (!v || json_is_null(v))
+		return 0;
+	at = enter(c, "queue");
+	if (!json_is_object(v))
+		return bad(c, "not an object");
+	fixes = json_object_get(v, "fixes");
+	if ((err = get_str(&r->queue, c, v, "name", true)) < 0)
+		return err;
+	if (!json_is_array(fixes))
+		return bad(c, "'fixes' is not a list");
+	if (!(r->queue_fixes = calloc(json_array_size(fixes) + 1, sizeof(*r->queue_fixes))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	json_array_foreach(fixes, i, item) {
+		size_t at2 = enter(c, ".fixes[%zu]", i);
+		if (!json_is_object(item))
+			return bad(c, "not an object");
+		if ((err = get_str(&r->queue_fixes[r->nqueue_fixes++], c, item, "id", true)) < 0)
+			return err;
+		leave(c, at2);
+	}
+	leave(c, at);
+	return 0;
+}
+
 static int load_top(struct kb_report *r, struct ctx *c)
 {
 	json_t *schema = json_object_get(r->doc, "schema");
@@ -531,7 +620,8 @@ static int load_top(struct kb_report *r, struct ctx *c)
 	    (err = get_str(&r->author, c, r->doc, "author", false)) < 0 ||
 	    (err = get_str(&r->started, c, r->doc, "started", false)) < 0 ||
 	    (err = get_str(&r->finished, c, r->doc, "finished", false)) < 0 ||
-	    (err = get_str(&r->host, c, r->doc, "host", false)) < 0)
+	    (err = get_str(&r->host, c, r->doc, "host", false)) < 0 ||
+	    (err = load_queue_fixes(r, c)) < 0)
 		return err;
 	return load_branches(r, c);
 }
@@ -618,9 +708,13 @@ void kb_report_free(struct kb_report *r)
 			lane_release(&r->branches[i].lanes[j]);
 		free(r->branches[i].lanes);
 		apply_release(&r->branches[i].apply);
+		for (j = 0; j < r->branches[i].queue.nfixes; j++)
+			apply_release(&r->branches[i].queue.fixes[j].apply);
+		free(r->branches[i].queue.fixes);
 		report_strv_free(r->branches[i].files);
 	}
 	free(r->branches);
+	free(r->queue_fixes);
 	json_decref(r->doc);
 	free(r->dir);
 	free(r);

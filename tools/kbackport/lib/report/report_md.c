@@ -299,12 +299,75 @@ static int put_head(struct kb_buf *out, const struct kb_report *r)
 	return put_attention(out, r);
 }
 
+/* A queue's run: the fix x branch matrix of statuses. */
+static int put_queue_matrix(struct kb_buf *out, const struct kb_report *r)
+{
+	struct kb_buf cell = KB_BUF_INIT;
+	size_t f, i;
+	int err;
+
+	if ((err = kb_buf_puts(out, "## The queue ")) < 0 || (err = report_put_md_code(out, r->queue)) < 0 ||
+	    (err = kb_buf_puts(out, ": each fix on each branch\n\n| # | fix |")) < 0)
+		return err;
+	for (i = 0; i < r->nbranches && !err; i++)
+		if ((err = kb_buf_putc(out, ' ')) == 0 &&
+		    (err = report_put_md_code(out, r->branches[i].name)) == 0)
+			err = kb_buf_puts(out, " |");
+	for (i = 0; i < r->nbranches + 2 && !err; i++)
+		err = kb_buf_puts(out, i ? "---|" : "\n|---|");
+	for (f = 0; f < r->nqueue_fixes && !err; f++) {
+		if ((err = kb_buf_printf(out, "\n| %zu | ", f + 1)) < 0 ||
+		    (err = report_put_md_code(out, r->queue_fixes[f])) < 0)
+			break;
+		for (i = 0; i < r->nbranches && !err; i++) {
+			kb_buf_clear(&cell);
+			if ((err = kb_buf_puts(out, " | ")) == 0 &&
+			    (err = report_put_queued_cell(&cell, &r->branches[i], f)) == 0)
+				err = report_put_md(out, cell.ptr);
+		}
+		if (!err)
+			err = kb_buf_puts(out, " |");
+	}
+	kb_buf_release(&cell);
+	return err < 0 ? err : kb_buf_puts(out, "\n\n");
+}
+
+/* Then every fix not applied on a branch, and why, with its FAILED mail. */
+static int put_queue_skipped(struct kb_buf *out, const struct kb_report *r)
+{
+	struct kb_buf why = KB_BUF_INIT;
+	size_t f, i;
+	int err = 0;
+
+	for (i = 0; i < r->nbranches && !err; i++) {
+		const struct kb_report_branch *b = &r->branches[i];
+		for (f = 0; f < r->nqueue_fixes && !err; f++) {
+			const char *mail = f < b->queue.nfixes ? b->queue.fixes[f].mail : NULL;
+			kb_buf_clear(&why);
+			if ((err = report_put_queued_why(&why, b, f)) < 0 || !why.size)
+				continue;
+			if ((err = kb_buf_puts(out, "- ")) < 0 || (err = report_put_md_code(out, b->name)) < 0 ||
+			    (err = kb_buf_puts(out, " ")) < 0 ||
+			    (err = report_put_md_code(out, r->queue_fixes[f])) < 0 ||
+			    (err = kb_buf_puts(out, ": ")) < 0 || (err = report_put_md(out, why.ptr)) < 0)
+				break;
+			if (mail && ((err = kb_buf_puts(out, " ([FAILED mail](")) < 0 ||
+				     (err = report_put_url(out, mail)) < 0 || (err = kb_buf_puts(out, "))")) < 0))
+				break;
+			err = kb_buf_putc(out, '\n');
+		}
+	}
+	kb_buf_release(&why);
+	return err < 0 ? err : kb_buf_puts(out, "\n## Lanes\n\n");
+}
+
 int kb_report_markdown(struct kb_buf *out, const struct kb_report *r)
 {
 	size_t i;
 	int err;
 
 	if ((err = put_head(out, r)) < 0 || (err = kb_buf_puts(out, "\n")) < 0 ||
+	    (r->queue && ((err = put_queue_matrix(out, r)) < 0 || (err = put_queue_skipped(out, r)) < 0)) ||
 	    (err = put_matrix(out, r)) < 0)
 		return err;
 	for (i = 0; i < r->nbranches && !err; i++)

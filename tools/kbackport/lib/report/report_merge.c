@@ -359,6 +359,9 @@ static json_t *merged_doc(const struct merge *m)
 			"author", first_str(m, "author"), "started", opt_str(bound(m, false)),
 			"finished", opt_str(bound(m, true)), "host", hosts(m), "branches", branches,
 			"merged", "from", sources(m), "notes", notes);
+	/* runs of one queue: its fixes, from the first run */
+	if (doc && json_object_get(m->in[0]->doc, "queue"))
+		json_object_set(doc, "queue", json_object_get(m->in[0]->doc, "queue"));
 	return doc;
 }
 

@@ -47,6 +47,16 @@ int report_put_suite_counts(struct kb_buf *out, const struct kb_report_lane *l);
 /* The apply cell: "applied (3.9)", "conflict", or "-". */
 int report_put_apply_cell(struct kb_buf *out, const struct kb_report_apply *a);
 
+/*
+ * A queue's run, fix `f` of the queue on branch `b`: the matrix cell
+ * ("applied (3.9)", "conflict", "error" when the queue did not run there,
+ * "skipped" for a branch nothing is applied to), and why it was not
+ * applied ("" when it was): its status and detail, "skipped: " before it
+ * when the fix is not in the queue's tip.
+ */
+int report_put_queued_cell(struct kb_buf *out, const struct kb_report_branch *b, size_t f);
+int report_put_queued_why(struct kb_buf *out, const struct kb_report_branch *b, size_t f);
+
 /* A failure that is expected: a detecting case failing on a baseline lane. */
 bool report_case_expected_failure(const struct kb_report_lane *l, const struct kb_report_case *c);
 

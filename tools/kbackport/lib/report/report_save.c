@@ -62,6 +62,28 @@ int kb_patch_hash(char out[65], const struct kb_fix *fix, const char *variant)
 	return v ? kb_file_sha256(out, 65, v->patch_path) : 0;
 }
 
+json_t *kb_queue_result_json(const struct kb_queue_result *q, const struct kb_series *series,
+			     const char *branch, char *const *mails)
+{
+	json_t *results = json_array(), *r;
+	char hash[65];
+	size_t f;
+
+	for (f = 0; !q->error && f < q->nresults; f++) {
+		if (kb_patch_hash(hash, series->fixes[f], q->results[f].variant) < 0)
+			hash[0] = '\0';
+		r = kb_result_json(&q->results[f], hash);
+		json_object_set_new(r, "fix", json_string(series->fixes[f]->id));
+		json_object_set_new(r, "mail", kb_json_str(mails ? mails[f] : NULL));
+		json_array_append_new(results, r);
+	}
+	return json_pack("{s:s, s:o, s:o, s:b, s:I, s:o, s:o}",
+			 "branch", branch, "ref", kb_json_str(q->ref),
+			 "commit", kb_json_str(q->commit), "created", q->created,
+			 "applied", (json_int_t)kb_queue_applied(q),
+			 "error", kb_json_str(q->error), "results", results);
+}
+
 json_t *kb_lane_apply_json(const struct kb_branch_run *b, const struct kb_lane_run *l)
 {
 	const struct kb_result *res = &b->apply;
@@ -82,8 +104,16 @@ json_t *kb_lane_apply_json(const struct kb_branch_run *b, const struct kb_lane_r
 	}
 }
 
+/* Does `c` detect the fix the lane was judged for: its fix, or one of the queue's? */
+static bool detects(const struct kb_case *c, const struct kb_branch_run *b, const char *fix_id)
+{
+	if (!c)
+		return false;
+	return b->series ? kb_case_detects_any(c, b->judged, b->njudged) : kb_case_detects(c, fix_id);
+}
+
 static json_t *suite_json(const struct kb_ktap_suite *s, const struct kb_cases *cases,
-			  const char *fix_id)
+			  const struct kb_branch_run *b, const char *fix_id)
 {
 	const struct kb_suite_decl *decl = kb_cases_suite(cases, s->name);
 	json_t *list = json_array();
@@ -95,7 +125,7 @@ static json_t *suite_json(const struct kb_ktap_suite *s, const struct kb_cases *
 		json_array_append_new(list, json_pack("{s:s, s:s, s:o, s:b, s:o}",
 			"name", kc->name, "status", kb_ktap_status_name(kc->status),
 			"proves", kb_json_str(c ? c->proves : NULL),
-			"detects", c && kb_case_detects(c, fix_id),
+			"detects", detects(c, b, fix_id),
 			"diag", kb_json_str(kc->diag)));
 	}
 	return json_pack("{s:s, s:I, s:I, s:I, s:o, s:o}", "status",
@@ -104,7 +134,8 @@ static json_t *suite_json(const struct kb_ktap_suite *s, const struct kb_cases *
 			 "error", kb_json_str(s->error), "cases", list);
 }
 
-static json_t *suites_json(const struct kb_lane_run *l, const struct kb_cases *cases)
+static json_t *suites_json(const struct kb_branch_run *b, const struct kb_lane_run *l,
+			   const struct kb_cases *cases)
 {
 	const struct kb_lane_test *lt = &l->test;
 	json_t *obj = json_object();
@@ -112,7 +143,7 @@ static json_t *suites_json(const struct kb_lane_run *l, const struct kb_cases *c
 
 	for (i = 0; lt->booted && i < lt->run.ktap.nsuites; i++)
 		json_object_set_new(obj, lt->run.ktap.suites[i].name,
-				    suite_json(&lt->run.ktap.suites[i], cases, l->fix));
+				    suite_json(&lt->run.ktap.suites[i], cases, b, l->fix));
 	return obj;
 }
 
@@ -132,7 +163,7 @@ static json_t *lane_json(const struct kb_branch_run *b, const struct kb_lane_run
 			 "apply", kb_lane_apply_json(b, l),
 			 "build", kb_build_status_name(build),
 			 "build_seconds", l->built ? l->build.seconds : 0.0,
-			 "suites", suites_json(l, cases),
+			 "suites", suites_json(b, l, cases),
 			 "verdict", kb_verdict_name(lt->verdict.verdict),
 			 "reason", kb_json_lines(lt->verdict.reason ? lt->verdict.reason : ""),
 			 "test_seconds", lt->booted ? lt->run.boot.seconds : 0.0,
@@ -147,12 +178,12 @@ static json_t *lane_json(const struct kb_branch_run *b, const struct kb_lane_run
 json_t *kb_branch_run_json(const struct kb_branch_run *b, const struct kb_cases *cases)
 {
 	const struct kb_branch *br = b->branch;
-	json_t *lanes = json_array();
+	json_t *lanes = json_array(), *o;
 	size_t i;
 
 	for (i = 0; i < b->nlanes; i++)
 		json_array_append_new(lanes, lane_json(b, &b->lanes[i], cases));
-	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
+	o = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "name", br->name, "verdict", kb_verdict_name(b->verdict),
 			 "note", kb_json_str(b->note ? b->note : b->error),
 			 "repo", kb_json_str(br->repo),
@@ -160,6 +191,12 @@ json_t *kb_branch_run_json(const struct kb_branch_run *b, const struct kb_cases 
 			 "kernel", kb_json_str(br->kernel),
 			 "apply", b->applied ? kb_result_json(&b->apply, b->patch_hash) : json_null(),
 			 "lanes", lanes);
+	/* only a queue's run has the key: a run of one fix reads as before */
+	if (o && b->series)
+		json_object_set_new(o, "queue", b->queued ?
+				    kb_queue_result_json(&b->queue, b->series, br->name, NULL) :
+				    json_null());
+	return o;
 }
 
 int kb_results_save(const char *rundir, json_t *doc)

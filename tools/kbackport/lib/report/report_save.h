@@ -13,6 +13,8 @@
 #include "cases.h"
 #include "fix.h"
 #include "pipeline.h"
+#include "queue.h"
+#include "series.h"
 
 /*
  * One apply result: branch, status, variant, base, commit, ref, created,
@@ -26,7 +28,17 @@ json_t *kb_result_json(const struct kb_result *r, const char *patch_hash);
  * variant or no such variant). */
 int kb_patch_hash(char out[65], const struct kb_fix *fix, const char *variant);
 
-/* results.json's entry for a branch that went through the pipeline. */
+/*
+ * A queue on one branch, as `apply --queue --json` prints it and a queue's
+ * run keeps it in results.json: branch, ref, commit, created, applied (a
+ * count), error, and results: per fix of `series` in order, its apply
+ * result (kb_result_json()) with "fix" and "mail" (mails[f], NULL: none).
+ */
+json_t *kb_queue_result_json(const struct kb_queue_result *q, const struct kb_series *series,
+			     const char *branch, char *const *mails);
+
+/* results.json's entry for a branch that went through the pipeline; with
+ * "queue" (kb_queue_result_json()) for a queue's run only. */
 json_t *kb_branch_run_json(const struct kb_branch_run *b, const struct kb_cases *cases);
 
 /* The "apply" object of a lane: what its tree is as far as the fix goes. */

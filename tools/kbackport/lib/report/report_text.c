@@ -191,6 +191,33 @@ int report_put_apply_cell(struct kb_buf *out, const struct kb_report_apply *a)
 	return kb_buf_puts(out, kb_status_name(a->status));
 }
 
+int report_put_queued_cell(struct kb_buf *out, const struct kb_report_branch *b, size_t f)
+{
+	if (b->queue.error)
+		return kb_buf_puts(out, "error");
+	if (!b->queue.present || f >= b->queue.nfixes)
+		return kb_buf_puts(out, "skipped");
+	return report_put_apply_cell(out, &b->queue.fixes[f].apply);
+}
+
+int report_put_queued_why(struct kb_buf *out, const struct kb_report_branch *b, size_t f)
+{
+	const struct kb_report_apply *a;
+
+	if (b->queue.error)
+		return kb_buf_printf(out, "error, skipped: the queue did not run: %s", b->queue.error);
+	if (!b->queue.present || f >= b->queue.nfixes)	/* skip-if-missing says why */
+		return kb_buf_printf(out, "skipped: %s", b->note ? b->note :
+				     "nothing is applied to a distribution kernel");
+	a = &b->queue.fixes[f].apply;
+	if (a->status == KB_STATUS_APPLIED)
+		return 0;
+	return kb_buf_printf(out, "%s, %s%s", kb_status_name(a->status),
+			     a->status == KB_STATUS_ALREADY_APPLIED ? "in the branch already: " :
+			     a->status == KB_STATUS_NOT_AFFECTED ? "not needed: " : "skipped: ",
+			     a->detail ? a->detail : "");
+}
+
 bool report_case_expected_failure(const struct kb_report_lane *l, const struct kb_report_case *c)
 {
 	return l->baseline && c->detects && c->status == KB_KTAP_FAIL;

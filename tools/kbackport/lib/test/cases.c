@@ -292,6 +292,27 @@ bool kb_case_detects(const struct kb_case *c, const char *fix_id)
 	return false;
 }
 
+bool kb_case_detects_any(const struct kb_case *c, const char *const *fix_ids, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (kb_case_detects(c, fix_ids[i]))
+			return true;
+	return false;
+}
+
+bool kb_cases_detect(const struct kb_cases *cases, const char *fix_id)
+{
+	size_t s, c;
+
+	for (s = 0; s < cases->nsuites; s++)
+		for (c = 0; c < cases->suites[s].ncases; c++)
+			if (kb_case_detects(&cases->suites[s].cases[c], fix_id))
+				return true;
+	return false;
+}
+
 const char *kb_suite_runs_name(enum kb_suite_runs runs)
 {
 	return runs == KB_RUNS_KUNIT ? "kunit" : "guest";

@@ -44,6 +44,10 @@ const struct kb_suite_decl *kb_cases_suite(const struct kb_cases *cases, const c
 const struct kb_case *kb_suite_case(const struct kb_suite_decl *suite, const char *name);
 /* `c` is meant to fail on a kernel that lacks fix `fix_id`. */
 bool kb_case_detects(const struct kb_case *c, const char *fix_id);
+/* ... any of the fixes `fix_ids` (a queue). */
+bool kb_case_detects_any(const struct kb_case *c, const char *const *fix_ids, size_t n);
+/* Some case of `cases` detects fix `fix_id`: its tests can see it missing. */
+bool kb_cases_detect(const struct kb_cases *cases, const char *fix_id);
 
 /* "kunit", "guest". */
 const char *kb_suite_runs_name(enum kb_suite_runs runs);

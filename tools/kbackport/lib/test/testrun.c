@@ -90,6 +90,13 @@ static int probe_accel(struct kb_tester *t, const struct kb_test_target *target)
 int kb_tester_lane(struct kb_lane_test *out, struct kb_tester *t,
 		   const struct kb_test_target *target, bool with_kunit, const char *fix_id)
 {
+	return kb_tester_lane_any(out, t, target, with_kunit, &fix_id, 1);
+}
+
+int kb_tester_lane_any(struct kb_lane_test *out, struct kb_tester *t,
+		       const struct kb_test_target *target, bool with_kunit,
+		       const char *const *fix_ids, size_t nfix_ids)
+{
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -98,6 +105,6 @@ int kb_tester_lane(struct kb_lane_test *out, struct kb_tester *t,
 	if ((err = kb_test_boot(&out->run, target, &t->opts)) < 0)
 		return err;
 	out->booted = true;
-	return kb_lane_verdict(&out->verdict, t->cases, &out->run.ktap, with_kunit, fix_id,
-			       out->run.problem);
+	return kb_lane_verdict_any(&out->verdict, t->cases, &out->run.ktap, with_kunit, fix_ids,
+				   nfix_ids, out->run.problem);
 }

@@ -39,6 +39,10 @@ struct kb_lane_test {
  */
 int kb_tester_lane(struct kb_lane_test *out, struct kb_tester *t,
 		   const struct kb_test_target *target, bool with_kunit, const char *fix_id);
+/* The same for a queue: the verdict for all of `fix_ids` (kb_lane_verdict_any()). */
+int kb_tester_lane_any(struct kb_lane_test *out, struct kb_tester *t,
+		       const struct kb_test_target *target, bool with_kunit,
+		       const char *const *fix_ids, size_t nfix_ids);
 
 /* A lane that cannot be booted: an `error` verdict saying `why`. */
 int kb_lane_test_error(struct kb_lane_test *out, const char *why);
