@@ -121,7 +121,7 @@ static int queue_suite(struct jsuite *s, const struct kb_report_branch *b,
 	size_t f;
 	int err;
 
-	if ((err = kb_buf_printf(&s->name, "%s.%s.queue", b->name, l->kind)) < 0)
+	if ((err = kb_buf_printf(&s->name, "%s.%s.queue", b->name, kb_lane_kind_name(l->kind))) < 0)
 		return err;
 	if (b->queue.error)
 		return !(c = add_case(s, "queue", J_ERROR)) ? kb_error_set(KB_ENOMEM, "out of memory") :
@@ -349,7 +349,7 @@ int kb_report_junit(struct kb_buf *out, const struct kb_report *r,
 	    (err = stage_apply(&s[0], b, l)) < 0 || (err = stage_build(&s[0], r, l)) < 0 ||
 	    (err = stage_test(&s[0], l)) < 0)
 		goto done;
-	if (b->queue.present && !strcmp(l->kind, "backport") && (err = queue_suite(&s[n++], b, l)) < 0)
+	if (b->queue.present && l->kind == KB_LANE_BACKPORT && (err = queue_suite(&s[n++], b, l)) < 0)
 		goto done;
 	for (i = 0; i < l->nsuites && !err; i++)
 		err = ktap_suite(&s[n++], b, l, &l->suites[i]);
