@@ -65,7 +65,12 @@ static void arg(struct argv *a, const char *s)
 		a->v[a->n++] = s;
 }
 
-/* QEMU's command line; strings it points at live in `bufs`. */
+/*
+ * QEMU's command line; strings it points at live in `bufs`. no_timer_check:
+ * under TCG on a loaded host, a 2.6.x kernel's IO-APIC timer check can fail
+ * ("IO-APIC + timer doesn't work!") and panic the boot; every kernel takes
+ * the option.
+ */
 static int command(struct argv *a, struct kb_buf *serial, struct kb_buf *mem,
 		   struct kb_buf *append, const struct kb_boot_opts *o)
 {
@@ -73,7 +78,8 @@ static int command(struct argv *a, struct kb_buf *serial, struct kb_buf *mem,
 
 	if ((err = kb_buf_printf(serial, "file:%s", o->log)) < 0 ||
 	    (err = kb_buf_printf(mem, "%u", o->memory_mb)) < 0 ||
-	    (err = kb_buf_printf(append, "console=ttyS0 panic=-1%s%s", o->append ? " " : "",
+	    (err = kb_buf_printf(append, "console=ttyS0 panic=-1 no_timer_check%s%s",
+				 o->append ? " " : "",
 				 o->append ? o->append : "")) < 0)
 		return err;
 	arg(a, o->qemu);

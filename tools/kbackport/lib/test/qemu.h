@@ -23,7 +23,7 @@ struct kb_boot_opts {
 	const char *qemu;	/* default "qemu-system-x86_64" */
 	const char *kernel;	/* required: bzImage / vmlinuz */
 	const char *initrd;	/* or NULL */
-	const char *append;	/* added after "console=ttyS0 panic=-1" */
+	const char *append;	/* added after "console=ttyS0 panic=-1 no_timer_check" */
 	enum kb_accel accel;
 	unsigned memory_mb;	/* default 512 */
 	unsigned timeout;	/* seconds; default 120 */
