@@ -882,7 +882,7 @@ static int wait_child(pid_t pid)
 static void tick(struct lane_build *b)
 {
 	const struct kb_ticker *t = &b->opts->ticker;
-	struct kb_tick k = { "build", elapsed(&b->start), true, b->made, b->expected };
+	struct kb_tick k = { "build", elapsed(&b->start), true, b->made, b->expected, NULL };
 
 	if (kb_ticker_due(t, &b->next_tick, k.seconds))
 		t->tick(&k, t->payload);

@@ -122,7 +122,7 @@ static int wait_until(struct kb_boot_result *out, pid_t pid, double deadline,
 		      const struct kb_ticker *ticker)
 {
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
-	struct kb_tick k = { "boot", 0, false, 0, 0 };
+	struct kb_tick k = { "boot", 0, false, 0, 0, NULL };
 	double start = now(), next = 0;
 	int status;
 	pid_t got;

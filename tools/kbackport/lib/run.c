@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* In the child: set up fds and exec; never returns. */
@@ -31,11 +32,40 @@ static __attribute__((noreturn)) void child(const char *const argv[], const char
 	_exit(127);
 }
 
-static int wait_for(pid_t pid, const char *name)
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* waitpid(), polled every 50 ms while ticks are wanted: returns its result. */
+static pid_t wait_ticking(pid_t pid, int *status, const struct kb_ticker *ticker,
+			  const char *step)
+{
+	struct timespec pause = { 0, 50 * 1000 * 1000 };
+	struct kb_tick k = { .step = step };
+	double start = now(), next = 0;
+	pid_t got;
+
+	if (!ticker || !ticker->tick || ticker->interval <= 0)
+		return waitpid(pid, status, 0);
+	while ((got = waitpid(pid, status, WNOHANG)) == 0) {
+		k.seconds = now() - start;
+		if (kb_ticker_due(ticker, &next, k.seconds))
+			ticker->tick(&k, ticker->payload);
+		nanosleep(&pause, NULL);
+	}
+	return got;
+}
+
+static int wait_for(pid_t pid, const char *name, const struct kb_ticker *ticker,
+		    const char *step)
 {
 	int status;
 
-	while (waitpid(pid, &status, 0) < 0)
+	while (wait_ticking(pid, &status, ticker, step) < 0)
 		if (errno != EINTR)
 			return kb_error_set(KB_ERROR, "cannot wait for '%s': %s", name,
 					    strerror(errno));
@@ -49,6 +79,12 @@ static int wait_for(pid_t pid, const char *name)
 
 int kb_run(const char *const argv[], const char *cwd, const char *log)
 {
+	return kb_run_ticked(argv, cwd, log, NULL, NULL);
+}
+
+int kb_run_ticked(const char *const argv[], const char *cwd, const char *log,
+		  const struct kb_ticker *ticker, const char *step)
+{
 	int fd = -1, rc;
 	pid_t pid;
 
@@ -60,7 +96,7 @@ int kb_run(const char *const argv[], const char *cwd, const char *log)
 		child(argv, cwd, fd);
 	} else {
 		kb_child_track(pid);
-		rc = wait_for(pid, argv[0]);
+		rc = wait_for(pid, argv[0], ticker, step);
 		kb_child_untrack(pid);
 	}
 	if (fd >= 0)
@@ -114,7 +150,7 @@ int kb_run_capture(char **out, const char *const argv[])
 		kb_buf_release(&buf);
 		return kb_error_set(KB_ERROR, "cannot start '%s': %s", argv[0], strerror(errno));
 	}
-	rc = wait_for(pid, argv[0]);
+	rc = wait_for(pid, argv[0], NULL, NULL);
 	if (buf.ptr)
 		buf.ptr[strcspn(buf.ptr, "\n")] = '\0';
 	*out = kb_buf_detach(&buf);
