@@ -205,6 +205,25 @@ assert_contains "import checks the interval" "KBACKPORT_PROGRESS_INTERVAL '0'" "
 run_kb 0 import --help
 assert_contains "--quiet is in import's help" "-q, --quiet" "$OUT"
 
+# ---- test: the download of a distribution kernel ----
+# A fake apt-cache that knows the package, and the fake apt-get above
+# swapped for one that sleeps, then fails: the lane is an error, after
+# progress lines named by the branch alone (there is no lane yet).
+T_NAME=kernel-download
+mkdir -p fakekernel
+printf '#!/bin/sh\nprintf "Package: linux-image-fake\\nVersion: 1.0-1\\nArchitecture: amd64\\n"\n' \
+	> fakekernel/apt-cache
+printf '#!/bin/sh\nsleep 2.5\necho "E: no such archive here" >&2\nexit 100\n' > fakekernel/apt-get
+chmod +x fakekernel/apt-cache fakekernel/apt-get
+printf 'repo: linux\nbranches:\n  - name: bookworm\n    kernel: linux-image-fake\n' > distro.yaml
+PATH=$TMP/fakekernel:$PATH run_kb 1 test --config distro.yaml --fix fixes/CVE-2011-1019 --workdir dwork
+assert_eq "at least one progress line" yes "$([ -n "$(progress)" ] && echo yes)"
+assert_eq "every line names the branch and the step" "" \
+	"$(progress | grep -v -E '^progress: bookworm: download [0-9]+s$')"
+assert_contains "apt-get's message" "E: no such archive here" "$OUT"
+PATH=$TMP/fakekernel:$PATH run_kb 1 test --config distro.yaml --fix fixes/CVE-2011-1019 --workdir dwork --quiet
+assert_eq "--quiet: no progress line" "" "$(progress)"
+
 # ---- the interval ----
 T_NAME=interval
 KBACKPORT_PROGRESS_INTERVAL=soon run_kb 2 "${KB_ARGS[@]}"

@@ -149,8 +149,8 @@ static void show(const struct kb_pipeline_event *ev, void *payload)
 			kb_verdict_name(ev->lane->test.verdict.verdict),
 			kb_boot_image_text(ev->lane->boot_image));
 	else if (ev->kind == KB_EVENT_TICK)
-		cli_print_tick(ev->branch->branch->name, kb_lane_kind_name(ev->lane->kind),
-			       ev->tick);
+		cli_print_tick(ev->branch->branch->name,
+			       ev->lane ? kb_lane_kind_name(ev->lane->kind) : NULL, ev->tick);
 }
 
 /* ---- output ---- */

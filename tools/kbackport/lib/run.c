@@ -106,8 +106,14 @@ int kb_run_ticked(const char *const argv[], const char *cwd, const char *log,
 
 int kb_run_logged(const char *const argv[], const char *cwd, const char *log)
 {
+	return kb_run_logged_ticked(argv, cwd, log, NULL, NULL);
+}
+
+int kb_run_logged_ticked(const char *const argv[], const char *cwd, const char *log,
+			 const struct kb_ticker *ticker, const char *step)
+{
 	char *tail;
-	int rc = kb_run(argv, cwd, log);
+	int rc = kb_run_ticked(argv, cwd, log, ticker, step);
 
 	if (rc <= 0)
 		return rc;

@@ -26,6 +26,10 @@ int kb_run_ticked(const char *const argv[], const char *cwd, const char *log,
  */
 int kb_run_logged(const char *const argv[], const char *cwd, const char *log);
 
+/* kb_run_logged() with ticks, as kb_run_ticked(). */
+int kb_run_logged_ticked(const char *const argv[], const char *cwd, const char *log,
+			 const struct kb_ticker *ticker, const char *step);
+
 /*
  * Like kb_run() without a log; the first line of standard output goes to
  * *out (malloc'ed, without the newline; "" when none).
