@@ -44,6 +44,11 @@ static int link_initrd(const char *initrd, bool *reused, const char *workdir,
 	    (err = kb_initramfs_cached(&cached, reused, cache.ptr, spec)) < 0 ||
 	    (err = kb_tmp_path(&tmp, initrd)) < 0)
 		goto done;
+	/* never a copy through an old link: that would write into the cache */
+	if (unlink(tmp.ptr) < 0 && errno != ENOENT) {
+		err = kb_error_set(KB_ERROR, "cannot remove '%s': %s", tmp.ptr, strerror(errno));
+		goto done;
+	}
 	if (link(cached, tmp.ptr) < 0 && (err = kb_copy_file(tmp.ptr, cached)) < 0)
 		goto done;
 	if (rename(tmp.ptr, initrd) < 0) {
