@@ -22,28 +22,32 @@ static const char *const patches[] = {
 	"variants/3.9.patch",
 };
 
-static char tmp_root[] = "/tmp/kbackport-fuzz-fix.XXXXXX";
+static struct kb_buf tmp_root = KB_BUF_INIT;	/* $TMPDIR/kbackport-fuzz-fix.XXXXXX */
 static struct kb_buf fix_dir = KB_BUF_INIT;
 static struct kb_buf yaml_path = KB_BUF_INIT;
 
 static void remove_tmp(void)
 {
-	kb_remove_tree(tmp_root);
+	kb_remove_tree(tmp_root.ptr);
+	kb_buf_release(&tmp_root);
 	kb_buf_release(&fix_dir);
 	kb_buf_release(&yaml_path);
 }
 
 static void setup(void)
 {
-	const char *from = getenv("KB_FUZZ_FIX");
+	const char *from = getenv("KB_FUZZ_FIX"), *tmpdir = getenv("TMPDIR");
 	struct kb_buf src = KB_BUF_INIT, dst = KB_BUF_INIT;
 
 	if (!from)
 		from = "backports/CVE-2011-1019";
-	if (!mkdtemp(tmp_root))
+	if (!tmpdir || !*tmpdir)
+		tmpdir = "/tmp";
+	if (kb_buf_printf(&tmp_root, "%s/kbackport-fuzz-fix.XXXXXX", tmpdir) < 0 ||
+	    !mkdtemp(tmp_root.ptr))
 		abort();
 	atexit(remove_tmp);
-	if (kb_buf_printf(&fix_dir, "%s/CVE-2011-1019", tmp_root) < 0 ||
+	if (kb_buf_printf(&fix_dir, "%s/CVE-2011-1019", tmp_root.ptr) < 0 ||
 	    kb_buf_printf(&yaml_path, "%s/fix.yaml", fix_dir.ptr) < 0 ||
 	    kb_buf_printf(&src, "%s/variants", fix_dir.ptr) < 0 ||
 	    kb_mkdir_p(src.ptr) < 0)

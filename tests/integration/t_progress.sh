@@ -8,7 +8,9 @@
 # Checked: lines name the branch, lane and step, their object counts never
 # go down, the expected count comes from the branch's last build from
 # scratch, --quiet removes them, and what the command prints at the end is
-# the same either way. No timing is asserted beyond "at least one line".
+# the same either way. `import` too: a fake apt-get that sleeps before it
+# leaves a .deb, and a tarball read from a FIFO a file at a time. No timing
+# is asserted beyond "at least one line".
 source "$(dirname "$0")/../lib.sh"
 T_SUITE=progress
 hermetic
@@ -145,6 +147,82 @@ rm -rf work
 PATH=$TMP/fakebin:$PATH run_kb 1 run --fix fixes/CVE-2011-1019 --quiet
 assert_eq "--quiet: no progress line" "" "$(progress)"
 assert_eq "the step lines are the same" "$first" "$(steps)"
+
+# ---- import: apt-get download, then the tarball ----
+# A fake apt-get first on PATH that sleeps, then leaves a real .deb (made
+# here with dpkg-deb) holding a small source tarball; dpkg-deb -x is real.
+T_NAME=import-download
+mkdir -p deb/DEBIAN deb/usr/src src/linux-source-9.9/net/core fakeapt
+printf 'VERSION = 9\n' > src/linux-source-9.9/Makefile
+printf 'int dev_load;\n' > src/linux-source-9.9/net/core/dev.c
+tar -C src -cJf deb/usr/src/linux-source-9.9.tar.xz linux-source-9.9
+printf 'Package: linux-source-9.9\nVersion: 9.9.1-fake\nArchitecture: all\nMaintainer: t <t@example.org>\nDescription: a fake\n' \
+	> deb/DEBIAN/control
+dpkg-deb -b -Zgzip deb fake.deb > /dev/null
+printf '#!/bin/sh\nsleep 2.5\ncp "%s/fake.deb" linux-source-9.9_9.9.1-fake_all.deb\n' "$TMP" \
+	> fakeapt/apt-get
+chmod +x fakeapt/apt-get
+IMPORT=(import --repo repo.git --downloads dl --package linux-source-9.9=9.9.1-fake)
+PATH=$TMP/fakeapt:$PATH run_kb 0 "${IMPORT[@]}"
+assert_contains "imported" "stable/9.9.y   linux-source-9.9 9.9.1-fake   imported" "$OUT"
+assert_eq "at least one progress line" yes "$([ -n "$(progress)" ] && echo yes)"
+assert_eq "every line names the package and the step" "" \
+	"$(progress | grep -v -E '^progress: linux-source-9\.9=9\.9\.1-fake: (download|unpack) [0-9]+s$')"
+assert_contains "the download's" "progress: linux-source-9.9=9.9.1-fake: download " "$(progress)"
+assert_eq "nothing else on stderr" "" "$(printf '%s\n' "$ERR" | grep -v '^progress: ')"
+rm -rf repo.git dl
+PATH=$TMP/fakeapt:$PATH run_kb 0 "${IMPORT[@]}" --quiet
+assert_eq "--quiet: no progress line" "" "$ERR"
+assert_contains "imported all the same" "linux-source-9.9 9.9.1-fake   imported" "$OUT"
+
+# A tarball read from a FIFO, its files written one every 0.6 s.
+T_NAME=import-tarball
+mkfifo slow.tar
+python3 -c '
+import io, sys, tarfile, time
+with open(sys.argv[1], "wb", buffering=0) as fifo:
+    with tarfile.open(fileobj=fifo, mode="w|", bufsize=512, format=tarfile.USTAR_FORMAT) as tar:
+        for i in range(6):
+            data = b"int f%d;\n" % i
+            info = tarfile.TarInfo("linux-9.9/f%d.c" % i)
+            info.size, info.mtime, info.mode = len(data), 0, 0o644
+            tar.addfile(info, io.BytesIO(data))
+            time.sleep(0.6)
+' slow.tar &
+writer=$!
+run_kb 0 import --repo repo.git --trees slow.tar --json
+kill "$writer" 2>/dev/null	# only if kbackport never read: it would wait forever
+wait "$writer" 2>/dev/null
+assert_eq "imported: 6 files" "eras/9.9 6" "$(printf '%s' "$OUT" | jq -r '.trees[0] | "\(.branch) \(.files)"')"
+assert_eq "at least one progress line" yes "$([ -n "$(progress)" ] && echo yes)"
+assert_eq "every line names the tarball and counts files" "" \
+	"$(progress | grep -v -E '^progress: slow\.tar: import [0-9]+s, [0-6] files$')"
+files() { progress | sed -n 's|.*, \([0-9]*\) files$|\1|p'; }
+assert_eq "the counts never go down" "$(files | sort -n)" "$(files)"
+assert_eq "nothing else on stderr" "" "$(printf '%s\n' "$ERR" | grep -v '^progress: ')"
+KBACKPORT_PROGRESS_INTERVAL=0 run_kb 2 import --trees slow.tar
+assert_contains "import checks the interval" "KBACKPORT_PROGRESS_INTERVAL '0'" "$ERR"
+run_kb 0 import --help
+assert_contains "--quiet is in import's help" "-q, --quiet" "$OUT"
+
+# ---- test: the download of a distribution kernel ----
+# A fake apt-cache that knows the package, and the fake apt-get above
+# swapped for one that sleeps, then fails: the lane is an error, after
+# progress lines named by the branch alone (there is no lane yet).
+T_NAME=kernel-download
+mkdir -p fakekernel
+printf '#!/bin/sh\nprintf "Package: linux-image-fake\\nVersion: 1.0-1\\nArchitecture: amd64\\n"\n' \
+	> fakekernel/apt-cache
+printf '#!/bin/sh\nsleep 2.5\necho "E: no such archive here" >&2\nexit 100\n' > fakekernel/apt-get
+chmod +x fakekernel/apt-cache fakekernel/apt-get
+printf 'repo: linux\nbranches:\n  - name: bookworm\n    kernel: linux-image-fake\n' > distro.yaml
+PATH=$TMP/fakekernel:$PATH run_kb 1 test --config distro.yaml --fix fixes/CVE-2011-1019 --workdir dwork
+assert_eq "at least one progress line" yes "$([ -n "$(progress)" ] && echo yes)"
+assert_eq "every line names the branch and the step" "" \
+	"$(progress | grep -v -E '^progress: bookworm: download [0-9]+s$')"
+assert_contains "apt-get's message" "E: no such archive here" "$OUT"
+PATH=$TMP/fakekernel:$PATH run_kb 1 test --config distro.yaml --fix fixes/CVE-2011-1019 --workdir dwork --quiet
+assert_eq "--quiet: no progress line" "" "$(progress)"
 
 # ---- the interval ----
 T_NAME=interval

@@ -51,6 +51,8 @@ for f in summary.md FAILED-vendor-reworked.txt $(cd "$G" && find . -name junit.x
 	assert_file_eq "report: $f as reviewed" "$G/$f" "$TMP/run/$f"
 done
 assert_eq "report: no temporary file left" "" "$(find "$TMP/run" -name '*.tmp*')"
+assert_contains "report: the page says how Debian's kernel was booted" \
+	"fixed</span> kbackport_caps 1/2 (1 skipped), booted as PVH vmlinux</td>" "$(cat "$TMP/run/summary.html")"
 bad_xml=$(python3 - "$TMP/run" <<'PY'
 import pathlib, sys, xml.etree.ElementTree as ET
 for p in sorted(pathlib.Path(sys.argv[1]).rglob("junit.xml")):

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -116,6 +117,47 @@ static void test_lock_dir(void **state)
 	close(fd2);
 }
 
+/* An entry of a cache last used `age` seconds ago. */
+static void cache_entry(struct sandbox *sb, const char *rel, long age)
+{
+	struct timespec t[2];
+
+	write_file(sb, rel, "an entry\n");
+	clock_gettime(CLOCK_REALTIME, &t[0]);
+	t[0].tv_sec -= age;
+	t[1] = t[0];
+	assert_int_equal(utimensat(AT_FDCWD, sb_path(sb, rel), t, 0), 0);
+}
+
+/* The most recently used stay; a use (touch) moves an old entry to the front. */
+static void test_cache_prune(void **state)
+{
+	struct sandbox *sb = *state;
+	size_t removed = 99;
+
+	cache_entry(sb, "c/a.cpio", 500);
+	cache_entry(sb, "c/b.cpio", 400);
+	cache_entry(sb, "c/c.cpio", 300);
+	cache_entry(sb, "c/d.cpio", 200);
+	cache_entry(sb, "c/e.cpio.tmp.12345", 900);	/* kb_tmp_path()'s business */
+	assert_int_equal(mkdir(sb_path(sb, "c/subdir"), 0755), 0);
+	assert_int_equal(kb_cache_touch(sb_path(sb, "c/a.cpio")), 0);
+	assert_int_equal(kb_cache_prune(&removed, sb_path(sb, "c"), 2), 0);
+	assert_int_equal(removed, 2);
+	assert_true(exists(sb, "c/a.cpio"));
+	assert_false(exists(sb, "c/b.cpio"));
+	assert_false(exists(sb, "c/c.cpio"));
+	assert_true(exists(sb, "c/d.cpio"));
+	assert_true(exists(sb, "c/e.cpio.tmp.12345"));
+	assert_true(exists(sb, "c/subdir"));
+	/* within the bound: nothing to do; no directory yet: nothing either */
+	assert_int_equal(kb_cache_prune(&removed, sb_path(sb, "c"), 2), 0);
+	assert_int_equal(removed, 0);
+	assert_int_equal(kb_cache_prune(&removed, sb_path(sb, "none"), 2), 0);
+	assert_int_equal(removed, 0);
+	assert_int_equal(kb_cache_touch(sb_path(sb, "c/none")), KB_ERROR);
+}
+
 static int setup(void **state)
 {
 	return (*state = sandbox_new()) ? 0 : -1;
@@ -136,6 +178,7 @@ int main(void)
 		SANDBOXED(test_tmp_path_sweeps_the_dead),
 		SANDBOXED(test_tmp_path_missing_dir),
 		SANDBOXED(test_lock_dir),
+		SANDBOXED(test_cache_prune),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

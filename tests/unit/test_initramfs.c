@@ -10,6 +10,8 @@
 #include <archive_entry.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -381,6 +383,155 @@ static void test_dynamic_init_refused(void **state)
 	assert_int_equal(access(out, F_OK), -1);
 }
 
+/* ---- the cache ---- */
+
+static void spec_of(struct sandbox *sb, struct kb_initramfs_spec *spec, char paths[3][512],
+		    const char *const *modules)
+{
+	snprintf(paths[0], 512, "%s/init", sb->dir);
+	snprintf(paths[1], 512, "%s/busybox", sb->dir);
+	snprintf(paths[2], 512, "%s/modules", sb->dir);
+	memset(spec, 0, sizeof(*spec));
+	spec->init = paths[0];
+	spec->busybox = paths[1];
+	spec->modules_root = paths[2];
+	spec->modules = modules;
+}
+
+static void key_of(char key[65], struct sandbox *sb, const char *const *modules)
+{
+	struct kb_initramfs_spec spec;
+	char paths[3][512];
+
+	spec_of(sb, &spec, paths, modules);
+	assert_int_equal(kb_initramfs_key(key, &spec), 0);
+	assert_int_equal(strlen(key), 64);
+}
+
+/* The key follows every input: a module in the closure, an index file, init, the list. */
+static void test_key_follows_inputs(void **state)
+{
+	const char *const xfs[] = { "xfs", NULL }, *const sit[] = { "netdev-sit0", NULL };
+	struct sandbox *sb = *state;
+	char first[65], again[65], other[65];
+
+	key_of(first, sb, xfs);
+	key_of(again, sb, xfs);
+	assert_string_equal(first, again);
+	key_of(other, sb, sit);
+	assert_string_not_equal(first, other);
+	/* a module outside the closure changes nothing */
+	write_file(sb, MOD "kernel/drivers/misc/unrelated.ko", "unrelated, rebuilt\n");
+	key_of(again, sb, xfs);
+	assert_string_equal(first, again);
+	/* one inside does, and so does its way back */
+	write_file(sb, MOD "kernel/lib/libcrc32c.ko", "libcrc32c, rebuilt\n");
+	key_of(other, sb, xfs);
+	assert_string_not_equal(first, other);
+	write_file(sb, MOD "kernel/lib/libcrc32c.ko", "libcrc32c module\n");
+	key_of(again, sb, xfs);
+	assert_string_equal(first, again);
+	/* any modules.* file, binary ones too */
+	write_file(sb, MOD "modules.alias.bin", "another binary alias index\n");
+	key_of(other, sb, xfs);
+	assert_string_not_equal(first, other);
+	write_file(sb, MOD "modules.alias.bin", "binary alias index\n");
+	/* the guest program */
+	write_file(sb, "init", "#!/bin/sh\necho another guest\n");
+	key_of(other, sb, xfs);
+	assert_string_not_equal(first, other);
+	/* every module of the release (NULL) is another list than any named one */
+	write_file(sb, "init", "#!/bin/sh\necho the guest\n");
+	key_of(again, sb, xfs);
+	assert_string_equal(first, again);
+	key_of(other, sb, NULL);
+	assert_string_not_equal(first, other);
+}
+
+static void test_key_missing_input(void **state)
+{
+	struct sandbox *sb = *state;
+	struct kb_initramfs_spec spec;
+	char paths[3][512], key[65];
+
+	spec_of(sb, &spec, paths, NULL);
+	assert_int_equal(unlink(sb_path(sb, MOD "kernel/net/ipv4/tunnel4.ko")), 0);
+	assert_int_equal(kb_initramfs_key(key, &spec), KB_ENOTFOUND);
+	assert_non_null(strstr(kb_error_last(), "kernel/net/ipv4/tunnel4.ko'"));
+}
+
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *data = calloc(1, 1 << 20);
+
+	assert_non_null(f);
+	assert_true(fread(data, 1, (1 << 20) - 1, f) > 0);
+	fclose(f);
+	return data;
+}
+
+/* Equal inputs: the same file, written once; other inputs: another file. */
+static void test_cached_reused(void **state)
+{
+	const char *const xfs[] = { "xfs", NULL };
+	struct sandbox *sb = *state;
+	struct kb_initramfs_spec spec;
+	char paths[3][512], cache[512], key[65], want[700], direct[512];
+	char *first = NULL, *again = NULL, *other = NULL, *a, *b;
+	struct stat st1, st2;
+	bool reused = true;
+
+	spec_of(sb, &spec, paths, xfs);
+	snprintf(cache, sizeof(cache), "%s/work/initramfs", sb->dir);
+	assert_int_equal(kb_initramfs_cached(&first, &reused, cache, &spec), 0);
+	assert_false(reused);
+	assert_int_equal(kb_initramfs_key(key, &spec), 0);
+	snprintf(want, sizeof(want), "%s/%s.cpio", cache, key);
+	assert_string_equal(first, want);
+	/* the bytes kb_initramfs_write() writes */
+	snprintf(direct, sizeof(direct), "%s/direct.cpio", sb->dir);
+	assert_int_equal(kb_initramfs_write(direct, &spec), 0);
+	a = read_all(first);
+	b = read_all(direct);
+	assert_memory_equal(a, b, 1 << 19);
+	free(a);
+	free(b);
+
+	assert_int_equal(stat(first, &st1), 0);
+	assert_int_equal(kb_initramfs_cached(&again, &reused, cache, &spec), 0);
+	assert_true(reused);
+	assert_string_equal(first, again);
+	assert_int_equal(stat(again, &st2), 0);
+	assert_int_equal(st1.st_ino, st2.st_ino);	/* not written again */
+
+	write_file(sb, MOD "kernel/fs/xfs/xfs.ko", "xfs, rebuilt\n");
+	assert_int_equal(kb_initramfs_cached(&other, &reused, cache, &spec), 0);
+	assert_false(reused);
+	assert_string_not_equal(first, other);
+	assert_true(access(first, F_OK) == 0 && access(other, F_OK) == 0);
+	assert_false(has_temporary(cache));
+	free(first);
+	free(again);
+	free(other);
+}
+
+/* A failed write leaves nothing in the cache, so a later call does not find half a file. */
+static void test_cached_failure(void **state)
+{
+	const char *const modules[] = { "no_such_module", NULL };
+	struct sandbox *sb = *state;
+	struct kb_initramfs_spec spec;
+	char paths[3][512], cache[512], *out = NULL;
+	bool reused;
+
+	spec_of(sb, &spec, paths, modules);
+	snprintf(cache, sizeof(cache), "%s/work/initramfs", sb->dir);
+	assert_int_equal(kb_initramfs_cached(&out, &reused, cache, &spec), KB_ENOTFOUND);
+	assert_null(out);
+	assert_false(has_temporary(cache));
+}
+
 #define SANDBOXED(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 
 int main(void)
@@ -394,6 +545,10 @@ int main(void)
 		SANDBOXED(test_no_modules_dep),
 		SANDBOXED(test_two_releases),
 		SANDBOXED(test_dynamic_init_refused),
+		SANDBOXED(test_key_follows_inputs),
+		SANDBOXED(test_key_missing_input),
+		SANDBOXED(test_cached_reused),
+		SANDBOXED(test_cached_failure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

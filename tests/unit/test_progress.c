@@ -26,20 +26,31 @@ static void test_format(void **state)
 	char *s;
 
 	(void)state;
-	s = line("6.1.y as-is", (struct kb_tick){ "build", 150.9, true, 5231, 9000 });
+	s = line("6.1.y as-is", (struct kb_tick){ "build", 150.9, true, 5231, 9000, NULL });
 	assert_string_equal(s, "progress: 6.1.y as-is: build 2m30s, 5231/9000 objects");
 	free(s);
-	s = line("6.1.y backport", (struct kb_tick){ "build", 0.4, true, 0, 0 });
+	s = line("6.1.y backport", (struct kb_tick){ "build", 0.4, true, 0, 0, NULL });
 	assert_string_equal(s, "progress: 6.1.y backport: build 0s, 0/? objects");
 	free(s);
-	s = line("bookworm as-is", (struct kb_tick){ "boot", 59.99, false, 7, 8 });
+	s = line("bookworm as-is", (struct kb_tick){ "boot", 59.99, false, 7, 8, NULL });
 	assert_string_equal(s, "progress: bookworm as-is: boot 59s");
 	free(s);
-	s = line("4.19.y pre-fix", (struct kb_tick){ "build", 3600 + 5 * 60 + 59, true, 12, 0 });
+	s = line("4.19.y pre-fix", (struct kb_tick){ "build", 3600 + 5 * 60 + 59, true, 12, 0, NULL });
 	assert_string_equal(s, "progress: 4.19.y pre-fix: build 1h05m, 12/? objects");
 	free(s);
-	s = line("x", (struct kb_tick){ "boot", 60, false, 0, 0 });
+	s = line("x", (struct kb_tick){ "boot", 60, false, 0, 0, NULL });
 	assert_string_equal(s, "progress: x: boot 1m00s");
+	free(s);
+	/* an import counts files, its total unknown; a download counts nothing */
+	s = line("linux-source-6.1 6.1.192-3", (struct kb_tick){ "import", 95, true, 51234, 0,
+								 "files" });
+	assert_string_equal(s, "progress: linux-source-6.1 6.1.192-3: import 1m35s, 51234 files");
+	free(s);
+	s = line("x", (struct kb_tick){ "import", 1, true, 3, 9, "files" });
+	assert_string_equal(s, "progress: x: import 1s, 3/9 files");
+	free(s);
+	s = line("linux-source-6.1=6.1.190-1", (struct kb_tick){ "download", 30, false, 0, 0, NULL });
+	assert_string_equal(s, "progress: linux-source-6.1=6.1.190-1: download 30s");
 	free(s);
 }
 

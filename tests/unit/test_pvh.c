@@ -11,6 +11,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "buf.h"
 #include "error.h"
@@ -226,6 +229,46 @@ static void test_fallback(void **state)
 	free(bad.data);
 }
 
+/* Old entries of the cache: a new vmlinux leaves the KB_PVH_CACHE_KEEP most
+ * recently used (itself among them); a hit marks its file used. */
+static void test_cache_bounded(void **state)
+{
+	struct sandbox *sb = *state;
+	struct image elf = make_elf(KB_PVH_NOTE_TYPE), bz = make_bzimage(&elf, false);
+	char *path = NULL, *why = NULL, cache[600], name[128];
+	struct timespec t[2];
+	struct stat st;
+	int i;
+
+	for (i = 1; i <= 6; i++) {
+		snprintf(name, sizeof(name), "cache/%064d.vmlinux", i);
+		write_file(sb, name, "old\n");
+		clock_gettime(CLOCK_REALTIME, &t[0]);
+		t[0].tv_sec -= 1000 - i;	/* the last the most recent */
+		t[1] = t[0];
+		assert_int_equal(utimensat(AT_FDCWD, sb_path(sb, name), t, 0), 0);
+	}
+	write_image(sb, "vmlinuz", &bz);
+	snprintf(cache, sizeof(cache), "%s/cache", sb->dir);
+	assert_int_equal(kb_pvh_image(&path, &why, sb_path(sb, "vmlinuz"), cache), 0);
+	assert_int_equal(stat(path, &st), 0);
+	for (i = 1; i <= 6; i++) {
+		snprintf(name, sizeof(name), "cache/%064d.vmlinux", i);
+		assert_int_equal(access(sb_path(sb, name), F_OK) == 0, i > 6 - (KB_PVH_CACHE_KEEP - 1));
+	}
+	/* a hit: its file is the most recently used */
+	t[0].tv_sec = t[1].tv_sec = 1000000000;
+	t[0].tv_nsec = t[1].tv_nsec = 0;
+	assert_int_equal(utimensat(AT_FDCWD, path, t, 0), 0);
+	free(path);
+	assert_int_equal(kb_pvh_image(&path, &why, sb_path(sb, "vmlinuz"), cache), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(st.st_mtime > 1000000000);
+	free(path);
+	free(elf.data);
+	free(bz.data);
+}
+
 /* An unreadable bzImage is an error, not a fallback. */
 static void test_missing_image(void **state)
 {
@@ -250,6 +293,7 @@ int main(void)
 		SANDBOXED(test_cache_hit),
 		SANDBOXED(test_fallback),
 		SANDBOXED(test_missing_image),
+		SANDBOXED(test_cache_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -92,6 +92,9 @@ static void loads_the_fixture(void **state)
 	assert_false(b->lanes[0].baseline);	/* as-is, with a pre-fix lane there */
 	assert_true(b->lanes[1].baseline);	/* pre-fix */
 	assert_false(b->lanes[2].baseline);
+	assert_null(b->lanes[0].boot_image);	/* a lane kbackport built */
+	assert_string_equal(branch(r, "debian-6.1")->lanes[0].boot_image, "pvh-vmlinux");
+	assert_null(branch(r, "debian-6.1")->lanes[0].boot_note);
 	assert_int_equal(b->lanes[1].nsuites, 2);
 	assert_string_equal(b->lanes[1].suites[0].name, "kbackport_dev_load");
 	assert_int_equal(b->lanes[1].suites[0].fail, 2);
@@ -376,6 +379,9 @@ static void names_what_is_wrong(void **state)
 		  "\"notes\": [1]}}]}", "branches[0].apply: notes[0] is not a string" },
 		{ TOP "[{\"name\": \"b\", \"verdict\": \"fixed\"}, {\"name\": \"b\", \"verdict\": "
 		  "\"fixed\"}]}", "branch 'b' is there twice" },
+		{ TOP "[{\"name\": \"b\", \"verdict\": \"fixed\", \"lanes\": [{\"kind\": \"as-is\", "
+		  "\"verdict\": \"fixed\", \"boot_image\": \"efi\"}]}]}",
+		  "branches[0].lanes[0]: 'boot_image' is 'efi', not one of pvh-vmlinux, bzimage" },
 		{ TOP "[{\"name\": \"/b\", \"verdict\": \"fixed\"}]}",
 		  "branches[0]: 'name' is '/b': not usable as a directory name" },
 		{ TOP "[{\"name\": \"b\", \"verdict\": \"fixed\", \"queue\": {\"results\": {}}}]}",

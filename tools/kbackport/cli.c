@@ -394,7 +394,8 @@ void cli_print_tick(const char *branch, const char *lane, const struct kb_tick *
 {
 	struct kb_buf who = KB_BUF_INIT, line = KB_BUF_INIT;
 
-	if (kb_buf_printf(&who, "%s %s", branch, lane) == 0 &&
+	if ((lane && *lane ? kb_buf_printf(&who, "%s %s", branch, lane) :
+			     kb_buf_puts(&who, branch)) == 0 &&
 	    kb_tick_format(&line, who.ptr, tick) == 0)
 		fprintf(stderr, "%s%s\n", isatty(STDERR_FILENO) ? "\r\033[K" : "", line.ptr);
 	fflush(stderr);

@@ -155,7 +155,8 @@ int cli_progress_interval(double *out, bool quiet);
 
 /*
  * "progress: <branch> <lane>: <step> <elapsed>[, <n>/<total> objects]" on
- * stderr; on a terminal, the live line is cleared first.
+ * stderr ("<branch>:" alone when `lane` is NULL or empty: a download);
+ * on a terminal, the live line is cleared first.
  */
 void cli_print_tick(const char *branch, const char *lane, const struct kb_tick *tick);
 

@@ -14,15 +14,19 @@
 
 static const char usage[] =
 "usage: kbackport import [--repo DIR] [--downloads DIR] [--package PKG[=VERSION]]...\n"
-"                        [--json]\n"
+"                        [--json] [--quiet]\n"
 "   or: kbackport import [--repo DIR] --trees PATH... [--prefix PREFIX] [--json]\n"
+"                        [--quiet]\n"
 "\n"
 "Import Debian's kernel source packages into a local git repository, one\n"
 "commit per package version on stable/<series>.y (linux-source-6.1 ->\n"
 "stable/6.1.y). Missing packages are installed with apt-get; other versions\n"
 "are fetched with apt-get download. Every file of the tarball is imported,\n"
 "whatever its .gitignore says. Importing a version already on the branch\n"
-"adds nothing.\n"
+"adds nothing. While apt-get or dpkg-deb runs and while a tarball is read, a\n"
+"progress line goes to stderr every 30 seconds (KBACKPORT_PROGRESS_INTERVAL),\n"
+"terminal or not: \"progress: linux-source-6.1: download 1m00s\",\n"
+"\"progress: eras.tar.xz: import 30s, 51234 files\".\n"
 "\n"
 "  -r, --repo DIR        repository, created bare if missing (default: work/linux)\n"
 "  -d, --downloads DIR   where fetched packages go (default: work/downloads)\n"
@@ -43,6 +47,7 @@ static const char usage[] =
 "      --json            one JSON document: {\"repo\", \"imports\": [...],\n"
 "                        \"trees\": [{\"source\", \"name\", \"branch\", \"commit\",\n"
 "                        \"created\", \"files\", \"error\", \"seconds\"}]}\n"
+"  -q, --quiet           no progress lines\n"
 "  -h, --help            this text\n"
 "\n"
 "Exit status: 0 when every package and tree was imported (or already was),\n"
@@ -55,7 +60,8 @@ struct import_opts {
 	const char **trees;
 	size_t ntrees;
 	const char *prefix;
-	bool json;
+	bool json, quiet;
+	double tick_interval;	/* 0: no progress lines */
 };
 
 /* What one --trees PATH gave: its trees, or the error that stopped it. */
@@ -82,12 +88,13 @@ static int parse_options(struct import_opts *o, int argc, char **argv)
 		{ "trees", required_argument, NULL, 't' },
 		{ "prefix", required_argument, NULL, 'P' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "r:d:p:t:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:d:p:t:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r': o->repo = optarg; break;
 		case 'd': o->downloads = optarg; break;
@@ -101,11 +108,32 @@ static int parse_options(struct import_opts *o, int argc, char **argv)
 			break;
 		case 'P': o->prefix = optarg; break;
 		case 'j': o->json = true; break;
+		case 'q': o->quiet = true; break;
 		case 'h': cli_help(usage); return -1;
 		default: fputs(usage, stderr); return EXIT_USAGE;
 		}
 	}
-	return cli_no_arguments(argc, argv);
+	if ((c = cli_no_arguments(argc, argv)) != 0)
+		return c;
+	return cli_progress_interval(&o->tick_interval, o->quiet);
+}
+
+/* "progress: <who>: download 1m00s"; a terminal's live line is cleared first. */
+static void tick(const struct kb_tick *k, void *payload)
+{
+	struct kb_buf line = KB_BUF_INIT;
+
+	if (kb_tick_format(&line, payload, k) == 0)
+		fprintf(stderr, "%s%s\n", isatty(STDERR_FILENO) ? "\r\033[K" : "", line.ptr);
+	fflush(stderr);
+	kb_buf_release(&line);
+}
+
+static struct kb_ticker ticker(const struct import_opts *o, const char *who)
+{
+	struct kb_ticker t = { o->tick_interval, tick, (void *)who };
+
+	return t;
 }
 
 static void progress(size_t files, void *payload)
@@ -127,21 +155,24 @@ static double now(void)
 static int import_one(struct import_row *row, git_repository *repo,
 		      const char *spec, const struct import_opts *o)
 {
-	struct kb_import_opts iopts = { NULL, row };
+	struct kb_import_opts iopts = { .payload = row };
 	const char *eq = strchr(spec, '=');
 	struct kb_debsrc src = { 0 };
+	struct kb_ticker fetching = ticker(o, spec);
 	char title[256], body[1024];
 	double start = now();
 	int err;
 
 	row->package = eq ? strndup(spec, (size_t)(eq - spec)) : strdup(spec);
 	if ((err = kb_debsrc_branch(&row->branch, row->package)) < 0 ||
-	    (err = kb_debsrc_fetch(&src, row->package, eq ? eq + 1 : NULL, o->downloads)) < 0)
+	    (err = kb_debsrc_fetch(&src, row->package, eq ? eq + 1 : NULL, o->downloads,
+				    &fetching)) < 0)
 		goto done;
 	row->version = strdup(src.version);
 	if (isatty(STDERR_FILENO) && !o->json)
 		iopts.progress = progress;
 	snprintf(title, sizeof(title), "%s %s", src.package, src.version);
+	iopts.ticker = ticker(o, title);
 	snprintf(body, sizeof(body),
 		 "Debian's %s package, version %s, imported by kbackport import\n"
 		 "from %s (every file of the tarball).\n", src.package, src.version,
@@ -167,7 +198,7 @@ static void trees_progress(size_t files, void *payload)
 static int import_trees(struct trees_row *row, git_repository *repo, const char *path,
 			const struct import_opts *o)
 {
-	struct kb_import_opts iopts = { NULL, (void *)path };
+	struct kb_import_opts iopts = { .payload = (void *)path, .ticker = ticker(o, path) };
 	double start = now();
 	int err;
 

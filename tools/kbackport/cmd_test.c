@@ -149,8 +149,8 @@ static void show(const struct kb_pipeline_event *ev, void *payload)
 			kb_verdict_name(ev->lane->test.verdict.verdict),
 			kb_boot_image_text(ev->lane->boot_image));
 	else if (ev->kind == KB_EVENT_TICK)
-		cli_print_tick(ev->branch->branch->name, kb_lane_kind_name(ev->lane->kind),
-			       ev->tick);
+		cli_print_tick(ev->branch->branch->name,
+			       ev->lane ? kb_lane_kind_name(ev->lane->kind) : NULL, ev->tick);
 }
 
 /* ---- output ---- */
@@ -258,6 +258,7 @@ static json_t *lane_json(const struct kb_lane_run *l)
 			 "suites", suites_json(l));
 	json_object_set_new(o, "boot_image", kb_json_str(kb_boot_image_name(l->boot_image)));
 	json_object_set_new(o, "boot_note", kb_json_str(l->boot_note));
+	json_object_set_new(o, "initramfs_reused", json_boolean(t->booted && t->run.initrd_reused));
 	return o;
 }
 

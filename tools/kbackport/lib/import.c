@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- the package ---- */
@@ -51,10 +52,10 @@ static int installed_version(char **out, const char *package)
 }
 
 static int apt(const char *const argv[], const char *cwd, const char *log,
-	       const char *what)
+	       const char *what, const struct kb_ticker *ticker, const char *step)
 {
 	char *tail;
-	int rc = kb_run(argv, cwd, log);
+	int rc = kb_run_ticked(argv, cwd, log, ticker, step);
 
 	if (rc == 0 || rc < 0)
 		return rc;
@@ -65,18 +66,18 @@ static int apt(const char *const argv[], const char *cwd, const char *log,
 	return rc;
 }
 
-static int install(const char *package, const char *log)
+static int install(const char *package, const char *log, const struct kb_ticker *ticker)
 {
 	const char *argv[] = { "apt-get", "-o", "DPkg::Lock::Timeout=300", "install",
 			       "-y", "-q", "--no-install-recommends", package, NULL };
 
 	setenv("DEBIAN_FRONTEND", "noninteractive", 1);
-	return apt(argv, NULL, log, "apt-get install");
+	return apt(argv, NULL, log, "apt-get install", ticker, "install");
 }
 
 /* apt-get download PACKAGE=VERSION, then unpack the .deb in `dir`. */
 static int download(char **tarball, const char *package, const char *version,
-		    const char *dir, const char *log)
+		    const char *dir, const char *log, const struct kb_ticker *ticker)
 {
 	struct kb_buf spec = KB_BUF_INIT, deb = KB_BUF_INIT, unpacked = KB_BUF_INIT,
 		      tar = KB_BUF_INIT;
@@ -94,8 +95,8 @@ static int download(char **tarball, const char *package, const char *version,
 
 		if (stat(tar.ptr, &st) == 0)
 			err = 0;
-		else if ((err = apt(get, dir, log, "apt-get download")) == 0)
-			err = apt(unpack, NULL, log, "dpkg-deb -x");
+		else if ((err = apt(get, dir, log, "apt-get download", ticker, "download")) == 0)
+			err = apt(unpack, NULL, log, "dpkg-deb -x", ticker, "unpack");
 	}
 	if (!err)
 		*tarball = kb_buf_detach(&tar);
@@ -107,7 +108,8 @@ static int download(char **tarball, const char *package, const char *version,
 }
 
 int kb_debsrc_fetch(struct kb_debsrc *out, const char *package,
-		    const char *version, const char *downloads)
+		    const char *version, const char *downloads,
+		    const struct kb_ticker *ticker)
 {
 	struct kb_buf log = KB_BUF_INIT, tar = KB_BUF_INIT;
 	char *installed = NULL, *branch = NULL;
@@ -123,7 +125,7 @@ int kb_debsrc_fetch(struct kb_debsrc *out, const char *package,
 	if ((err = installed_version(&installed, package)) < 0)
 		goto done;
 	if (!installed && !version) {
-		if ((err = install(package, log.ptr)) < 0 ||
+		if ((err = install(package, log.ptr, ticker)) < 0 ||
 		    (err = installed_version(&installed, package)) < 0)
 			goto done;
 		if (!installed) {
@@ -140,7 +142,7 @@ int kb_debsrc_fetch(struct kb_debsrc *out, const char *package,
 		out->tarball = kb_buf_detach(&tar);
 	} else {
 		out->version = kb_strdup(version);
-		err = download(&out->tarball, package, version, downloads, log.ptr);
+		err = download(&out->tarball, package, version, downloads, log.ptr, ticker);
 	}
 done:
 	free(installed);
@@ -176,7 +178,32 @@ struct importer {
 	struct kb_buf data;		/* one file's contents, reused */
 	const struct kb_import_opts *opts;
 	bool keep_top;			/* trees: "linux-2.6.32/Makefile" kept whole */
+	double start, next;		/* the ticker's clock (kb_ticker_due()) */
 };
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A tick of step "import" when one is due: the files so far. */
+static void import_tick(struct importer *im)
+{
+	const struct kb_ticker *t = im->opts ? &im->opts->ticker : NULL;
+	struct kb_tick k = { .step = "import", .counted = true, .unit = "files" };
+
+	if (!t || !t->tick || t->interval <= 0)
+		return;
+	if (im->start <= 0)
+		im->start = now();
+	k.seconds = now() - im->start;
+	k.done = im->n;
+	if (kb_ticker_due(t, &im->next, k.seconds))
+		t->tick(&k, t->payload);
+}
 
 /* "linux-source-6.1/net/core/dev.c" -> "net/core/dev.c"; NULL for the top. */
 static const char *strip_top(const char *path)
@@ -208,6 +235,7 @@ static int add_entry(struct importer *im, const char *path, const git_oid *id,
 	im->n++;
 	if (im->opts && im->opts->progress && im->n % 5000 == 0)
 		im->opts->progress(im->n, im->opts->payload);
+	import_tick(im);
 	return 0;
 }
 
@@ -305,6 +333,7 @@ static int read_tarball(struct importer *im, const char *tarball)
 	const char *name;
 	int rc, err = 0;
 
+	import_tick(im);	/* the clock starts */
 	if (!(im->archive = archive_read_new()))
 		return kb_error_set(KB_ENOMEM, "out of memory");
 	archive_read_support_filter_all(im->archive);
@@ -578,6 +607,7 @@ static int read_trees_dir(struct importer *im, const char *dir)
 	DIR *dp;
 	int err = 0;
 
+	import_tick(im);	/* the clock starts */
 	if (!(dp = opendir(dir)))
 		return kb_error_set(KB_ENOTFOUND, "cannot read directory '%s': %s", dir,
 				    strerror(errno));

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <git2.h>
 
+#include "progress.h"
+
 struct kb_debsrc {
 	char *package;		/* "linux-source-6.1" */
 	char *version;		/* "6.1.192-3" */
@@ -25,10 +27,13 @@ struct kb_debsrc {
  * (it is installed with apt-get when missing and no version is asked);
  * another version is fetched with `apt-get download PACKAGE=VERSION` into
  * `downloads` and unpacked there. Program output goes to
- * <downloads>/apt.log; on failure the message carries its tail.
+ * <downloads>/apt.log; on failure the message carries its tail. While
+ * apt-get or dpkg-deb runs, `ticker` (may be NULL) ticks with the step
+ * "install", "download" or "unpack".
  */
 int kb_debsrc_fetch(struct kb_debsrc *out, const char *package,
-		    const char *version, const char *downloads);
+		    const char *version, const char *downloads,
+		    const struct kb_ticker *ticker);
 void kb_debsrc_release(struct kb_debsrc *src);
 
 /* "stable/6.1.y" for linux-source-6.1 (malloc'ed), or KB_EINVALID. */
@@ -38,6 +43,8 @@ struct kb_import_opts {
 	/* called every few thousand files with the count so far */
 	void (*progress)(size_t files, void *payload);
 	void *payload;
+	/* ticks of step "import" counting "files", between two files read */
+	struct kb_ticker ticker;
 };
 
 struct kb_import_result {

@@ -297,6 +297,7 @@ static int distro_lanes(struct walk *w)
 	struct kb_test_target target;
 	struct kb_buf downloads = KB_BUF_INIT, what = KB_BUF_INIT;
 	struct kb_lane_run *l;
+	struct kb_ticker fetching;
 	char *vmlinux = NULL, *why = NULL;
 	bool fetched;
 	size_t f;
@@ -306,7 +307,9 @@ static int distro_lanes(struct walk *w)
 	if (kb_buf_printf(&downloads, "%s/downloads", w->p->build_opts.workdir) < 0)
 		return kb_error_set(KB_ENOMEM, "out of memory");
 	tell(w, KB_EVENT_FETCHING, NULL, b->kernel);
-	fetched = kb_distro_kernel_fetch(&kernel, b->kernel, downloads.ptr) == 0;
+	w->lane = NULL;	/* the ticks are the branch's: no lane yet */
+	fetching = ticker(w);
+	fetched = kb_distro_kernel_fetch(&kernel, b->kernel, downloads.ptr, &fetching) == 0;
 	if (fetched && kb_buf_printf(&what, "%s %s", kernel.package, kernel.version) == 0)
 		tell(w, KB_EVENT_FETCHED, NULL, what.ptr);
 	if (fetched && (err = distro_image(&vmlinux, &why, w->p, kernel.image)) < 0)

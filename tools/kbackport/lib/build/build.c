@@ -848,7 +848,7 @@ static char *command_line(const char *const argv[])
 static void tick(struct lane_build *b)
 {
 	const struct kb_ticker *t = &b->opts->ticker;
-	struct kb_tick k = { "build", elapsed(&b->start), true, b->made, b->expected };
+	struct kb_tick k = { "build", elapsed(&b->start), true, b->made, b->expected, NULL };
 
 	if (kb_ticker_due(t, &b->next_tick, k.seconds))
 		t->tick(&k, t->payload);

@@ -83,6 +83,9 @@ struct kb_report_lane {
 	const char **reason;	/* NULL-terminated */
 	size_t nreason;
 	double test_seconds;	/* < 0 when unknown */
+	const char *boot_image;	/* a distribution kernel: "pvh-vmlinux" or
+				 * "bzimage"; NULL for a lane kbackport built */
+	const char *boot_note;	/* why the bzImage was booted, or NULL */
 	const char *dir;	/* relative to the run directory, checked safe */
 	char **files;		/* the files found in dir, sorted; owned */
 	size_t nfiles;

@@ -110,6 +110,10 @@ static int put_test_cell(struct kb_buf *out, const struct kb_report_lane *l)
 	if (l->nsuites && ((err = report_put_suite_counts(&counts, l)) < 0 ||
 			   (err = put(out, " ")) < 0 || (err = put_text(out, counts.ptr)) < 0))
 		goto done;
+	kb_buf_clear(&counts);
+	if ((err = report_put_boot_image(&counts, l)) < 0 ||
+	    (counts.size && (err = put_text(out, counts.ptr)) < 0))
+		goto done;
 	err = put(out, "</td>");
 done:
 	kb_buf_release(&counts);

@@ -19,6 +19,7 @@
 
 static const char *const case_statuses[] = { "pass", "fail", "skip", "error", NULL };
 static const char *const lane_kinds[] = { "as-is", "pre-fix", "backport", NULL };
+static const char *const boot_images[] = { "pvh-vmlinux", "bzimage", NULL };
 static const char *const build_statuses[] = { "pass", "fail", "cached", "skipped", NULL };
 static const char *const lane_verdicts[] = {
 	"fixed", "vulnerable", "regression", "error", "skipped", NULL };
@@ -474,7 +475,9 @@ static int load_lane(struct kb_report_lane *l, struct ctx *c, json_t *obj, const
 	    (err = load_suites(l, c, obj)) < 0 ||
 	    (err = get_verdict(&l->verdict, c, obj, lane_verdicts)) < 0 ||
 	    (err = get_lines(&l->reason, &l->nreason, c, obj, "reason")) < 0 ||
-	    (err = get_number(&l->test_seconds, c, obj, "test_seconds")) < 0)
+	    (err = get_number(&l->test_seconds, c, obj, "test_seconds")) < 0 ||
+	    (err = get_word(&l->boot_image, c, obj, "boot_image", false, boot_images)) < 0 ||
+	    (err = get_str(&l->boot_note, c, obj, "boot_note", false)) < 0)
 		return err;
 	return lane_dir(l, c, obj, branch, rundir);
 }

@@ -45,7 +45,8 @@ static int put_cell_test(struct kb_buf *out, const struct kb_report_lane *l)
 
 	if ((err = kb_buf_printf(&cell, "%s", report_lane_verdict_text(l))) == 0 &&
 	    (!l->nsuites || (err = kb_buf_puts(&cell, ": ")) == 0) &&
-	    (!l->nsuites || (err = report_put_suite_counts(&cell, l)) == 0))
+	    (!l->nsuites || (err = report_put_suite_counts(&cell, l)) == 0) &&
+	    (err = report_put_boot_image(&cell, l)) == 0)
 		err = report_put_md(out, cell.ptr);
 	kb_buf_release(&cell);
 	return err;

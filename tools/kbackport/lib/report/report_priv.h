@@ -41,6 +41,10 @@ const struct kb_report_apply *report_lane_apply(const struct kb_report_branch *b
  * lane should show. */
 const char *report_lane_verdict_text(const struct kb_report_lane *l);
 
+/* ", booted as PVH vmlinux" or ", booted as bzImage" for a distribution
+ * kernel's lane; nothing for a lane kbackport built. */
+int report_put_boot_image(struct kb_buf *out, const struct kb_report_lane *l);
+
 /* The test cell: "kbackport_dev_load 3/6, kbackport_caps 5/6", or "-". */
 int report_put_suite_counts(struct kb_buf *out, const struct kb_report_lane *l);
 

@@ -172,6 +172,7 @@ static json_t *lane_json(const struct kb_branch_run *b, const struct kb_lane_run
 			 "dir", dir);
 	json_object_set_new(o, "boot_image", kb_json_str(kb_boot_image_name(l->boot_image)));
 	json_object_set_new(o, "boot_note", kb_json_str(l->boot_note));
+	json_object_set_new(o, "initramfs_reused", json_boolean(lt->booted && lt->run.initrd_reused));
 	return o;
 }
 

@@ -162,6 +162,14 @@ const char *report_lane_verdict_text(const struct kb_report_lane *l)
 	return kb_verdict_name(l->verdict);
 }
 
+int report_put_boot_image(struct kb_buf *out, const struct kb_report_lane *l)
+{
+	if (!l->boot_image)
+		return 0;
+	return kb_buf_printf(out, ", booted as %s",
+			     !strcmp(l->boot_image, "pvh-vmlinux") ? "PVH vmlinux" : "bzImage");
+}
+
 int report_put_suite_counts(struct kb_buf *out, const struct kb_report_lane *l)
 {
 	size_t i;

@@ -103,7 +103,7 @@ static int resolve_image(char **name, struct apt_package *p, const char *package
  * package.
  */
 static int download(char **deb, const char *package, const struct apt_package *p,
-		    const char *downloads, const char *log)
+		    const char *downloads, const char *log, const struct kb_ticker *ticker)
 {
 	struct kb_buf name = KB_BUF_INIT, path = KB_BUF_INIT, spec = KB_BUF_INIT;
 	struct kb_buf tmp = KB_BUF_INIT, got = KB_BUF_INIT;
@@ -123,7 +123,7 @@ static int download(char **deb, const char *package, const struct apt_package *p
 		if ((err = kb_tmp_path(&tmp, path.ptr)) < 0 ||
 		    (err = kb_remove_tree(tmp.ptr)) < 0 || (err = kb_mkdir_p(tmp.ptr)) < 0 ||
 		    (err = kb_buf_printf(&got, "%s/%s", tmp.ptr, name.ptr)) < 0 ||
-		    (err = kb_run_logged(argv, tmp.ptr, log)) < 0)
+		    (err = kb_run_logged_ticked(argv, tmp.ptr, log, ticker, "download")) < 0)
 			goto done;
 		if (!kb_path_exists(got.ptr)) {
 			err = kb_error_set(KB_ENOTFOUND, "apt-get download left no '%s'", path.ptr);
@@ -173,7 +173,8 @@ static int find_modules_root(char **out, const char *root)
 }
 
 /* dpkg-deb -x and depmod into a temporary directory, then rename: <root> is always complete. */
-static int unpack(const char *root, const char *deb, const char *log)
+static int unpack(const char *root, const char *deb, const char *log,
+		  const struct kb_ticker *ticker)
 {
 	struct kb_buf tmp = KB_BUF_INIT;
 	char *mods = NULL, *release = NULL;
@@ -184,7 +185,7 @@ static int unpack(const char *root, const char *deb, const char *log)
 		goto done;
 	{
 		const char *argv[] = { "dpkg-deb", "-x", deb, tmp.ptr, NULL };
-		if ((err = kb_run_logged(argv, NULL, log)) < 0 ||
+		if ((err = kb_run_logged_ticked(argv, NULL, log, ticker, "unpack")) < 0 ||
 		    (err = find_modules_root(&mods, tmp.ptr)) < 0 ||
 		    (err = kb_modules_release(&release, mods)) < 0)
 			goto done;
@@ -226,7 +227,7 @@ done:
 }
 
 int kb_distro_kernel_fetch(struct kb_distro_kernel *out, const char *package,
-			   const char *downloads)
+			   const char *downloads, const struct kb_ticker *ticker)
 {
 	struct kb_buf log = KB_BUF_INIT, root = KB_BUF_INIT;
 	struct apt_package p = { 0 };
@@ -244,8 +245,8 @@ int kb_distro_kernel_fetch(struct kb_distro_kernel *out, const char *package,
 		goto done;
 	}
 	if (!kb_path_exists(root.ptr) &&
-	    ((err = download(&deb, out->package, &p, downloads, log.ptr)) < 0 ||
-	     (err = unpack(root.ptr, deb, log.ptr)) < 0))
+	    ((err = download(&deb, out->package, &p, downloads, log.ptr, ticker)) < 0 ||
+	     (err = unpack(root.ptr, deb, log.ptr, ticker)) < 0))
 		goto done;
 	err = describe(out, root.ptr);
 done:

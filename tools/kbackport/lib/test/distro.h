@@ -8,6 +8,8 @@
 #ifndef KB_DISTRO_H
 #define KB_DISTRO_H
 
+#include "progress.h"
+
 struct kb_distro_kernel {
 	char *package;		/* "linux-image-6.1.0-57-amd64" */
 	char *version;		/* its Debian version: "6.1.192-3" */
@@ -25,10 +27,11 @@ struct kb_distro_kernel {
  * reused; a newer version in apt's lists is fetched next to it.
  * `apt-cache show` output is kept as <downloads>/<package>.apt-show, other
  * programs' output goes to <downloads>/apt.log; on failure the message
- * carries its tail.
+ * carries its tail. While apt-get download or dpkg-deb runs, `ticker`
+ * (may be NULL) ticks with the step "download" or "unpack".
  */
 int kb_distro_kernel_fetch(struct kb_distro_kernel *out, const char *package,
-			   const char *downloads);
+			   const char *downloads, const struct kb_ticker *ticker);
 void kb_distro_kernel_release(struct kb_distro_kernel *kernel);
 
 #endif

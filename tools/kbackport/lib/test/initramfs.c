@@ -647,6 +647,24 @@ static int add_indexes(struct cpio *c, const struct modindex *ix, bool renamed)
 	return err;
 }
 
+/* The release's index loaded into `ix` and the modules of `spec` selected. */
+static int load_selection(struct modindex *ix, struct kb_buf *dir, char **release,
+			  const struct kb_initramfs_spec *spec)
+{
+	int err;
+
+	*release = NULL;
+	if (!spec->release && (err = kb_modules_release(release, spec->modules_root)) < 0)
+		return err;
+	ix->release = spec->release ? spec->release : *release;
+	if ((err = kb_buf_printf(dir, "%s/lib/modules/%s", spec->modules_root, ix->release)) < 0)
+		return err;
+	ix->dir = dir->ptr;
+	if ((err = modindex_load(ix)) < 0)
+		return err;
+	return select_modules(ix, spec->modules);
+}
+
 static int add_modules(struct cpio *c, const struct kb_initramfs_spec *spec)
 {
 	struct modindex ix = { 0 };
@@ -655,13 +673,7 @@ static int add_modules(struct cpio *c, const struct kb_initramfs_spec *spec)
 	bool renamed = false;
 	int err;
 
-	if (!spec->release && (err = kb_modules_release(&release, spec->modules_root)) < 0)
-		goto done;
-	ix.release = spec->release ? spec->release : release;
-	if ((err = kb_buf_printf(&dir, "%s/lib/modules/%s", spec->modules_root, ix.release)) < 0)
-		goto done;
-	ix.dir = dir.ptr;
-	if ((err = modindex_load(&ix)) < 0 || (err = select_modules(&ix, spec->modules)) < 0)
+	if ((err = load_selection(&ix, &dir, &release, spec)) < 0)
 		goto done;
 	for (size_t i = 0; i < ix.nmods && !err; i++) {
 		if (!ix.mods[i].want)
@@ -697,5 +709,117 @@ int kb_initramfs_write(const char *out_path, const struct kb_initramfs_spec *spe
 	if (err < 0)
 		unlink(tmp.ptr);
 	kb_buf_release(&tmp);
+	return err;
+}
+
+/* ---- the cache ---- */
+
+/* "<what> <name> <sha256 of the file>\n" into `text`. */
+static int key_file(struct kb_buf *text, const char *what, const char *name, const char *file)
+{
+	char hash[65];
+	int err;
+
+	if ((err = kb_file_sha256(hash, sizeof(hash), file)) < 0)
+		return kb_error_prefix(err, "cannot hash the initramfs input '%s'", file);
+	return kb_buf_printf(text, "%s %s %s\n", what, name, hash);
+}
+
+static int index_files(struct dirent ***list, const char *dir)
+{
+	int n = scandir(dir, list, index_filter, alphasort);
+
+	return n < 0 ? kb_error_set(KB_ERROR, "cannot read '%s': %s", dir, strerror(errno)) : n;
+}
+
+/* The modules that go in (by their path) and every modules.* file. */
+static int key_modules(struct kb_buf *text, const struct kb_initramfs_spec *spec)
+{
+	struct modindex ix = { 0 };
+	struct kb_buf dir = KB_BUF_INIT, file = KB_BUF_INIT;
+	struct dirent **list = NULL;
+	char *release = NULL;
+	int err, n = 0, i;
+
+	if ((err = load_selection(&ix, &dir, &release, spec)) < 0 ||
+	    (err = kb_buf_printf(text, "release %s\n", ix.release)) < 0)
+		goto done;
+	for (size_t m = 0; m < ix.nmods && !err; m++) {
+		if (!ix.mods[m].want)
+			continue;
+		kb_buf_clear(&file);
+		if ((err = kb_buf_printf(&file, "%s/%s", ix.dir, ix.mods[m].path)) == 0)
+			err = key_file(text, "module", ix.mods[m].path, file.ptr);
+	}
+	if (err < 0 || (err = n = index_files(&list, ix.dir)) < 0)
+		goto done;
+	for (i = err = 0; i < n && !err; i++) {
+		kb_buf_clear(&file);
+		if ((err = kb_buf_printf(&file, "%s/%s", ix.dir, list[i]->d_name)) == 0)
+			err = key_file(text, "index", list[i]->d_name, file.ptr);
+	}
+done:
+	for (i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+	modindex_release(&ix);
+	free(release);
+	kb_buf_release(&dir);
+	kb_buf_release(&file);
+	return err;
+}
+
+int kb_initramfs_key(char key[65], const struct kb_initramfs_spec *spec)
+{
+	struct kb_buf text = KB_BUF_INIT;
+	const char *const *m;
+	int err;
+
+	if (!spec->init)
+		return kb_error_set(KB_EINVALID, "an initramfs needs an init program");
+	if ((err = kb_buf_printf(&text, "kbackport initramfs %d\n", KB_INITRAMFS_FORMAT)) < 0 ||
+	    (err = key_file(&text, "program", "init", spec->init)) < 0 ||
+	    (err = key_file(&text, "program", "busybox",
+			    spec->busybox ? spec->busybox : "/bin/busybox")) < 0)
+		goto done;
+	if (spec->modules_root && spec->modules)
+		for (m = spec->modules; *m && !err; m++)
+			err = kb_buf_printf(&text, "want %s\n", *m);
+	else if (spec->modules_root)
+		err = kb_buf_puts(&text, "want every module\n");
+	if (!err && spec->modules_root)
+		err = key_modules(&text, spec);
+	if (!err)
+		err = kb_sha256_hex(key, text.ptr, text.size);
+done:
+	kb_buf_release(&text);
+	return err;
+}
+
+int kb_initramfs_cached(char **out, bool *reused, const char *cachedir,
+			const struct kb_initramfs_spec *spec)
+{
+	struct kb_buf path = KB_BUF_INIT;
+	char key[65];
+	size_t removed;
+	int err;
+
+	*out = NULL;
+	*reused = false;
+	if ((err = kb_initramfs_key(key, spec)) < 0 ||
+	    (err = kb_buf_printf(&path, "%s/%s.cpio", cachedir, key)) < 0)
+		goto done;
+	if (kb_path_exists(path.ptr)) {
+		*reused = true;
+		err = kb_cache_touch(path.ptr);
+	} else if ((err = kb_mkdir_p(cachedir)) == 0 &&
+		   (err = kb_initramfs_write(path.ptr, spec)) == 0 &&
+		   kb_cache_prune(&removed, cachedir, KB_INITRAMFS_CACHE_KEEP) < 0) {
+		kb_error_clear();	/* a cache a little too large is no failure */
+	}
+	if (!err)
+		*out = kb_buf_detach(&path);
+done:
+	kb_buf_release(&path);
 	return err;
 }

@@ -5,6 +5,8 @@
 #ifndef KB_INITRAMFS_H
 #define KB_INITRAMFS_H
 
+#include <stdbool.h>
+
 struct kb_initramfs_spec {
 	const char *init;		/* required: /init, the guest program */
 	const char *busybox;		/* a static busybox; NULL: /bin/busybox
@@ -40,6 +42,31 @@ struct kb_initramfs_spec {
  * no dynamic loader in the initramfs.
  */
 int kb_initramfs_write(const char *out_path, const struct kb_initramfs_spec *spec);
+
+/* Bumped when kb_initramfs_write() writes other bytes for the same inputs. */
+#define KB_INITRAMFS_FORMAT 1
+
+/* Entries kb_initramfs_cached() keeps in its directory (the most recently used). */
+#define KB_INITRAMFS_CACHE_KEEP 64
+
+/*
+ * The cache key of the initramfs `spec` makes, as 64 hex digits and a NUL:
+ * the SHA-256 of a text naming every input with its SHA-256: the format
+ * (KB_INITRAMFS_FORMAT), the init program, busybox, the modules asked for,
+ * the release, each module file that goes in and every modules.* file of
+ * the release. Equal inputs give the same key wherever they are.
+ */
+int kb_initramfs_key(char key[65], const struct kb_initramfs_spec *spec);
+
+/*
+ * The initramfs of `spec`, content-addressed: *out is
+ * <cachedir>/<key>.cpio (malloc'ed), written with kb_initramfs_write()
+ * when missing (then the directory is pruned to its
+ * KB_INITRAMFS_CACHE_KEEP most recently used entries), else only marked
+ * used, and *reused set.
+ */
+int kb_initramfs_cached(char **out, bool *reused, const char *cachedir,
+			const struct kb_initramfs_spec *spec);
 
 /*
  * *out gets the kernel release under <modules_root>/lib/modules (malloc'ed)

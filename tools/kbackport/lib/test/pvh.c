@@ -152,7 +152,7 @@ int kb_pvh_image(char **out, char **why, const char *bzimage, const char *cached
 {
 	struct kb_buf vmlinux = KB_BUF_INIT, no = KB_BUF_INIT;
 	char *data = NULL, *elf = NULL, hash[65];
-	size_t len = 0, elf_len = 0;
+	size_t len = 0, elf_len = 0, removed;
 	int err;
 
 	*out = *why = NULL;
@@ -162,11 +162,14 @@ int kb_pvh_image(char **out, char **why, const char *bzimage, const char *cached
 	    (err = kb_buf_printf(&no, "%s/%s.no-pvh", cachedir, hash)) < 0)
 		goto done;
 	if (kb_path_exists(vmlinux.ptr)) {
-		*out = kb_buf_detach(&vmlinux);
+		if ((err = kb_cache_touch(vmlinux.ptr)) == 0)
+			*out = kb_buf_detach(&vmlinux);
 		goto done;
 	}
-	if (kb_read_file(why, NULL, no.ptr) == 0)
+	if (kb_read_file(why, NULL, no.ptr) == 0) {
+		err = kb_cache_touch(no.ptr);
 		goto done;
+	}
 	kb_error_clear();
 	if ((err = extract_checked(&elf, &elf_len, why, data, len)) < 0 ||
 	    (err = kb_mkdir_p(cachedir)) < 0)
@@ -175,6 +178,8 @@ int kb_pvh_image(char **out, char **why, const char *bzimage, const char *cached
 		*out = kb_buf_detach(&vmlinux);
 	else if (!elf)
 		err = kb_write_atomic(no.ptr, *why);
+	if (!err && kb_cache_prune(&removed, cachedir, KB_PVH_CACHE_KEEP) < 0)
+		kb_error_clear();	/* a cache a little too large is no failure */
 done:
 	if (err < 0) {
 		free(*why);

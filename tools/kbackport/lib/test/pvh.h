@@ -9,7 +9,9 @@
  *   <cachedir>/<sha256 of the bzImage>.no-pvh    why it cannot be used
  *
  * Both are written atomically (temporary + rename): a reader finds the
- * whole file or none.
+ * whole file or none. A file's modification time is its last use; after
+ * writing one, the directory keeps its KB_PVH_CACHE_KEEP most recently
+ * used files (kb_cache_prune()): a vmlinux is 66 MB.
  */
 #ifndef KB_PVH_H
 #define KB_PVH_H
@@ -19,6 +21,9 @@
 
 /* XEN_ELFNOTE_PHYS32_ENTRY: the 32-bit physical entry point of PVH. */
 #define KB_PVH_NOTE_TYPE 18
+
+/* Files the cache directory keeps (vmlinux images and no-pvh answers). */
+#define KB_PVH_CACHE_KEEP 4
 
 /*
  * The ELF image in the xz payload of `bzimage` (`len` bytes): the first xz

@@ -112,7 +112,7 @@ static int wait_until(struct kb_boot_result *out, struct kb_spawn *s, double dea
 		      const struct kb_ticker *ticker)
 {
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
-	struct kb_tick k = { "boot", 0, false, 0, 0 };
+	struct kb_tick k = { "boot", 0, false, 0, 0, NULL };
 	double start = now(), next = 0;
 	int status, got;
 

@@ -29,8 +29,44 @@ void kb_test_run_release(struct kb_test_run *run)
 	memset(run, 0, sizeof(*run));
 }
 
-/* The initramfs for `target`: the guest (compiled when needed) and modules. */
-static int make_initrd(struct kb_buf *initrd, const struct kb_test_target *target,
+/*
+ * <outdir>/initrd.cpio as the cached initramfs of `spec` (a hard link, or
+ * a copy where links do not work), replaced atomically.
+ */
+static int link_initrd(const char *initrd, bool *reused, const char *workdir,
+		       const struct kb_initramfs_spec *spec)
+{
+	struct kb_buf cache = KB_BUF_INIT, tmp = KB_BUF_INIT;
+	char *cached = NULL;
+	int err;
+
+	if ((err = kb_buf_printf(&cache, "%s/initramfs", workdir)) < 0 ||
+	    (err = kb_initramfs_cached(&cached, reused, cache.ptr, spec)) < 0 ||
+	    (err = kb_tmp_path(&tmp, initrd)) < 0)
+		goto done;
+	/* never a copy through an old link: that would write into the cache */
+	if (unlink(tmp.ptr) < 0 && errno != ENOENT) {
+		err = kb_error_set(KB_ERROR, "cannot remove '%s': %s", tmp.ptr, strerror(errno));
+		goto done;
+	}
+	if (link(cached, tmp.ptr) < 0 && (err = kb_copy_file(tmp.ptr, cached)) < 0)
+		goto done;
+	if (rename(tmp.ptr, initrd) < 0) {
+		err = kb_error_set(KB_ERROR, "cannot rename '%s': %s", tmp.ptr, strerror(errno));
+		unlink(tmp.ptr);
+	}
+done:
+	free(cached);
+	kb_buf_release(&cache);
+	kb_buf_release(&tmp);
+	return err;
+}
+
+/*
+ * The initramfs for `target`: the guest (compiled when needed) and modules,
+ * from <workdir>/initramfs/ when an earlier boot had the same inputs.
+ */
+static int make_initrd(struct kb_buf *initrd, bool *reused, const struct kb_test_target *target,
 		       const struct kb_test_opts *o)
 {
 	struct kb_initramfs_spec spec;
@@ -38,6 +74,7 @@ static int make_initrd(struct kb_buf *initrd, const struct kb_test_target *targe
 	int err;
 
 	memset(&spec, 0, sizeof(spec));
+	*reused = false;
 	if ((err = kb_buf_printf(initrd, "%s/initrd.cpio", target->outdir)) < 0)
 		return err;
 	if (!o->guest_program &&
@@ -46,7 +83,9 @@ static int make_initrd(struct kb_buf *initrd, const struct kb_test_target *targe
 	spec.init = o->guest_program ? o->guest_program : program;
 	spec.modules_root = target->modules_root;
 	spec.modules = target->modules;
-	if ((err = kb_initramfs_write(initrd->ptr, &spec)) < 0)
+	err = o->workdir ? link_initrd(initrd->ptr, reused, o->workdir, &spec) :
+			   kb_initramfs_write(initrd->ptr, &spec);
+	if (err < 0)
 		err = kb_error_prefix(err, "cannot write the initramfs '%s'", initrd->ptr);
 	free(program);
 	return err;
@@ -202,7 +241,7 @@ int kb_test_boot(struct kb_test_run *out, const struct kb_test_target *target,
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if ((err = kb_mkdir_p(target->outdir)) < 0 || (err = make_initrd(&initrd, target, o)) < 0 ||
+	if ((err = kb_mkdir_p(target->outdir)) < 0 || (err = make_initrd(&initrd, &out->initrd_reused, target, o)) < 0 ||
 	    (err = kb_buf_printf(&log, "%s/console.log", target->outdir)) < 0 ||
 	    (err = kb_buf_printf(&stamp, "%s/boot.stamp", target->outdir)) < 0)
 		goto done;

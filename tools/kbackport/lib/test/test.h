@@ -6,7 +6,10 @@
  * fix is verdict.h's business; this module says what was seen, and
  * whether the boot went far enough to be believed.
  *
- *   <outdir>/initrd.cpio      the initramfs booted
+ *   <outdir>/initrd.cpio      the initramfs booted: a hard link to
+ *                             <workdir>/initramfs/<key>.cpio, written only
+ *                             when no earlier boot had the same inputs
+ *                             (kb_initramfs_cached())
  *   <outdir>/console.log      everything the serial console printed
  *   <outdir>/console.log.qemu QEMU's own messages
  *   <outdir>/<suite>.ktap     each suite's KTAP, alone
@@ -22,7 +25,8 @@
 #include "qemu.h"
 
 struct kb_test_opts {
-	const char *workdir;	/* the guest program is compiled under it */
+	const char *workdir;	/* the guest program is compiled under it, the
+				 * initramfs cached there; NULL: written afresh */
 	const char *guest_source;	/* tests/qemu/guest.c */
 	const char *guest_program;	/* a ready static /init instead, or NULL */
 	const char *qemu;	/* NULL: qemu-system-x86_64 */
@@ -48,6 +52,7 @@ struct kb_test_run {
 	char *log;		/* the console log */
 	bool finished;		/* the guest said it was done */
 	bool reused;		/* read from an earlier boot's log (see reuse) */
+	bool initrd_reused;	/* the initramfs came from the cache */
 	char *problem;		/* why this boot cannot be believed, or NULL:
 				 * QEMU failed, a timeout, a panic, or a guest
 				 * that never finished */

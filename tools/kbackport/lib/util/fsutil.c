@@ -250,3 +250,84 @@ done:
 	kb_buf_release(&path);
 	return err;
 }
+
+int kb_cache_touch(const char *path)
+{
+	if (utimensat(AT_FDCWD, path, NULL, 0) < 0)
+		return kb_error_set(KB_ERROR, "cannot touch '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+struct cache_entry {
+	char *name;
+	struct timespec used;
+};
+
+/* The most recently used first; equal times by name, so the order is stable. */
+static int newest_first(const void *a, const void *b)
+{
+	const struct cache_entry *x = a, *y = b;
+
+	if (x->used.tv_sec != y->used.tv_sec)
+		return x->used.tv_sec < y->used.tv_sec ? 1 : -1;
+	if (x->used.tv_nsec != y->used.tv_nsec)
+		return x->used.tv_nsec < y->used.tv_nsec ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+/* The regular files of `dir` (not temporaries) with their times, in `*out`. */
+static int cache_list(struct cache_entry **out, size_t *n, DIR *d)
+{
+	struct cache_entry *list = NULL, *grown;
+	size_t alloc = 0;
+	struct dirent *de;
+	struct stat st;
+
+	*n = 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || strstr(de->d_name, ".tmp.") ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (*n == alloc) {
+			alloc = alloc ? 2 * alloc : 32;
+			if (!(grown = realloc(list, alloc * sizeof(*list))))
+				goto nomem;
+			list = grown;
+		}
+		if (!(list[*n].name = kb_strdup(de->d_name)))
+			goto nomem;
+		list[(*n)++].used = st.st_mtim;
+	}
+	*out = list;
+	return 0;
+nomem:
+	while (*n)
+		free(list[--*n].name);
+	free(list);
+	return kb_error_set(KB_ENOMEM, "out of memory");
+}
+
+int kb_cache_prune(size_t *removed, const char *dir, size_t keep)
+{
+	struct cache_entry *list = NULL;
+	size_t n = 0, i;
+	DIR *d;
+	int err;
+
+	*removed = 0;
+	if (!(d = opendir(dir)))
+		return errno == ENOENT ? 0 :
+		       kb_error_set(KB_ERROR, "cannot read '%s': %s", dir, strerror(errno));
+	if ((err = cache_list(&list, &n, d)) == 0) {
+		qsort(list, n, sizeof(*list), newest_first);
+		for (i = keep; i < n; i++)
+			if (unlinkat(dirfd(d), list[i].name, 0) == 0)
+				++*removed;
+	}
+	for (i = 0; i < n; i++)
+		free(list[i].name);
+	free(list);
+	closedir(d);
+	return err;
+}

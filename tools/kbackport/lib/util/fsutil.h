@@ -55,6 +55,17 @@ int kb_sha256_hex(char out[65], const void *data, size_t len);
 int kb_file_sha256(char *out, size_t size, const char *path);
 
 /*
+ * A content-addressed cache directory (work/pvh/, work/initramfs/): an
+ * entry's modification time is when it was last used. kb_cache_touch()
+ * marks `path` used now; kb_cache_prune() removes the regular files of
+ * `dir` beyond the `keep` most recently used (temporaries "*.tmp.<pid>"
+ * are kb_tmp_path()'s business and left alone). Pruning is best effort:
+ * a file that cannot be removed stays, and *removed counts the others.
+ */
+int kb_cache_touch(const char *path);
+int kb_cache_prune(size_t *removed, const char *dir, size_t keep);
+
+/*
  * Take <dir>/kbackport.lock (created when missing) for this process, so two
  * kbackport commands never work in one work directory at once: *fd holds
  * the lock until closed (or the process ends). When another process holds

@@ -40,6 +40,10 @@ int kb_tick_format(struct kb_buf *out, const char *who, const struct kb_tick *ti
 		return err;
 	if (!tick->counted)
 		return 0;
+	if (tick->unit && !tick->total)
+		return kb_buf_printf(out, ", %zu %s", tick->done, tick->unit);
+	if (tick->unit)
+		return kb_buf_printf(out, ", %zu/%zu %s", tick->done, tick->total, tick->unit);
 	if (tick->total)
 		return kb_buf_printf(out, ", %zu/%zu objects", tick->done, tick->total);
 	return kb_buf_printf(out, ", %zu/? objects", tick->done);

@@ -16,11 +16,15 @@
 #define KB_PROGRESS_INTERVAL 30
 
 struct kb_tick {
-	const char *step;	/* "build", "boot" */
+	const char *step;	/* "build", "boot", "download", "import" */
 	double seconds;		/* since the step began */
 	bool counted;		/* a build: `done` and `total` mean something */
 	size_t done;		/* objects compiled so far ("CC" lines) */
 	size_t total;		/* expected, from an earlier build; 0: unknown */
+	const char *unit;	/* what `done` counts: NULL for a build's
+				 * objects (an unknown total shown as "?"),
+				 * else "files" and the like (no total shown
+				 * when unknown) */
 };
 
 struct kb_ticker {
@@ -38,7 +42,8 @@ bool kb_ticker_due(const struct kb_ticker *t, double *next, double now);
 
 /*
  * "progress: <who>: <step> <elapsed>[, <done>/<total|?> objects]" with the
- * elapsed time as "45s", "2m30s" or "1h05m".
+ * elapsed time as "45s", "2m30s" or "1h05m"; with a `unit`,
+ * "[, <done>[/<total>] <unit>]".
  */
 int kb_tick_format(struct kb_buf *out, const char *who, const struct kb_tick *tick);
 

@@ -9,13 +9,43 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-static int wait_for(struct kb_spawn *s, const char *name)
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* kb_spawn_wait(), polled every 50 ms while ticks are wanted. */
+static int wait_ticking(struct kb_spawn *s, int *status, const struct kb_ticker *ticker,
+			const char *step)
+{
+	struct timespec pause = { 0, 50 * 1000 * 1000 };
+	struct kb_tick k = { .step = step };
+	double start = now(), next = 0;
+	int got;
+
+	if (!ticker || !ticker->tick || ticker->interval <= 0)
+		return kb_spawn_wait(s, status);
+	while ((got = kb_spawn_poll(s, status)) == 0) {
+		k.seconds = now() - start;
+		if (kb_ticker_due(ticker, &next, k.seconds))
+			ticker->tick(&k, ticker->payload);
+		nanosleep(&pause, NULL);
+	}
+	return got < 0 ? -1 : 0;
+}
+
+static int wait_for(struct kb_spawn *s, const char *name, const struct kb_ticker *ticker,
+		    const char *step)
 {
 	int status;
 
-	if (kb_spawn_wait(s, &status) < 0)
+	if (wait_ticking(s, &status, ticker, step) < 0)
 		return kb_error_set(KB_ERROR, "cannot wait for '%s': %s", name, strerror(errno));
 	if (WIFSIGNALED(status))
 		return kb_error_set(KB_ERROR, "'%s' was killed by signal %d", name,
@@ -26,6 +56,12 @@ static int wait_for(struct kb_spawn *s, const char *name)
 }
 
 int kb_run(const char *const argv[], const char *cwd, const char *log)
+{
+	return kb_run_ticked(argv, cwd, log, NULL, NULL);
+}
+
+int kb_run_ticked(const char *const argv[], const char *cwd, const char *log,
+		  const struct kb_ticker *ticker, const char *step)
 {
 	struct kb_spawn s;
 	int fd = -1, rc;
@@ -39,7 +75,7 @@ int kb_run(const char *const argv[], const char *cwd, const char *log)
 	if (kb_spawn_start(&s) < 0)
 		rc = kb_error_set(KB_ERROR, "cannot start '%s': %s", argv[0], strerror(errno));
 	else
-		rc = wait_for(&s, argv[0]);
+		rc = wait_for(&s, argv[0], ticker, step);
 	if (fd >= 0)
 		close(fd);
 	return rc;
@@ -47,8 +83,14 @@ int kb_run(const char *const argv[], const char *cwd, const char *log)
 
 int kb_run_logged(const char *const argv[], const char *cwd, const char *log)
 {
+	return kb_run_logged_ticked(argv, cwd, log, NULL, NULL);
+}
+
+int kb_run_logged_ticked(const char *const argv[], const char *cwd, const char *log,
+			 const struct kb_ticker *ticker, const char *step)
+{
 	char *tail;
-	int rc = kb_run(argv, cwd, log);
+	int rc = kb_run_ticked(argv, cwd, log, ticker, step);
 
 	if (rc <= 0)
 		return rc;
@@ -78,7 +120,7 @@ int kb_run_capture(char **out, const char *const argv[])
 		else if (errno != EINTR)
 			break;
 	close(s.pipe_fd);
-	rc = wait_for(&s, argv[0]);
+	rc = wait_for(&s, argv[0], NULL, NULL);
 	if (buf.ptr)
 		buf.ptr[strcspn(buf.ptr, "\n")] = '\0';
 	*out = kb_buf_detach(&buf);

@@ -2,6 +2,8 @@
 #ifndef KB_RUN_H
 #define KB_RUN_H
 
+#include "progress.h"
+
 /*
  * Run argv[0] (searched in PATH) with `argv`, in `cwd` (NULL: here), its
  * standard output and error appended to `log` (NULL: discarded), standard
@@ -12,10 +14,21 @@
 int kb_run(const char *const argv[], const char *cwd, const char *log);
 
 /*
+ * kb_run() calling `ticker` (may be NULL) every interval while the program
+ * runs, with a tick of `step` ("download") and the seconds since it began.
+ */
+int kb_run_ticked(const char *const argv[], const char *cwd, const char *log,
+		  const struct kb_ticker *ticker, const char *step);
+
+/*
  * Like kb_run() with a `log`, and a non-zero exit is an error too: its
  * message names the program and ends with the last lines of `log`.
  */
 int kb_run_logged(const char *const argv[], const char *cwd, const char *log);
+
+/* kb_run_logged() with ticks, as kb_run_ticked(). */
+int kb_run_logged_ticked(const char *const argv[], const char *cwd, const char *log,
+			 const struct kb_ticker *ticker, const char *step);
 
 /*
  * Like kb_run() without a log; the first line of standard output goes to

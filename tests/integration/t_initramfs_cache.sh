@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The initramfs cache (work/initramfs/<sha256 of the inputs>.cpio), with no
+# kernel boot: a FAKE kernel-like tree (see t_progress.sh, without its
+# sleeps) is built, and `test` boots it with a fake qemu-system-x86_64 first
+# on PATH that prints nothing (the lane's verdict is then an error: no
+# KTAP), which is enough to make the initramfs. Checked: equal inputs give
+# the same cached file (reused, not written again, the lane's initrd.cpio a
+# hard link to it), a changed modules.* file of the build gives another,
+# and the directory is pruned to its 64 most recently used entries.
+source "$(dirname "$0")/../lib.sh"
+T_SUITE=initramfs_cache
+hermetic
+
+make_tree() {
+	local t=$1 f
+	mkdir -p "$t/scripts/kconfig" "$t/init" "$t/net/core"
+	cat > "$t/Makefile" <<'EOF'
+O ?= .
+OBJS := $(patsubst %.c,%.o,$(wildcard init/*.c net/core/*.c))
+tinyconfig:
+	@mkdir -p $(O)
+	@printf 'CONFIG_64BIT=y\n' > $(O)/.config
+olddefconfig:
+	@true
+bzImage: $(O)/arch/x86/boot/bzImage
+$(O)/arch/x86/boot/bzImage: $(addprefix $(O)/,$(OBJS))
+	@mkdir -p $(dir $@)
+	@cat $^ > $@
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@cp $< $@
+modules:
+	@true
+modules_install:
+	@mkdir -p $(INSTALL_MOD_PATH)/lib/modules/6.1.0-fake
+	@touch $(INSTALL_MOD_PATH)/lib/modules/6.1.0-fake/modules.dep
+EOF
+	printf '#!/bin/sh\n[ "$1" = -m ] && shift\n[ "$1" = -O ] && out=$2\n' \
+		> "$t/scripts/kconfig/merge_config.sh"
+	chmod +x "$t/scripts/kconfig/merge_config.sh"
+	printf 'int main;\n' > "$t/init/main.c"
+	printf 'int dev;\n' > "$t/net/core/dev.c"
+	printf 'obj-y += core/\n' > "$t/net/Makefile"
+}
+
+cd "$TMP"
+mkdir linux && make_tree linux
+git -C linux init -q && git -C linux add -A && git -C linux commit -q -m "6.1"
+git -C linux branch linux-6.1.y
+mkdir -p fixes
+cp -r "$TOP_DIR/backports/CVE-2011-1019" fixes/
+printf 'CONFIG_64BIT=y\n' > fragment.config
+cat > branches.yaml <<'EOF'
+repo: linux
+branches:
+  - name: 6.1.y
+    ref: linux-6.1.y
+    config: fragment.config
+EOF
+mkdir fakebin
+printf '#!/bin/sh\nexit 0\n' > fakebin/qemu-system-x86_64
+chmod +x fakebin/qemu-system-x86_64
+FIX=(--fix fixes/CVE-2011-1019 --no-overlay)
+run_kb 0 build "${FIX[@]}" --fragment fragment.config --quiet
+testkb() { PATH=$TMP/fakebin:$PATH run_kb 1 test "${FIX[@]}" --json --quiet; }
+reused() { printf '%s' "$OUT" | jq -r '.branches[0].lanes[0].initramfs_reused'; }
+entries() { ls work/initramfs; }
+lane_initrd=work/test/CVE-2011-1019/6.1.y/as-is/initrd.cpio
+
+# ---- the first boot writes it ----
+T_NAME=first
+testkb
+assert_eq "not reused" false "$(reused)"
+assert_eq "one entry, named by its key" yes \
+	"$(entries | grep -qxE '[0-9a-f]{64}\.cpio' && [ "$(entries | wc -l)" = 1 ] && echo yes)"
+first=$(entries)
+assert_eq "the lane's initrd.cpio is the cached file (a hard link)" \
+	"$(stat -c %i "work/initramfs/$first")" "$(stat -c %i "$lane_initrd")"
+assert_eq "no temporary left" "" "$(ls -a work/initramfs "$(dirname "$lane_initrd")" | grep '\.tmp\.' || true)"
+
+# ---- equal inputs: the same file ----
+T_NAME=again
+inode=$(stat -c %i "work/initramfs/$first")
+testkb
+assert_eq "reused" true "$(reused)"
+assert_eq "still one entry, the same" "$first" "$(entries)"
+assert_eq "not written again" "$inode" "$(stat -c %i "work/initramfs/$first")"
+
+# ---- a module index of the build changed: another key ----
+T_NAME=changed
+modules=$(dirname "$(find work/builds -name modules.dep | head -n 1)")
+assert_eq "the build installed its modules" yes "$([ -d "$modules" ] && echo yes)"
+printf 'alias netdev-sit0 sit\n' > "$modules/modules.alias"
+testkb
+assert_eq "not reused" false "$(reused)"
+assert_eq "two entries" 2 "$(entries | wc -l)"
+second=$(entries | grep -vx "$first")
+assert_eq "the lane boots the new one" "$(stat -c %i "work/initramfs/$second")" \
+	"$(stat -c %i "$lane_initrd")"
+rm "$modules/modules.alias"
+testkb
+assert_eq "back as it was: the first is reused" true "$(reused)"
+assert_eq "the lane boots the first again" "$inode" "$(stat -c %i "$lane_initrd")"
+
+# ---- bounded: the 64 most recently used stay ----
+T_NAME=prune
+for i in $(seq 1 70); do
+	f=work/initramfs/$(printf '%064x' "$i").cpio
+	: > "$f"
+	touch -d "@$((1000000000 + i))" "$f"	# long unused, the last the most recent
+done
+printf 'alias netdev-sit1 sit\n' > "$modules/modules.alias"	# inputs not seen before
+testkb
+assert_eq "a new entry was written" false "$(reused)"
+assert_eq "64 entries" 64 "$(entries | wc -l)"
+third=$(entries | grep -v -E '^0{50}' | grep -vx -e "$first" -e "$second")
+assert_eq "the new one, the two used today and the 61 most recent old ones stay" \
+	"$(printf '%064x.cpio\n' $(seq 10 70))" "$(entries | grep -E '^0{50}')"
+assert_eq "the new one is the lane's" "$(stat -c %i "work/initramfs/$third")" \
+	"$(stat -c %i "$lane_initrd")"
+
+finish
