@@ -215,9 +215,9 @@ static int write_results(const struct kb_run_dir *rd, const struct kb_fix *fix)
 	if (p && p->author_name &&
 	    kb_buf_printf(&author, "%s <%s>", p->author_name, p->author_email ? p->author_email : "") < 0)
 		return KB_ENOMEM;
-	doc = json_pack("{s:i, s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:O}",
+	doc = json_pack("{s:i, s:s, s:s, s:o, s:s, s:o, s:s, s:s, s:s, s:O}",
 			"schema", KB_REPORT_SCHEMA, "run", rd->id, "fix", fix->id,
-			"upstream", fix->upstream, "subject", fix->subject,
+			"upstream", kb_json_str(fix->upstream), "subject", fix->subject,
 			"author", kb_json_str(author.ptr), "started", start, "finished", end,
 			"host", host, "branches", rd->branches);
 	err = doc ? kb_results_save(rd->dir, doc) : kb_error_set(KB_ENOMEM, "out of memory");
