@@ -82,6 +82,27 @@ assert_eq "id from the subject, upstream from the message" "f-say-b 333333333333
 	"$(sed -n 's/^id: //p; s/^upstream: //p' fixes/f-say-b/fix.yaml | tr '\n' ' ' | sed 's/ $//')"
 assert_contains "the patch is the commit's" "+b" "$(cat fixes/f-say-b/fix.patch)"
 
+T_NAME="no upstream commit"
+# A distribution's own patch names no upstream commit (as most of Debian's
+# debian/*.patch), here behind a mail client's mbox separator line.
+{ echo 'From MAILER-DAEMON Thu Jan  1 00:00:00 1970'; sed '/upstream\./d' dep3.patch; } > noup.patch
+run_kb 0 fix new -o noup-fixes noup.patch
+assert_eq "fix.yaml without upstream" \
+"id: CVE-2011-9999
+subject: \"sit: use the netdev alias\"
+cve: CVE-2011-9999
+patch: fix.patch" "$(grep -v '^#' noup-fixes/CVE-2011-9999/fix.yaml)"
+run_kb 0 apply --fix noup-fixes --branch 2.6.37.y --json
+assert_eq "it applies" "applied" "$(echo "$OUT" | jq -r '.results[0].status')"
+assert_eq "the message as git am writes it: no upstream line" "sit: use the netdev alias
+
+Fixes CVE-2011-9999." "$(git -C repos/linux log -1 --format=%B refs/heads/backport/CVE-2011-9999/2.6.37.y)"
+sed 's/"sit0"/"nope0"/' noup.patch > noup-fixes/CVE-2011-9999/fix.patch
+run_kb 1 apply --fix noup-fixes --branch 2.6.37.y --json
+assert_eq "a conflict's commands: git am of the patch, nothing to cherry-pick" \
+	"git am -3 $TMP/noup-fixes/CVE-2011-9999/fix.patch" \
+	"$(echo "$OUT" | jq -r '.results[0].reproduce[]' | grep -e '^git am -3' -e cherry-pick)"
+
 T_NAME="dry run"
 run_kb 0 fix new -o dry --dry-run "$PATCH"
 assert_contains "says what it would write" "would create dry/CVE-2011-1019/fix.patch" "$OUT"
@@ -95,8 +116,8 @@ run_kb 2 fix new -o bad --from-mbox twice.mbox &&
 	assert_eq "two patches with one id" "error: two patches with one id 'CVE-2011-1019': twice.mbox (mail 1) and twice.mbox (mail 2)" "$ERR"
 run_kb 2 fix new -o fixes "$PATCH" &&
 	assert_eq "an id that is taken" "error: $PATCH: fix 'CVE-2011-1019' exists already: 'fixes/CVE-2011-1019'" "$ERR"
-sed '/upstream\./d' dep3.patch > noup.patch
-run_kb 2 fix new -o bad noup.patch && assert_contains "no upstream commit" "give one with --upstream" "$ERR"
+sed 's/^commit 1111/commit 11/' dep3.patch > badup.patch
+run_kb 2 fix new -o bad --upstream 1234 badup.patch && assert_contains "a bad upstream commit" "40 lowercase hex digits" "$ERR"
 run_kb 2 fix new -o bad --id x --from-mbox two.mbox && assert_contains "--id for two patches" "there are 2 patches" "$ERR"
 run_kb 2 fix new -o bad --id ../x "$PATCH" && assert_contains "an id that is no name" "cannot be a fix id" "$ERR"
 run_kb 2 fix new -o bad no-such.patch && assert_contains "a missing file" "no-such.patch" "$ERR"

@@ -151,6 +151,25 @@ static void test_message_no_body(void **st)
 	assert_string_equal(s->patch->body, body);
 }
 
+/* A fix of no upstream commit (a distribution's own patch): as git am writes it. */
+static void test_message_no_upstream(void **st)
+{
+	struct state *s = *st;
+	char *msg, *saved = s->fix.upstream, *saved_body = s->patch->body;
+
+	s->fix.upstream = NULL;
+	assert_int_equal(kb_commit_message(&msg, &s->fix, NULL), 0);
+	assert_non_null(strstr(msg, "net: don't allow CAP_NET_ADMIN to load non-netdev kernel modules\n\n"));
+	assert_null(strstr(msg, "upstream."));
+	free(msg);
+	s->patch->body = "";
+	assert_int_equal(kb_commit_message(&msg, &s->fix, NULL), 0);
+	assert_string_equal(msg, "net: don't allow CAP_NET_ADMIN to load non-netdev kernel modules\n");
+	free(msg);
+	s->patch->body = saved_body;
+	s->fix.upstream = saved;
+}
+
 static void test_ref_names(void **st)
 {
 	char *ref;
@@ -299,6 +318,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_message_note_wrapped_at_72, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_message_stable_commit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_message_no_body, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_message_no_upstream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ref_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_author_is_upstreams, setup, teardown),
 		cmocka_unit_test(test_committer_from_environment),

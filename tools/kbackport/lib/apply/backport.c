@@ -139,10 +139,11 @@ static int pre_fix_message(char **out, const struct kb_branch *branch,
 	kb_buf_printf(&msg,
 		"kbackport: reconstructed pre-fix state of %s for %s\n\n"
 		"NOT A STABLE RELEASE. This is %s (%s) with variant '%s' of\n"
-		"upstream commit %s\n(\"%s\")\n"
+		"%s%s\n(\"%s\")\n"
 		"reverse-applied by kbackport, so that the fix can be backported onto,\n"
 		"built and tested against a tree that is vulnerable again.\n",
-		branch->ref, fix->id, branch->ref, base, variant->name, fix->upstream,
+		branch->ref, fix->id, branch->ref, base, variant->name,
+		fix->upstream ? "upstream commit " : "the patch", fix->upstream ? fix->upstream : "",
 		fix->subject);
 	if (!msg.ptr)
 		return kb_error_set(KB_ENOMEM, "out of memory");
@@ -267,10 +268,40 @@ static int candidates(const struct kb_variant ***out, size_t *n, struct kb_resul
 	return 0;
 }
 
-static char *reproduce_commands(const struct kb_branch *branch, const struct kb_fix *fix)
+/*
+ * A fix of no upstream commit (a distribution's own patch) has nothing to
+ * cherry-pick: its patch (the tried variant's, else the first) goes in
+ * with git am instead.
+ */
+static char *reproduce_am(const struct kb_branch *branch, const struct kb_fix *fix,
+			  const struct kb_variant *variant)
+{
+	struct kb_buf out = KB_BUF_INIT;
+	char *abs;
+
+	if (!variant)
+		variant = fix->nvariants ? &fix->variants[0] : NULL;
+	abs = variant ? realpath(variant->patch_path, NULL) : NULL;
+	kb_buf_printf(&out,
+		"cd %s\n"
+		"git checkout -b backport/%s/%s %s\n"
+		"git am -3 %s\n"
+		"# resolve the conflicts (see the failed hunks), then: git add <files>\n"
+		"# build and test the kernel\n"
+		"git am --continue\n",
+		branch->repo, fix->id, branch->name, branch->ref,
+		abs ? abs : variant ? variant->patch_path : fix->dir);
+	free(abs);
+	return kb_buf_detach(&out);
+}
+
+static char *reproduce_commands(const struct kb_branch *branch, const struct kb_fix *fix,
+				const struct kb_variant *variant)
 {
 	struct kb_buf out = KB_BUF_INIT;
 
+	if (!fix->upstream)
+		return reproduce_am(branch, fix, variant);
 	kb_buf_printf(&out,
 		"cd %s\n"
 		"git fetch %s %s\n"
@@ -422,7 +453,7 @@ static int no_candidate(struct kb_result *res, struct kb_source *src,
 				 *first ? first : kb_file_state_name(apply.state));
 	free(res->notes);
 	res->notes = kb_buf_detach(&notes);
-	if (!err && (!res->notes || !(res->reproduce = reproduce_commands(branch, fix))))
+	if (!err && (!res->notes || !(res->reproduce = reproduce_commands(branch, fix, NULL))))
 		err = KB_ENOMEM;
 done:
 	kb_apply_release(&apply);
@@ -447,7 +478,7 @@ static int conflict(struct kb_result *res, const struct kb_apply *apply,
 	set_detail(res, "variant '%s' does not apply: %s", tried->name,
 		   *first_line ? first_line : kb_file_state_name(apply->state));
 	free(first_line);
-	res->reproduce = reproduce_commands(branch, fix);
+	res->reproduce = reproduce_commands(branch, fix, tried);
 	if (!res->detail || !res->reproduce)
 		return KB_ENOMEM;
 	return set_placements(res, apply, tried);

@@ -74,7 +74,10 @@ int kb_commit_message(char **out, const struct kb_fix *fix,
 	*out = NULL;
 	if (has_upstream_line(body))
 		err = kb_buf_printf(&msg, "%s\n\n%s", fix->subject, body);
-	else if ((err = kb_buf_printf(&msg, "%s\n\ncommit %s upstream.\n", fix->subject,
+	else if (!fix->upstream) {	/* no upstream commit to name: as git am writes it */
+		if ((err = kb_buf_printf(&msg, "%s\n", fix->subject)) == 0 && *body)
+			kb_buf_printf(&msg, "\n%s", body);
+	} else if ((err = kb_buf_printf(&msg, "%s\n\ncommit %s upstream.\n", fix->subject,
 				      fix->upstream)) == 0 && *body)
 		kb_buf_printf(&msg, "\n%s", body);
 	if (err < 0)

@@ -475,8 +475,6 @@ static const char *first_missing(const struct kb_fix *fix)
 		return "id";
 	if (!fix->subject)
 		return "subject";
-	if (!fix->upstream)
-		return "upstream";
 	if (!fix->patch)
 		return "patch";
 	return NULL;

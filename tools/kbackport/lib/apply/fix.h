@@ -3,7 +3,8 @@
  *
  *   id: CVE-2011-1019                  # must equal the directory name
  *   subject: "net: don't allow ..."    # must equal the upstream patch's Subject
- *   upstream: 8909c9ad8ff0...          # 40-hex upstream commit
+ *   upstream: 8909c9ad8ff0...          # 40-hex upstream commit; optional (a
+ *                                      # distribution's own patch has none)
  *   cve: CVE-2011-1019                 # optional
  *   introduced-by: a8f80e8ff94e...     # optional, 40-hex
  *   patch: upstream.patch              # the upstream commit, format-patch form:
@@ -83,7 +84,7 @@ struct kb_fix {
 	char *id;
 	char *dir;
 	char *subject;
-	char *upstream;		/* 40 hex */
+	char *upstream;		/* 40 hex, or NULL: a patch of no upstream commit */
 	char *upstream_repo;	/* where to fetch it: `upstream-repo`, or KB_MAINLINE_REPO */
 	char *cve;		/* or NULL */
 	char *introduced_by;	/* or NULL */

@@ -164,10 +164,10 @@ static int fill(struct kb_fix_draft *d, const struct kb_patch *patch, const char
 		err = set(&d->upstream, patch->from_commit);
 	if (err < 0)
 		return err;
-	if (!d->upstream || !is_sha(d->upstream, strlen(d->upstream)))
-		return kb_error_set(KB_EINVALID, "%s: %s", origin, d->upstream ?
-				    "the upstream commit must be 40 lowercase hex digits" :
-				    "no upstream commit in the patch: give one with --upstream");
+	/* none named (a distribution's own patch, as many of Debian's): a fix without one */
+	if (d->upstream && !is_sha(d->upstream, strlen(d->upstream)))
+		return kb_error_set(KB_EINVALID, "%s: the upstream commit must be 40 lowercase hex digits",
+				    origin);
 	if ((err = set(&d->cve, opts->cve)) < 0)
 		return err;
 	if (!d->cve && !(d->cve = cve_in(patch->subject)))
@@ -343,7 +343,9 @@ char *kb_fix_draft_yaml(const struct kb_fix_draft *d)
 			"# fix's one variant; add variants (and `vulnerable:`) as the fix needs.\n");
 	kb_buf_printf(&b, "id: %s\nsubject: ", d->id);
 	quoted(&b, d->subject);
-	kb_buf_printf(&b, "\nupstream: %s\n", d->upstream);
+	kb_buf_putc(&b, '\n');
+	if (d->upstream)
+		kb_buf_printf(&b, "upstream: %s\n", d->upstream);
 	if (d->cve)
 		kb_buf_printf(&b, "cve: %s\n", d->cve);
 	kb_buf_puts(&b, "patch: fix.patch\n");

@@ -19,7 +19,7 @@ struct kb_fix_draft_opts {
 struct kb_fix_draft {
 	char *id;
 	char *subject;
-	char *upstream;		/* 40 hex */
+	char *upstream;		/* 40 hex, or NULL: the patch names none */
 	char *cve;		/* or NULL */
 	char *patch;		/* the patch, as given (NUL-terminated) */
 	size_t len;
@@ -30,7 +30,9 @@ struct kb_fix_draft {
  * one the message names ("commit <sha> upstream.", "[ Upstream commit
  * <sha> ]", "(cherry picked from commit <sha>)"), else the patch's own
  * ("From <sha> ..." of format-patch). Errors (KB_EINVALID, naming
- * `origin`): no diff, no subject, no upstream commit, a bad id or CVE.
+ * `origin`): no diff, no subject, a bad upstream commit, id or CVE. A
+ * patch that names no upstream commit (a distribution's own change) makes
+ * a fix without one.
  */
 int kb_fix_draft_new(struct kb_fix_draft **out, const char *buf, size_t len,
 		     const char *origin, const struct kb_fix_draft_opts *opts);

@@ -135,6 +135,20 @@ static bool is_mbox_from(const struct parser *p)
 	return p->len == 45 || p->line[45] == ' ';
 }
 
+/*
+ * Any other mbox separator, "From <sender> <date>" (a mail client's mbox,
+ * or one made by concatenating patches): no commit id to take from it.
+ */
+static bool is_mbox_separator(const struct parser *p)
+{
+	const char *sp;
+
+	if (!starts(p, "From ") || p->len < 7 || p->line[5] == ' ')
+		return false;
+	sp = memchr(p->line + 5, ' ', p->len - 5);
+	return sp && sp + 1 < p->line + p->len;
+}
+
 /* A "--- " line followed by "+++ ": a file diff without "diff --git". */
 static bool is_plain_diff_start(const struct parser *p)
 {
@@ -497,7 +511,8 @@ static int parse_mail(struct parser *p)
 			return KB_ENOMEM;
 		if (!next_line(p))
 			return 0;
-	}
+	} else if (is_mbox_separator(p) && !next_line(p))
+		return 0;
 	if (!is_mail(p)) {
 		p->again = true;
 		return 0;
