@@ -92,9 +92,39 @@ static void test_hang_killed_at_timeout(void **state)
 	kb_boot_result_release(&r);
 }
 
+/* The record of a boot's inputs: every argument, the kernel's command line too. */
+static void test_command_line(void **state)
+{
+	struct kb_boot_opts o;
+	char *line = NULL;
+
+	(void)state;
+	kb_boot_opts_init(&o);
+	o.kernel = "/k/bzImage";
+	o.initrd = "/k/initrd.cpio";
+	o.append = "kbackport.marker";
+	o.memory_mb = 1024;
+	o.log = "/k/console.log";
+	assert_int_equal(kb_qemu_command_line(&line, &o), 0);
+	assert_string_equal(line, "qemu-system-x86_64 -accel tcg -cpu max -m 1024 -nodefaults "
+			    "-display none -no-reboot -serial file:/k/console.log -kernel /k/bzImage "
+			    "-initrd /k/initrd.cpio -append console=ttyS0 panic=-1 no_timer_check "
+			    "kbackport.marker");
+	free(line);
+	o.initrd = NULL;
+	o.append = NULL;
+	o.accel = KB_ACCEL_KVM;
+	assert_int_equal(kb_qemu_command_line(&line, &o), 0);
+	assert_string_equal(line, "qemu-system-x86_64 -accel kvm -cpu host -m 1024 -nodefaults "
+			    "-display none -no-reboot -serial file:/k/console.log -kernel /k/bzImage "
+			    "-append console=ttyS0 panic=-1 no_timer_check");
+	free(line);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_command_line),
 		cmocka_unit_test_setup_teardown(test_exit_with_panic, sandbox_setup, sandbox_teardown),
 		cmocka_unit_test_setup_teardown(test_qemu_fails, sandbox_setup, sandbox_teardown),
 		cmocka_unit_test_setup_teardown(test_qemu_missing, sandbox_setup, sandbox_teardown),

@@ -107,6 +107,28 @@ static int command(struct argv *a, struct kb_buf *serial, struct kb_buf *mem,
 	return 0;
 }
 
+int kb_qemu_command_line(char **out, const struct kb_boot_opts *o)
+{
+	struct kb_buf serial = KB_BUF_INIT, mem = KB_BUF_INIT, append = KB_BUF_INIT;
+	struct kb_buf line = KB_BUF_INIT;
+	struct argv a = { { NULL }, 0 };
+	size_t i;
+	int err;
+
+	if ((err = command(&a, &serial, &mem, &append, o)) == 0)
+		for (i = 0; i < a.n && !err; i++)
+			err = kb_buf_printf(&line, "%s%s", i ? " " : "", a.v[i]);
+	kb_buf_release(&serial);
+	kb_buf_release(&mem);
+	kb_buf_release(&append);
+	if (err < 0) {
+		kb_buf_release(&line);
+		return err;
+	}
+	*out = kb_buf_detach(&line);
+	return 0;
+}
+
 /* Wait for the child until `deadline`; kill its group then. */
 static int wait_until(struct kb_boot_result *out, struct kb_spawn *s, double deadline,
 		      const struct kb_ticker *ticker)

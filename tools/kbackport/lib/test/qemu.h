@@ -57,6 +57,12 @@ int kb_qemu_boot(struct kb_boot_result *out, const struct kb_boot_opts *opts);
 
 void kb_boot_result_release(struct kb_boot_result *result);
 
+/*
+ * The command line kb_qemu_boot() runs for `opts`, its arguments joined by
+ * spaces (for the record of a boot's inputs, not for a shell).
+ */
+int kb_qemu_command_line(char **out, const struct kb_boot_opts *opts);
+
 /* "exited", "timeout", "qemu-failed". */
 const char *kb_boot_end_name(enum kb_boot_end end);
 /* "tcg", "kvm". */

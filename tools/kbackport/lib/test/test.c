@@ -147,14 +147,14 @@ static int write_suites(const struct kb_test_run *run, const char *outdir)
 
 /*
  * What decides what a boot prints: the kernel (its path names its build),
- * the initramfs's bytes (written the same way every time) and QEMU's
- * command line.
+ * the initramfs's bytes (written the same way every time) and QEMU's whole
+ * command line (the kernel's command line in it).
  */
 static int boot_inputs(char **out, const struct kb_boot_opts *boot)
 {
 	struct kb_buf in = KB_BUF_INIT;
 	struct stat st;
-	char *initrd = NULL, *digest = NULL, *kernel;
+	char *initrd = NULL, *digest = NULL, *kernel, *qemu = NULL;
 	size_t len = 0;
 	int err;
 
@@ -163,14 +163,15 @@ static int boot_inputs(char **out, const struct kb_boot_opts *boot)
 		return kb_error_set(KB_ENOTFOUND, "no kernel image '%s': %s", boot->kernel,
 				    strerror(errno));
 	if ((err = kb_read_file(&initrd, &len, boot->initrd)) == 0 &&
-	    (err = kb_digest(&digest, initrd, len, "the initramfs")) == 0)
-		err = kb_buf_printf(&in, "kernel %s %lld %lld\ninitrd %s\nqemu %s %s %u\nappend %s\n",
+	    (err = kb_digest(&digest, initrd, len, "the initramfs")) == 0 &&
+	    (err = kb_qemu_command_line(&qemu, boot)) == 0)
+		err = kb_buf_printf(&in, "kernel %s %lld %lld\ninitrd %s\nqemu %s\n",
 				    kernel, (long long)st.st_size, (long long)st.st_mtime,
-				    digest, boot->qemu, kb_accel_name(boot->accel), boot->memory_mb,
-				    boot->append);
+				    digest, qemu);
 	free(kernel);
 	free(initrd);
 	free(digest);
+	free(qemu);
 	if (err < 0) {
 		kb_buf_release(&in);
 		return err;
