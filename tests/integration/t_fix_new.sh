@@ -67,6 +67,15 @@ run_kb 0 fix new -o fixes origin.patch
 assert_eq "upstream from the Origin header, id from the subject" "sit-the-alias 4444444444444444444444444444444444444444" \
 	"$(sed -n 's/^id: //p; s/^upstream: //p' fixes/sit-the-alias/fix.yaml | tr '\n' ' ' | sed 's/ $//')"
 
+T_NAME="DEP-3 Description"
+{ printf 'Description: sit: the alias, described\n The long text names CVE-2011-8888.\n .\n A second paragraph.\n'
+  printf 'Author: Ben Hutchings <ben@example.org>\nOrigin: upstream, https://git.kernel.org/linus/5555555555555555555555555555555555555555\n\n---\n'
+  sed -n '/^diff --git/,$p' dep3.patch; } > described.patch
+run_kb 0 fix new -o fixes described.patch
+assert_eq "subject from the Description, CVE from its long text, upstream from Origin" \
+	"CVE-2011-8888 sit: the alias, described 5555555555555555555555555555555555555555" \
+	"$(sed -n 's/^id: //p; s/^subject: "\(.*\)"$/\1/p; s/^upstream: //p' fixes/CVE-2011-8888/fix.yaml | tr '\n' ' ' | sed 's/ $//')"
+
 T_NAME="mbox"
 { cat "$PATCH"; echo; sed 's/CVE-2011-9999/nothing/' dep3.patch | sed '1i From 2222222222222222222222222222222222222222 Mon Sep 17 00:00:00 2001'; } > two.mbox
 run_kb 0 fix new -o mbox-fixes --from-mbox two.mbox

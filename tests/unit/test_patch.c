@@ -239,6 +239,48 @@ static void test_encoded_and_quoted_names(void **state)
 	kb_patch_free(r);
 }
 
+/* DEP-3 (Debian's patches): Description and Author stand for Subject and From. */
+static void test_dep3_headers(void **state)
+{
+	struct kb_patch *p = parse_ok(
+		"Description: net: fix a thing\n"
+		" The long text, first paragraph.\n"
+		" .\n"
+		" Second paragraph.\n"
+		"Author: Ben Hutchings <ben@decadent.org.uk>\n"
+		"Origin: upstream, https://git.kernel.org/linus/8909c9ad8ff03611c9c96c9a92656213e4bb495b\n"
+		"Forwarded: not-needed\n"
+		"\n"
+		"---\n" MINI);
+	/* a Subject and a From win over them, whichever comes first; a message
+	 * of the patch's own wins over the long description */
+	struct kb_patch *q = parse_ok(
+		"From: A <a@b.c>\n"
+		"Description: the summary\n"
+		" long\n"
+		"Subject: the subject\n"
+		"Author: B <b@c.d>\n"
+		"\n"
+		"The body.\n"
+		"---\n" MINI);
+	struct kb_patch *r = parse_ok("Description: only a summary\n\n---\n" MINI);
+
+	(void)state;
+	assert_string_equal(p->subject, "net: fix a thing");
+	assert_string_equal(p->author_name, "Ben Hutchings");
+	assert_string_equal(p->author_email, "ben@decadent.org.uk");
+	assert_string_equal(p->body, "The long text, first paragraph.\n\nSecond paragraph.\n");
+	assert_string_equal(q->subject, "the subject");
+	assert_string_equal(q->author_name, "A");
+	assert_string_equal(q->body, "The body.\n");
+	assert_string_equal(r->subject, "only a summary");
+	assert_string_equal(r->body, "");
+	assert_null(r->author_email);
+	kb_patch_free(p);
+	kb_patch_free(q);
+	kb_patch_free(r);
+}
+
 /* git am's in-body headers name the real author. */
 static void test_inbody_headers(void **state)
 {
@@ -585,6 +627,7 @@ int main(void)
 		cmocka_unit_test(test_seed_files),
 		cmocka_unit_test(test_subject_folding_and_prefix),
 		cmocka_unit_test(test_encoded_and_quoted_names),
+		cmocka_unit_test(test_dep3_headers),
 		cmocka_unit_test(test_inbody_headers),
 		cmocka_unit_test(test_no_newline_markers),
 		cmocka_unit_test(test_empty_context_line),

@@ -34,6 +34,7 @@ struct parser {
 	const char *diff_line;	/* the current file's "diff --git" line */
 	size_t diff_len;
 	size_t files_alloc, hunks_alloc, lines_alloc;
+	char *description;	/* a DEP-3 Description's long text, or NULL */
 };
 
 static int fail(const struct parser *p, size_t lineno, const char *fmt, ...)
@@ -391,6 +392,48 @@ static int set_date(struct parser *p, char *value, size_t lineno)
 	return 0;
 }
 
+/*
+ * DEP-3's "Description: <summary>" with the long text on continuation lines
+ * (" ." an empty line): the summary is the subject unless a Subject header
+ * names one, the long text the body unless the mail has one of its own.
+ */
+static int set_description(struct parser *p, size_t namelen)
+{
+	struct kb_buf text = KB_BUF_INIT;
+	const char *s = p->line + namelen + 1;
+	size_t n = p->len - namelen - 1;
+	char *summary;
+	int err = 0;
+
+	while (n && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	if (!(summary = kb_strndup(s, n)))
+		return nomem();
+	while (!err && (peek_starts(p, " ") || peek_starts(p, "\t"))) {
+		next_line(p);
+		s = p->line + 1;
+		n = p->len - 1;
+		while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+			n--;
+		if (n == 1 && *s == '.')
+			n = 0;
+		if ((err = kb_buf_put(&text, s, n)) == 0)
+			err = kb_buf_putc(&text, '\n');
+	}
+	if (!err && *summary && !p->patch->subject)
+		err = set_subject(p->patch, summary);
+	if (!err && text.size) {
+		free(p->description);
+		if (!(p->description = kb_buf_detach(&text)))
+			err = nomem();
+	}
+	free(summary);
+	kb_buf_release(&text);
+	return err;
+}
+
 static int parse_header(struct parser *p, size_t namelen)
 {
 	const char *name = p->line;
@@ -398,10 +441,14 @@ static int parse_header(struct parser *p, size_t namelen)
 	char *value = NULL;
 	int err;
 
+	if (namelen == 11 && !strncasecmp(name, "Description", 11))
+		return set_description(p, namelen);
 	if ((err = header_value(&value, p, namelen)) < 0)
 		return err;
 	if (namelen == 4 && !strncasecmp(name, "From", 4))
 		err = set_author(p->patch, value);
+	else if (namelen == 6 && !strncasecmp(name, "Author", 6) && !p->patch->author_email)
+		err = set_author(p->patch, value);	/* DEP-3's alias of From */
 	else if (namelen == 7 && !strncasecmp(name, "Subject", 7))
 		err = set_subject(p->patch, value);
 	else if (namelen == 4 && !strncasecmp(name, "Date", 4))
@@ -493,6 +540,14 @@ static int parse_body(struct parser *p)
 	if (start && ((err = kb_buf_put(&buf, start, (size_t)(end - start))) < 0 ||
 		      (err = kb_buf_putc(&buf, '\n')) < 0))
 		goto done;
+	/* no message of its own: DEP-3's long description, trailing blank lines dropped */
+	if (!start && p->description) {
+		size_t n = strlen(p->description);
+		while (n > 1 && p->description[n - 1] == '\n' && p->description[n - 2] == '\n')
+			n--;
+		if (n > 1 && (err = kb_buf_put(&buf, p->description, n)) < 0)
+			goto done;
+	}
 	if (!(p->patch->body = kb_buf_detach(&buf)))
 		err = nomem();
 done:
@@ -952,6 +1007,7 @@ int kb_patch_parse(struct kb_patch **out, const char *buf, size_t len,
 	*out = patch;
 	patch = NULL;
 done:
+	free(p.description);
 	kb_patch_free(patch);
 	return err;
 }
