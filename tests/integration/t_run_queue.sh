@@ -146,6 +146,13 @@ assert_eq "a queue none of whose fixes touch the branch: not-affected, no commit
 assert_eq "...no queue ref" "" "$(git -C repos/linux for-each-ref refs/heads/backport/queue/one)"
 assert_contains "...said so" "2.6.31.y: queue: none of 1 fixes applied, no backport lane" "$ERR"
 
+T_NAME="--name"
+run_kb 0 run --queue one.series --name cve-only --branch 2.6.32.y
+assert_eq "the queue named by --name: its ref, in results.json" \
+	"refs/heads/backport/queue/cve-only/2.6.32.y $(git -C repos/linux rev-parse -q --verify refs/heads/backport/queue/cve-only/2.6.32.y)" \
+	"$(b 2.6.32.y '"\(.queue.ref) \(.queue.commit)"')"
+assert_eq "...and no ref under the file's name" "" "$(git -C repos/linux for-each-ref refs/heads/backport/queue/one)"
+
 T_NAME="skip-if-missing"
 mkdir -p missing && cat > missing/branches.yaml <<'YAML'
 repo: ../repos/linux
@@ -167,6 +174,10 @@ T_NAME="bad input"
 runs=$(ls reports | sort)
 run_kb 2 run --queue stable.series --fix backports/CVE-2011-1019 &&
 	assert_eq "--fix with --queue" "error: --queue names the fixes: no --fix with it" "$ERR"
+run_kb 2 run --name x &&
+	assert_eq "--name without --queue" "error: --name goes with --queue" "$ERR"
+run_kb 2 run --queue stable.series --name 'a..b' &&
+	assert_eq "a --name that cannot be in a ref" "error: 'refs/heads/backport/queue/a..b/2.6.31.y' is not a valid ref name" "$(echo "$ERR" | head -1)"
 run_kb 2 run --queue nosuch.series &&
 	assert_eq "a missing series file" "error: cannot open 'nosuch.series': No such file or directory" "$ERR"
 printf 'fixes/CVE-2011-4001\nfixes/no-such-fix\n' > missing.series

@@ -18,7 +18,8 @@
 #include <unistd.h>
 
 static const char usage[] =
-"usage: kbackport run [--config FILE] [--fix DIR | --queue FILE] [--branch NAME]...\n"
+"usage: kbackport run [--config FILE] [--fix DIR | --queue FILE [--name NAME]]\n"
+"                     [--branch NAME]...\n"
 "                     [--workdir DIR] [--reports DIR] [--jobs N]\n"
 "                     [--accel tcg|auto] [--timeout SECONDS] [--quiet]\n"
 "\n"
@@ -45,6 +46,8 @@ static const char usage[] =
 "                        for every fix of the queue the cases detect. The\n"
 "                        report lists each fix's status per branch first.\n"
 "                        Not with --fix\n"
+"      --name NAME       the queue's name in its refs and work paths\n"
+"                        (default: FILE's name without its extension)\n"
 "  -b, --branch NAME     only this branch; repeatable (default: all)\n"
 "  -w, --workdir DIR     sources, builds and boots (default: work/ beside\n"
 "                        the config)\n"
@@ -74,6 +77,7 @@ static const char usage[] =
 struct run_cli {
 	struct cli_target t;
 	const char *queue;
+	const char *queue_name;	/* --name, else the series file's */
 	const char *reports;
 	unsigned jobs;
 	bool accel_auto;
@@ -99,6 +103,7 @@ static int parse_options(struct run_cli *o, int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "queue", required_argument, NULL, 'Q' },
+		{ "name", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -125,12 +130,17 @@ static int parse_options(struct run_cli *o, int argc, char **argv)
 			break;
 		case 'q': o->quiet = true; break;
 		case 'Q': o->queue = optarg; break;
+		case 'N': o->queue_name = optarg; break;
 		case 'h': cli_help(usage); return -1;
 		default: fputs(usage, stderr); return EXIT_USAGE;
 		}
 	}
 	if (o->queue && o->t.nfixes) {
 		cli_error("--queue names the fixes: no --fix with it");
+		return EXIT_USAGE;
+	}
+	if (o->queue_name && !o->queue) {
+		cli_error("--name goes with --queue");
 		return EXIT_USAGE;
 	}
 	return cli_no_arguments(argc, argv);
@@ -249,8 +259,8 @@ static int pick_fix(const struct kb_fix **out, struct kb_fix **fixes, size_t n)
 }
 
 /* The series at `path`, its name checked as part of each branch's queue ref. */
-static int load_queue(struct kb_series *out, const char *path, const struct kb_branch **branches,
-		      size_t n)
+static int load_queue(struct kb_series *out, const char *path, const char *name,
+		      const struct kb_branch **branches, size_t n)
 {
 	char *ref = NULL;
 	size_t i;
@@ -258,6 +268,11 @@ static int load_queue(struct kb_series *out, const char *path, const struct kb_b
 
 	if ((err = kb_series_load(out, path)) < 0)
 		return err;
+	if (name) {
+		free(out->name);
+		if (!(out->name = strdup(name)))
+			return kb_error_set(KB_ENOMEM, "out of memory");
+	}
 	for (i = 0; i < n && !err; i++, free(ref), ref = NULL)
 		err = kb_queue_ref(&ref, out->name, branches[i]->name);
 	return err;
@@ -360,7 +375,7 @@ static int run(struct run_cli *o)
 		goto done;
 	if (kb_config_load(&config, o->t.config) < 0 ||
 	    cli_select_all(&branches, &nbranches, config, &o->t.branches) < 0 ||
-	    (o->queue ? load_queue(&series, o->queue, branches, nbranches) :
+	    (o->queue ? load_queue(&series, o->queue, o->queue_name, branches, nbranches) :
 	     load_fix(&fix, &fixes, &nfixes, o, config)) < 0 ||
 	    setup(&p, &tester, &rd, &lock_fd, o, &paths, config) < 0) {
 		cli_error_last();
