@@ -68,6 +68,26 @@ assert_eq "the backport lane's commit is the queue's tip" "$tip $tip" \
 	"$(b 4.19.y '"\(.queue.commit) \(.lanes[1].commit)"')"
 assert_eq "the queue's commits: one per applied fix, on the branch" \
 	"$(git -C repos/linux rev-parse linux-4.19.y)" "$(git -C repos/linux rev-parse "$tip~2")"
+K=reports/latest/kcidb.json
+kc() { jq -r --arg id "$1" ".checkouts[] | select(.id | endswith(\$id)) | $2" $K; }
+assert_eq "kcidb: the queue's tip is a checkout on the branch's commit, valid" \
+	"$(git -C repos/linux rev-parse linux-4.19.y) true queue/stable, backport lane of 4.19.y" \
+	"$(kc :4.19.y:backport '"\(.git_commit_hash) \(.valid) \(.comment)"')"
+assert_eq "the applied fixes' patch hashes are known" 2 \
+	"$(b 4.19.y '.queue.results[] | select(.status == "applied") | .patch_hash' | grep -cE '^[0-9a-f]{64}$')"
+assert_eq "kcidb: its patchset is the applied fixes' patches, in order" \
+	"$(b 4.19.y '.queue.results[] | select(.status == "applied") | .patch_hash' | sha256sum | cut -d' ' -f1)" \
+	"$(kc :4.19.y:backport .patchset_hash)"
+assert_eq "kcidb: misc names the queue, its ref and every fix's status" \
+	"stable refs/heads/backport/queue/stable/4.19.y CVE-2011-1019:applied CVE-2011-4001:applied staging-comedi-print-the-minor:conflict" \
+	"$(kc :4.19.y:backport '"\(.misc.queue) \(.misc.queue_ref) \([.misc.fixes[] | "\(.fix):\(.status)"] | join(" "))"')"
+python3 - "$TESTS_DIR/fixtures/reports/kcidb-v4.0.schema.json" $K > schema.out 2>&1 <<'PY'
+import json, sys, jsonschema
+schema, doc = (json.load(open(p)) for p in sys.argv[1:])
+for e in jsonschema.Draft7Validator(schema).iter_errors(doc):
+    print("/".join(map(str, e.absolute_path)), e.message)
+PY
+assert_eq "kcidb: the queue's run is valid KCIDB v4.0" "" "$(cat schema.out)"
 assert_eq "no fix ref of its own" "" "$(git -C repos/linux for-each-ref refs/heads/backport/CVE-2011-1019)"
 assert_eq "the FAILED mails of skipped fixes" \
 	"4.19.y/FAILED-staging-comedi-print-the-minor.txt vendor-reworked/FAILED-CVE-2011-1019.txt" \
@@ -145,6 +165,14 @@ assert_eq "a queue none of whose fixes touch the branch: not-affected, no commit
 	"$(b 2.6.31.y '"\(.verdict) \(.queue.results[0].status) \(.queue.commit) \([.lanes[].kind] | join(" "))"')"
 assert_eq "...no queue ref" "" "$(git -C repos/linux for-each-ref refs/heads/backport/queue/one)"
 assert_contains "...said so" "2.6.31.y: queue: none of 1 fixes applied, no backport lane" "$ERR"
+
+T_NAME="nothing applies"
+run_kb 1 run --queue one.series --branch vendor-reworked
+assert_eq "a queue none of whose fixes applies: conflict, no backport lane" "conflict null as-is" \
+	"$(b vendor-reworked '"\(.verdict) \(.queue.commit) \([.lanes[].kind] | join(" "))"')"
+assert_eq "kcidb: a backport checkout that is not valid, on the branch's commit, with the fix's status" \
+	"false $(git -C "$(b vendor-reworked .repo)" rev-parse "$(b vendor-reworked .ref)") CVE-2011-1019:conflict" \
+	"$(jq -r '.checkouts[] | select(.id | endswith(":vendor-reworked:backport")) | "\(.valid) \(.git_commit_hash) \([.misc.fixes[] | "\(.fix):\(.status)"] | join(" "))"' reports/latest/kcidb.json)"
 
 T_NAME="--name"
 run_kb 0 run --queue one.series --name cve-only --branch 2.6.32.y

@@ -36,7 +36,12 @@
  *             is a local path goes to misc. A branch the fix does not apply
  *             to (apply "conflict") without a backport lane gets a
  *             "<branch>:backport" checkout with valid false, its failing
- *             hunks as log_excerpt.
+ *             hunks as log_excerpt. A queue's run: the backport lane is
+ *             the queue's tip on the branch's commit, patchset_hash that of
+ *             the fixes applied there in order, misc the queue and every
+ *             fix's status ("fixes"); a queue none of whose fixes applied
+ *             while some need a hand gets the "<branch>:backport" checkout
+ *             with valid false and the same misc.
  *   build     one per lane built (pass, fail, cached: valid unless fail),
  *             architecture x86_64, config_name tinyconfig+kbackport.config
  *             unless the lane says; one, marked prebuilt in misc, for a
@@ -239,6 +244,61 @@ static json_t *patchset_hash(const struct kb_report_apply *a)
 	return json_string(hash);
 }
 
+/*
+ * A queue's tip: the patchset of the fixes applied there, in order ("" when
+ * none was); NULL (left out) when one of them has no patch hash.
+ */
+static json_t *queue_patchset_hash(const struct kb_report_queue *q)
+{
+	const char **hashes = calloc(q->nfixes + 1, sizeof(*hashes));
+	char hash[65];
+	size_t i, n = 0;
+	bool known = hashes != NULL;
+
+	for (i = 0; i < q->nfixes && known; i++) {
+		const struct kb_report_apply *a = &q->fixes[i].apply;
+		if (!a->present || a->status != KB_STATUS_APPLIED)
+			continue;
+		known = is_hex(a->patch_hash, 64);
+		hashes[n++] = a->patch_hash;
+	}
+	if (known)
+		kb_kcidb_patchset_hash(hash, hashes, n);
+	free(hashes);
+	return known ? json_string(hash) : NULL;
+}
+
+/* misc.fixes of a queue's checkout: each fix's status there, in order. */
+static json_t *queue_fixes(const struct kb_report_queue *q)
+{
+	json_t *list = json_array(), *one;
+	size_t i;
+
+	for (i = 0; list && i < q->nfixes; i++) {
+		const struct kb_report_apply *a = &q->fixes[i].apply;
+		one = json_pack("{s:s, s:s}", "fix", q->fixes[i].fix, "status",
+				a->present ? kb_status_name(a->status) : "error");
+		if (!one || (a->variant && json_object_set_new(one, "variant", json_string(a->variant))) ||
+		    json_array_append_new(list, one)) {
+			json_decref(list);
+			return NULL;
+		}
+	}
+	return list;
+}
+
+/* What a checkout of a queue's run says of the queue in misc. */
+static int queue_misc(struct kcidb *k, json_t *misc, const struct kb_report_queue *q)
+{
+	int err;
+
+	if ((err = set(misc, "queue", str(k->r->queue))) < 0 ||
+	    (err = set(misc, "queue_ref", str(q->ref))) < 0)
+		return err;
+	return json_object_set_new(misc, "fixes", queue_fixes(q)) ?
+	       kb_error_set(KB_ENOMEM, "out of memory") : 0;
+}
+
 /* id, origin, and what every checkout of branch `b` says; misc is filled
  * by the caller and set last. */
 static json_t *checkout_new(struct kcidb *k, const struct kb_report_branch *b, const char *lane,
@@ -285,13 +345,15 @@ static int checkout_add(struct kcidb *k, json_t *c, json_t *misc, int err)
 static int lane_checkout_fields(struct kcidb *k, json_t *c, json_t *misc,
 				const struct kb_report_branch *b, const struct kb_report_lane *l)
 {
-	bool backport = l->kind == KB_LANE_BACKPORT;
+	bool backport = l->kind == KB_LANE_BACKPORT, queue = backport && b->queue.present;
 	const struct kb_report_apply *a = backport ? report_lane_apply(b, l) : &l->apply;
 	const char *commit = backport ? backport_base(b, l) : (is_hex(l->commit, 40) ? l->commit : NULL);
 	int err;
 
 	if ((err = set(c, "git_commit_hash", str(commit))) < 0 ||
-	    (err = set(c, "patchset_hash", backport ? patchset_hash(a) : json_string(""))) < 0 ||
+	    (err = set(c, "patchset_hash", queue ? queue_patchset_hash(&b->queue) :
+					   backport ? patchset_hash(a) : json_string(""))) < 0 ||
+	    (queue && (err = queue_misc(k, misc, &b->queue)) < 0) ||
 	    (err = set(c, "valid", json_true())) < 0 ||
 	    (err = set(c, "comment", json_sprintf("%s, %s lane of %s", k->r->fix, kind_name(l), b->name))) < 0 ||
 	    (err = set(misc, "verdict", json_string(kb_verdict_name(l->verdict)))) < 0 ||
@@ -364,6 +426,41 @@ static int conflict_checkout(struct kcidb *k, const struct kb_report_branch *b)
 	json_t *c = checkout_new(k, b, "backport", NULL), *misc = checkout_misc(k, b, "backport");
 
 	return checkout_add(k, c, misc, c && misc ? conflict_checkout_fields(k, c, misc, b) : 0);
+}
+
+static bool queue_needs_hand(const struct kb_report_queue *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->nfixes; i++)
+		if (kb_report_needs_hand(&q->fixes[i].apply))
+			return true;
+	return false;
+}
+
+static int queue_conflict_fields(struct kcidb *k, json_t *c, json_t *misc,
+				 const struct kb_report_branch *b)
+{
+	const struct kb_report_lane *as_is = lane_of(b, KB_LANE_AS_IS);
+	int err;
+
+	if ((err = set(c, "git_commit_hash",
+		       str(as_is && is_hex(as_is->commit, 40) ? as_is->commit : NULL))) < 0 ||
+	    (err = set(c, "patchset_hash", queue_patchset_hash(&b->queue))) < 0 ||
+	    (err = set(c, "valid", json_false())) < 0 ||
+	    (err = set(c, "comment", json_sprintf("%s: no fix of it applies to %s", k->r->fix,
+						   b->name))) < 0)
+		return err;
+	return queue_misc(k, misc, &b->queue);
+}
+
+/* A queue none of whose fixes could be applied, some of which need a
+ * hand: a backport checkout that is not valid, each fix's status in misc. */
+static int queue_conflict_checkout(struct kcidb *k, const struct kb_report_branch *b)
+{
+	json_t *c = checkout_new(k, b, "backport", NULL), *misc = checkout_misc(k, b, "backport");
+
+	return checkout_add(k, c, misc, c && misc ? queue_conflict_fields(k, c, misc, b) : 0);
 }
 
 static json_t *build_excerpt(struct kcidb *k, const struct kb_report_lane *l)
@@ -572,6 +669,8 @@ static int branch_objects(struct kcidb *k, const struct kb_report_branch *b)
 	}
 	if (!err && kb_report_needs_hand(&b->apply) && !lane_of(b, KB_LANE_BACKPORT))
 		err = conflict_checkout(k, b);
+	if (!err && b->queue.present && queue_needs_hand(&b->queue) && !lane_of(b, KB_LANE_BACKPORT))
+		err = queue_conflict_checkout(k, b);
 	return err;
 }
 
