@@ -170,9 +170,9 @@ T_NAME="nothing applies"
 run_kb 1 run --queue one.series --branch vendor-reworked
 assert_eq "a queue none of whose fixes applies: conflict, no backport lane" "conflict null as-is" \
 	"$(b vendor-reworked '"\(.verdict) \(.queue.commit) \([.lanes[].kind] | join(" "))"')"
-assert_eq "kcidb: a backport checkout that is not valid, on the branch's commit, with the fix's status" \
-	"false $(git -C "$(b vendor-reworked .repo)" rev-parse "$(b vendor-reworked .ref)") CVE-2011-1019:conflict" \
-	"$(jq -r '.checkouts[] | select(.id | endswith(":vendor-reworked:backport")) | "\(.valid) \(.git_commit_hash) \([.misc.fixes[] | "\(.fix):\(.status)"] | join(" "))"' reports/latest/kcidb.json)"
+assert_eq "kcidb: a backport checkout that is not valid, on the branch's commit, no patch applied, with the fix's status" \
+	"false  $(git -C "$(b vendor-reworked .repo)" rev-parse "$(b vendor-reworked .ref)") CVE-2011-1019:conflict" \
+	"$(jq -r '.checkouts[] | select(.id | endswith(":vendor-reworked:backport")) | "\(.valid) \(.patchset_hash) \(.git_commit_hash) \([.misc.fixes[] | "\(.fix):\(.status)"] | join(" "))"' reports/latest/kcidb.json)"
 
 T_NAME="--name"
 run_kb 0 run --queue one.series --name cve-only --branch 2.6.32.y

@@ -262,10 +262,10 @@ static json_t *queue_patchset_hash(const struct kb_report_queue *q)
 		known = is_hex(a->patch_hash, 64);
 		hashes[n++] = a->patch_hash;
 	}
-	if (known)
+	if (known && n)
 		kb_kcidb_patchset_hash(hash, hashes, n);
 	free(hashes);
-	return known ? json_string(hash) : NULL;
+	return !known ? NULL : json_string(n ? hash : "");
 }
 
 /* misc.fixes of a queue's checkout: each fix's status there, in order. */
