@@ -572,6 +572,35 @@ static void mail_headers_encoded(void **state)
 	kb_report_free(r);
 }
 
+/* One failing hunk: named once, by the detail line; two: listed below it. */
+static void mail_one_hunk_named_once(void **state)
+{
+	struct sandbox *t = *state;
+	struct kb_report *r = NULL;
+	struct kb_buf out = KB_BUF_INIT;
+	const char *msg;
+
+	assert_int_equal(load_text(t, "{\"schema\": 1, \"run\": \"r1\", \"fix\": \"F\", "
+				   "\"branches\": [{\"name\": \"b\", \"verdict\": \"conflict\", "
+				   "\"apply\": {\"status\": \"conflict\", \"detail\": \"no variant fits: "
+				   "hunk 1 of 'f.c' does not apply\", \"notes\": [\"hunk 1 of 'f.c' does not "
+				   "apply\"]}}, {\"name\": \"c\", \"verdict\": \"conflict\", \"apply\": "
+				   "{\"status\": \"conflict\", \"detail\": \"no variant fits: hunk 1 of 'f.c' "
+				   "does not apply\", \"notes\": [\"hunk 1 of 'f.c' does not apply\", "
+				   "\"hunk 2 of 'f.c' does not apply\"]}}]}", &msg), 0);
+	assert_int_equal(kb_report_load(&r, t->dir), 0);
+	assert_int_equal(kb_report_failed_mail(&out, r, &r->branches[0]), 0);
+	assert_non_null(strstr(out.ptr, "on the branch\nb:\n\n  no variant fits: hunk 1 of 'f.c' does "
+				      "not apply\n\n"));
+	assert_null(strstr(out.ptr, "The hunks that do not apply"));
+	kb_buf_clear(&out);
+	assert_int_equal(kb_report_failed_mail(&out, r, &r->branches[1]), 0);
+	assert_non_null(strstr(out.ptr, "The hunks that do not apply:\n\n  hunk 1 of 'f.c' does not "
+				      "apply\n  hunk 2 of 'f.c' does not apply\n"));
+	kb_buf_release(&out);
+	kb_report_free(r);
+}
+
 /* Each status word, one table per enum: named and parsed back, unknown refused. */
 static void status_words_round_trip(void **state)
 {
@@ -613,6 +642,7 @@ int main(void)
 		cmocka_unit_test(markdown_as_reviewed),
 		cmocka_unit_test(junit_as_reviewed),
 		cmocka_unit_test(failed_mail_as_reviewed),
+		cmocka_unit_test_setup_teardown(mail_one_hunk_named_once, tmp_setup, tmp_teardown),
 		cmocka_unit_test(kcidb_checkouts),
 		cmocka_unit_test(kcidb_builds_and_tests),
 		cmocka_unit_test(kcidb_base_url),

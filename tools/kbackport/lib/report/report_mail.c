@@ -111,6 +111,18 @@ static int put_indented(struct kb_buf *out, const char *const *lines)
 	return err;
 }
 
+/* The one failing hunk is what the detail line already ends with. */
+static bool detail_names_the_hunk(const struct kb_report_apply *a)
+{
+	size_t d, n;
+
+	if (a->nnotes != 1 || !a->detail)
+		return false;
+	d = strlen(a->detail);
+	n = strlen(a->notes[0]);
+	return d >= n && !strcmp(a->detail + d - n, a->notes[0]);
+}
+
 static int put_what_failed(struct kb_buf *out, const struct kb_report *r,
 			   const struct kb_report_branch *b)
 {
@@ -123,8 +135,9 @@ static int put_what_failed(struct kb_buf *out, const struct kb_report *r,
 	    (err = kb_buf_puts(out, a->detail ? ":\n\n" : ", and none applies.\n")) < 0 ||
 	    (a->detail && (err = kb_buf_printf(out, "  %s\n", a->detail)) < 0))
 		return err;
-	if (a->nnotes && ((err = kb_buf_puts(out, "\nThe hunks that do not apply:\n\n")) < 0 ||
-			  (err = put_indented(out, a->notes)) < 0))
+	if (a->nnotes && !detail_names_the_hunk(a) &&
+	    ((err = kb_buf_puts(out, "\nThe hunks that do not apply:\n\n")) < 0 ||
+	     (err = put_indented(out, a->notes)) < 0))
 		return err;
 	if (!a->nreproduce)
 		return 0;
