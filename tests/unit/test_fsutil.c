@@ -133,6 +133,7 @@ static void cache_entry(struct sandbox *sb, const char *rel, long age)
 static void test_cache_prune(void **state)
 {
 	struct sandbox *sb = *state;
+	struct stat before, after;
 	size_t removed = 99;
 
 	cache_entry(sb, "c/a.cpio", 500);
@@ -141,7 +142,13 @@ static void test_cache_prune(void **state)
 	cache_entry(sb, "c/d.cpio", 200);
 	cache_entry(sb, "c/e.cpio.tmp.12345", 900);	/* kb_tmp_path()'s business */
 	assert_int_equal(mkdir(sb_path(sb, "c/subdir"), 0755), 0);
+	assert_int_equal(stat(sb_path(sb, "c/a.cpio"), &before), 0);
 	assert_int_equal(kb_cache_touch(sb_path(sb, "c/a.cpio")), 0);
+	/* a use is its access time; what it holds and when it was written stay */
+	assert_int_equal(stat(sb_path(sb, "c/a.cpio"), &after), 0);
+	assert_int_equal(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+	assert_int_equal(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+	assert_true(after.st_atim.tv_sec > before.st_atim.tv_sec + 400);
 	assert_int_equal(kb_cache_prune(&removed, sb_path(sb, "c"), 2), 0);
 	assert_int_equal(removed, 2);
 	assert_true(exists(sb, "c/a.cpio"));

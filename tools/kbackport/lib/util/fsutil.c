@@ -253,7 +253,11 @@ done:
 
 int kb_cache_touch(const char *path)
 {
-	if (utimensat(AT_FDCWD, path, NULL, 0) < 0)
+	/* the access time only: the modification time is the entry's own
+	 * (a boot's record of its kernel names it) */
+	const struct timespec t[2] = { { 0, UTIME_NOW }, { 0, UTIME_OMIT } };
+
+	if (utimensat(AT_FDCWD, path, t, 0) < 0)
 		return kb_error_set(KB_ERROR, "cannot touch '%s': %s", path, strerror(errno));
 	return 0;
 }
@@ -297,7 +301,7 @@ static int cache_list(struct cache_entry **out, size_t *n, DIR *d)
 		}
 		if (!(list[*n].name = kb_strdup(de->d_name)))
 			goto nomem;
-		list[(*n)++].used = st.st_mtim;
+		list[(*n)++].used = st.st_atim;
 	}
 	*out = list;
 	return 0;

@@ -56,8 +56,9 @@ int kb_file_sha256(char *out, size_t size, const char *path);
 
 /*
  * A content-addressed cache directory (work/pvh/, work/initramfs/): an
- * entry's modification time is when it was last used. kb_cache_touch()
- * marks `path` used now; kb_cache_prune() removes the regular files of
+ * entry's access time is when it was last used (its modification time
+ * stays when it was written: a boot's inputs name the kernel by it).
+ * kb_cache_touch() marks `path` used now; kb_cache_prune() removes the regular files of
  * `dir` beyond the `keep` most recently used (temporaries "*.tmp.<pid>"
  * are kb_tmp_path()'s business and left alone). Pruning is best effort:
  * a file that cannot be removed stays, and *removed counts the others.
