@@ -24,6 +24,7 @@ OBJS := init/main.o net/core/dev_ioctl.o $(patsubst %.c,%.o,$(wildcard net/kback
 tinyconfig:
 	@mkdir -p $(O)
 	@printf 'CONFIG_64BIT=y\n# CONFIG_MODULES is not set\n' > $(O)/.config
+	@printf '%s\n' "$$CCACHE_BASEDIR" > $(O)/ccache-basedir
 olddefconfig:
 	@awk 'NR == FNR { known[$$1] = 1; next } { s = $$0; sub(/^# /, "", s); sub(/[= ].*/, "", s); if (s in known) print }' \
 		Kconfig.known $(O)/.config > $(O)/.config.new && mv $(O)/.config.new $(O)/.config
@@ -133,6 +134,8 @@ assert_contains "one log per lane" "  CC      net/core/dev_ioctl.o" "$(cat "$dir
 assert_eq "the dropped fragment option is named" '["CONFIG_NOT_IN_THIS_KERNEL=y (got: not set)"]' \
 	"$(row 6.1.y as-is .missing_options)"
 assert_eq "the fragment's module survived" "CONFIG_XFS_FS=m" "$(grep XFS "$dir/.config")"
+assert_eq "ccache's base directory is the work directory (unless the user set one)" \
+	"${CCACHE_BASEDIR:-$TMP/work}" "$(cat "$dir/ccache-basedir")"
 assert_eq "same tree id: same build" "$dir" "$(row twin as-is .build_dir | jq -r .)"
 assert_eq "shared with the lane that built it" '"6.1.y as-is"' "$(row twin as-is .shared_with)"
 assert_contains "a failure names the step" "'make O=" "$(row broken as-is .reason)"

@@ -905,8 +905,8 @@ static int run_step(struct lane_build *b, const char *const argv[], const char *
 	struct watch w = { .b = b, .line = KB_BUF_INIT, .last_progress = -1 };
 	char *cmd = command_line(argv);
 	const char *path = getenv("PATH");
-	char path_env[8192];
-	const char *set_env[] = { path_env, NULL };
+	char path_env[8192], basedir_env[4200];
+	const char *set_env[] = { path_env, NULL, NULL };
 	struct kb_spawn s;
 	int err = 0, status, ws;
 
@@ -916,6 +916,14 @@ static int run_step(struct lane_build *b, const char *const argv[], const char *
 	/* modules_install runs depmod, which lives in /sbin */
 	snprintf(path_env, sizeof(path_env), "PATH=%s:/usr/sbin:/sbin",
 		 path ? path : "/usr/bin:/bin");
+	/* ccache: paths under the work directory hashed relative to it, so that
+	 * the same tree built in another work directory (a CI clone, make demo
+	 * after make check) finds the objects compiled there; the user's own
+	 * setting wins */
+	if (!getenv("CCACHE_BASEDIR") &&
+	    (size_t)snprintf(basedir_env, sizeof(basedir_env), "CCACHE_BASEDIR=%s", b->workdir) <
+		    sizeof(basedir_env))
+		set_env[1] = basedir_env;
 	kb_spawn_init(&s, argv);
 	s.cwd = cwd;
 	s.unset_env = make_unset_env;
