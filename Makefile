@@ -99,8 +99,10 @@ integration: $(BUILD)/kbackport
 	@KBACKPORT=$(abspath $(BUILD)/kbackport) ./tests/run-suite.sh tests/integration
 
 check-asan:
-	@$(MAKE) --no-print-directory SAN=1 unit integration
-	@$(MAKE) --no-print-directory SAN=1 fuzz-replay
+	@st=0; \
+	$(MAKE) -k --no-print-directory SAN=1 unit integration || st=1; \
+	$(MAKE) --no-print-directory SAN=1 fuzz-replay || st=1; \
+	exit $$st
 
 # libFuzzer targets tests/fuzz/fuzz_<name>.c, built with clang into build/fuzz
 # and run FUZZ_SECONDS each (one process) on a copy of its seeds
@@ -211,7 +213,7 @@ check: deps
 	@rm -f build/test-totals
 	@$(MAKE) --no-print-directory all
 	@st=0; \
-	$(MAKE) --no-print-directory unit integration || st=1; \
+	$(MAKE) -k --no-print-directory unit integration || st=1; \
 	$(MAKE) --no-print-directory e2e || st=1; \
 	$(MAKE) --no-print-directory check-asan || st=1; \
 	$(MAKE) --no-print-directory check-valgrind || st=1; \
