@@ -7,7 +7,7 @@
 #        apply-vs-cherry-pick.sh, queue.sh, run.sh, boot.sh): APPLY_RUNS (3),
 #        QUEUE_RUNS (3, and GIT_RUNS for queue.sh's git side),
 #        RUN_RUNS (3), BOOT_RUNS (5), DISTRO_RUNS (30, distro-boot.sh),
-#        ERAS_RUNS (1, eras.sh),
+#        ERAS_RUNS (1, eras.sh), NEXT_RUNS (3, next-fix.sh),
 #        RUN_BRANCHES for run.sh ("6.1.y"),
 #        KB_SHARED (../shared: the real data sets for real-data.py).
 # Needs `make demo` done first (make bench does it): the imported
@@ -26,6 +26,8 @@ RUNS=${APPLY_RUNS:-3} "$top/tests/bench/apply-vs-cherry-pick.sh" "$kb" > "$tmp/1
 RUNS=${QUEUE_RUNS:-3} "$top/tests/bench/queue.sh" "$kb" > "$tmp/1-queue.md"
 RUNS=${RUN_RUNS:-3} BRANCHES=${RUN_BRANCHES:-6.1.y} "$top/tests/bench/run.sh" "$kb" > "$tmp/2-run.md"
 RUNS=${BOOT_RUNS:-5} BRANCHES= "$top/tests/bench/boot.sh" "$kb" > "$tmp/3-boot.md"
+# the next fix on the lanes make demo built: kbackport run against worktree + git am -3 + make
+RUNS=${NEXT_RUNS:-3} "$top/tests/bench/next-fix.sh" "$kb" > "$tmp/2-next-fix.md"
 # the v2.6.x era lanes: cold build, backport lane build, boot-to-verdict
 RUNS=${ERAS_RUNS:-1} "$top/tests/bench/eras.sh" "$kb" > "$tmp/3-eras.md"
 # Debian's kernel through PVH against its bzImage, 30 boots each
@@ -48,7 +50,7 @@ Written by \`make bench\` (tests/bench/bench.sh); do not edit by hand. Each
 figure is the median of several runs measured in one \`make bench\` run,
 side by side; the single runs are listed next to it.
 
-- command: \`make bench\`${APPLY_RUNS:+ APPLY_RUNS=$APPLY_RUNS}${QUEUE_RUNS:+ QUEUE_RUNS=$QUEUE_RUNS}${GIT_RUNS:+ GIT_RUNS=$GIT_RUNS}${RUN_RUNS:+ RUN_RUNS=$RUN_RUNS}${BOOT_RUNS:+ BOOT_RUNS=$BOOT_RUNS}${DISTRO_RUNS:+ DISTRO_RUNS=$DISTRO_RUNS}${RUN_BRANCHES:+ RUN_BRANCHES=\"$RUN_BRANCHES\"}
+- command: \`make bench\`${APPLY_RUNS:+ APPLY_RUNS=$APPLY_RUNS}${QUEUE_RUNS:+ QUEUE_RUNS=$QUEUE_RUNS}${GIT_RUNS:+ GIT_RUNS=$GIT_RUNS}${RUN_RUNS:+ RUN_RUNS=$RUN_RUNS}${BOOT_RUNS:+ BOOT_RUNS=$BOOT_RUNS}${DISTRO_RUNS:+ DISTRO_RUNS=$DISTRO_RUNS}${ERAS_RUNS:+ ERAS_RUNS=$ERAS_RUNS}${NEXT_RUNS:+ NEXT_RUNS=$NEXT_RUNS}${RUN_BRANCHES:+ RUN_BRANCHES=\"$RUN_BRANCHES\"}
 - started: $started, took $(( ($(date +%s) - t0) / 60 )) min
 - commit: $commit
 - machine: $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)), $(free -g | awk '/^Mem:/ {print $2}') GiB, $(. /etc/os-release && echo "$PRETTY_NAME"), Linux $(uname -r)

@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# make bench (not yet part of bench.sh: written, never run, since it needs
-# the kernel builds of `make demo`): the next fix on branches whose lanes
+# make bench: the next fix on branches whose lanes
 # are already built. `make demo` ran `kbackport run` for CVE-2011-1019 in
 # work/, so each branch's as-is lane is built and cached. A second fix is
 # made here with `kbackport fix new --from-commit`: a one-line change to
@@ -11,8 +10,8 @@
 # the as-is build: dev_ioctl.o and the link) and booted. Target: well under
 # a minute per branch on 2 CPUs. Beside it, per branch, the same by hand:
 # `git worktree add` of the branch, `git am -3` of the fix, and `make` in a
-# copy of the branch's build directory (work/obj/<branch>), the incremental build
-# alone, no boot: a lower bound for the by-hand way.
+# copy of the branch's as-is build directory (work/builds/<key>), the
+# incremental build alone, no boot: a lower bound for the by-hand way.
 #
 #   tests/bench/next-fix.sh [KBACKPORT]
 #   env: RUNS (3), BRANCHES ("6.1.y 6.12.y"), CONFIG (branches.yaml),
@@ -37,20 +36,27 @@ export HOME=$work/home LANG=C LC_ALL=C TZ=UTC GIT_CONFIG_NOSYSTEM=1
 mkdir -p "$HOME"
 git config --global user.name "Bench" && git config --global user.email bench@example.org
 
-# The second fix: a commit of its own, made into a fix directory.
+# The next fix: a commit of its own, made into a fix directory; a new one
+# each run (its own comment, so its own trees: nothing of an earlier run's
+# backport lane is reused, only the as-is builds of make demo).
 git clone -q --shared --no-checkout "$repo" "$work/src"
-git -C "$work/src" checkout -q --detach stable/6.12.y
-sed -i '0,/^void dev_load(/s//\/* kbackport bench: the next fix *\/\nvoid dev_load(/' \
-	"$work/src/net/core/dev_ioctl.c"
-git -C "$work/src" commit -q -am "net: dev_ioctl: say where dev_load starts"
-"$kb" fix new -o "$work/fixes" --from-commit "$work/src" HEAD \
-	--upstream "$(git -C "$work/src" rev-parse HEAD)" >&2
-fix=$(ls "$work/fixes")
-args=(--config "$config" --fix "$work/fixes/$fix" --workdir "$workdir" --jobs "$jobs")
-for b in "${branches[@]}"; do args+=(--branch "$b"); done
+next_fix() {
+	git -C "$work/src" checkout -q -f --detach "$(git -C "$repo" rev-parse "stable/6.12.y^{commit}")"
+	sed -i "0,/^void dev_load(/s//\/* kbackport bench: the next fix, run $1 *\/\nvoid dev_load(/" \
+		"$work/src/net/core/dev_ioctl.c"
+	git -C "$work/src" commit -q -am "net: dev_ioctl: say where dev_load starts ($1)"
+	"$kb" fix new -o "$work/fixes-$1" --id "next-fix-$1" --from-commit "$work/src" HEAD \
+		--upstream "$(git -C "$work/src" rev-parse HEAD)" >&2
+}
 
+cc=gcc
+command -v ccache > /dev/null && cc="ccache gcc"
 kb_times=() git_times=()
 for r in $(seq "$runs"); do
+	next_fix "$r"
+	fix=$work/fixes-$r/next-fix-$r
+	args=(--config "$config" --fix "$fix" --workdir "$workdir" --jobs "$jobs")
+	for b in "${branches[@]}"; do args+=(--branch "$b"); done
 	rm -rf "$work/reports"
 	t0=$(now)
 	"$kb" run "${args[@]}" --reports "$work/reports" > "$work/run-$r.out" 2>&1 || true
@@ -58,20 +64,33 @@ for r in $(seq "$runs"); do
 	kb_times+=("$(secs "$t0" "$t1")")
 	cp "$work/reports/latest/results.json" "$work/run-$r.json" 2>/dev/null ||
 		{ echo "next-fix bench: run $r wrote no results" >&2; tail -20 "$work/run-$r.out" >&2; exit 1; }
-	# by hand: worktree, git am -3, make in a copy of the as-is build
-	t0=$(now)
+	# by hand: worktree, git am -3, make in a copy of the as-is build. Only
+	# those three are timed: the copy and the sources' mtimes set older than
+	# the objects (as in a tree built before) are set-up that a persistent
+	# by-hand tree would not need. The worktree sits where the build's
+	# relative source path (../../src/<branch>) finds it.
+	hand=0
 	for b in "${branches[@]}"; do
-		asis=$workdir/obj/$b	# the branch's build directory (lib/build.h)
-		[ -d "$asis" ] || { echo "next-fix bench: no build directory $asis" >&2; exit 1; }
-		git -C "$repo" worktree add -q --detach "$work/wt-$b" "$(sed -n "/name: \"\\?$b\"\\?/,/ref:/s/.*ref:[[:space:]]*//p" "$config" | head -1)"
-		git -C "$work/wt-$b" am -q -3 "$work/fixes/$fix/fix.patch"
-		cp -a "$asis" "$work/obj-$b"
-		make -s -C "$work/wt-$b" O="$work/obj-$b" -j"$jobs" bzImage modules > /dev/null
-		git -C "$repo" worktree remove --force "$work/wt-$b"
-		rm -rf "$work/obj-$b"
+		asis=$("$kb" build --config "$config" --workdir "$workdir" --branch "$b" --json 2>/dev/null |
+			jq -r '.builds[] | select(.lane == "as-is") | .build_dir')
+		[ -d "$asis" ] || { echo "next-fix bench: no as-is build of $b in $workdir" >&2; exit 1; }
+		ref=$(sed -n "/name: \"\?$b\"\?/,/ref:/s/.*ref:[[:space:]]*//p" "$config" | head -1)
+		rm -rf "$work/hand" && mkdir -p "$work/hand/src" "$work/hand/obj"
+		cp -a "$asis" "$work/hand/obj/$b"
+		t0=$(now)
+		git -C "$repo" worktree add -q --detach "$work/hand/src/$b" "$ref"
+		t1=$(now)
+		find "$work/hand/src/$b" -path '*/.git' -prune -o -type f -exec touch -h -d '2000-01-01' {} +
+		t2=$(now)
+		git -C "$work/hand/src/$b" am -q -3 "$fix/fix.patch"
+		# the compiler as kbackport's build ran it, or every command line differs
+		make -s -C "$work/hand/src/$b" O="$work/hand/obj/$b" -j"$jobs" "CC=$cc" bzImage modules > /dev/null
+		t3=$(now)
+		hand=$(echo "$hand + $(secs "$t0" "$t1") + $(secs "$t2" "$t3")" | bc)
+		git -C "$repo" worktree remove --force "$work/hand/src/$b"
+		rm -rf "$work/hand"
 	done
-	t1=$(now)
-	git_times+=("$(secs "$t0" "$t1")")
+	git_times+=("$hand")
 	printf 'next-fix bench, run %d/%d: kbackport run %.1f s, worktree + git am -3 + make %.1f s\n' \
 		"$r" "$runs" "${kb_times[-1]}" "${git_times[-1]}" >&2
 done
