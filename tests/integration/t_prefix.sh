@@ -26,7 +26,7 @@ branches:
     pre-fix: true
 YAML
 state=$(user_state repos/linux)
-run_kb 1 apply --json
+run_kb 0 apply --json
 r() { printf '%s' "$OUT" | jq -r --arg b "$1" ".results[] | select(.branch == \$b) | $2"; }
 assert_eq "backported onto the pre-fix state" "applied 3.9" "$(r shipped '"\(.status) \(.variant)"')"
 assert_eq "pre-fix ref and reversed variant" "$REF/shipped.pre-fix 3.9" "$(r shipped '"\(.pre_fix.ref) \(.pre_fix.reversed_variant)"')"
@@ -43,15 +43,21 @@ upstream commit 8909c9ad8ff03611c9c96c9a92656213e4bb495b
 (\"net: don't allow CAP_NET_ADMIN to load non-netdev kernel modules\")
 reverse-applied by kbackport, so that the fix can be backported onto,
 built and tested against a tree that is vulnerable again." "$(git_l log -1 --format=%B $REF/shipped.pre-fix)"
-assert_eq "a branch without the fix: error" "error" "$(r never-fixed .status)"
-assert_eq "...saying so" "branch 'never-fixed': pre-fix: the fix is not in 'linux-2.6.32.y', there is nothing to reverse" "$(r never-fixed .detail)"
+# a fix the branch does not carry (the next fix on a branch that had the
+# last one): nothing to reverse, the branch is its own pre-fix state
+assert_eq "a branch without the fix: backported onto the branch itself" "applied 2.6.32 $(git_l rev-parse linux-2.6.32.y) null" \
+	"$(r never-fixed '"\(.status) \(.variant) \(.base) \(.pre_fix)"')"
+assert_eq "...saying so first in its notes" "pre-fix: the fix is not in 'linux-2.6.32.y': the branch itself is the state before it, no pre-fix lane" \
+	"$(r never-fixed .notes[0])"
+assert_eq "...and writing no pre-fix ref" "" "$(git_l for-each-ref "$REF/never-fixed.pre-fix")"
+assert_eq "...its backport on the branch" "$(git_l rev-parse linux-2.6.32.y)" "$(git_l rev-parse "$REF/never-fixed^")"
 assert_eq "user state untouched" "$state" "$(user_state repos/linux)"
 
 first=$(printf '%s' "$OUT" | jq -c '.results[0] | [.commit, .pre_fix.commit]')
-run_kb 1 apply --json
+run_kb 0 apply --json
 assert_eq "re-run: same commits" "$first" "$(printf '%s' "$OUT" | jq -c '.results[0] | [.commit, .pre_fix.commit]')"
 assert_eq "re-run: nothing created" "false" "$(r shipped .created)"
-run_kb 1 apply --dry-run --json
+run_kb 0 apply --dry-run --json
 assert_eq "dry run: pre-fix commit not named" "null applied" "$(r shipped '"\(.pre_fix.commit) \(.status)"')"
 run_kb 0 apply --branch shipped
 assert_contains "text mentions the reconstructed lane" "on the reconstructed pre-fix state $REF/shipped.pre-fix (variant '3.9' reversed)" "$OUT"

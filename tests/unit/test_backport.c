@@ -12,6 +12,7 @@
 #include "config.h"
 #include "error.h"
 #include "fix.h"
+#include "lanes.h"
 
 #define FIX_ID "CVE-2011-1019"
 #define BACKPORT_REF "refs/heads/backport/" FIX_ID "/stable"
@@ -124,7 +125,8 @@ static void backport(struct state *s)
 	assert_string_equal(s->res.branch, "stable");
 	assert_string_equal(s->res.repo, s->f.dir);
 	assert_false(s->res.forced);
-	assert_null(s->res.pre_fix_ref);
+	if (!s->config->branches[0].pre_fix)
+		assert_null(s->res.pre_fix_ref);
 }
 
 static bool has_ref(struct state *s, const char *name)
@@ -304,6 +306,70 @@ static void test_missing_ref_is_an_error(void **st)
 	assert_false(has_ref(s, BACKPORT_REF));
 }
 
+/* The lanes' kinds and refs, "kind ref" per lane, one line each. */
+static char *lanes_of(struct state *s)
+{
+	struct kb_buf out = KB_BUF_INIT;
+	struct kb_lane *lanes;
+	size_t n, i;
+
+	if (kb_branch_lanes(&lanes, &n, s->f.repo, &s->config->branches[0], FIX_ID) < 0)
+		fail_msg("%s", kb_error_last());
+	for (i = 0; i < n; i++)
+		kb_buf_printf(&out, "%s %s\n", kb_lane_kind_name(lanes[i].kind), lanes[i].ref);
+	kb_lanes_free(lanes, n);
+	return out.ptr ? kb_buf_detach(&out) : strdup("");
+}
+
+/*
+ * A `pre-fix: true` branch without the fix (the next fix on a branch that
+ * carried the last one): nothing to reverse, so no pre-fix commit; the fix
+ * goes onto the branch itself, a note says why, and the lanes are as-is
+ * and backport. A pre-fix ref that does not sit on the branch (left by an
+ * earlier run) is no lane.
+ */
+static void test_pre_fix_without_the_fix(void **st)
+{
+	struct state *s = *st;
+	char tip[GIT_OID_HEXSZ + 1], *lanes;
+	git_reference *ref = NULL;
+	git_oid onto;
+
+	s->config->branches[0].pre_fix = true;
+	make_branch(s, original);
+	tip_hex(s, tip);
+	backport(s);
+	assert_int_equal(s->res.status, KB_STATUS_APPLIED);
+	assert_string_equal(s->res.base, tip);
+	assert_null(s->res.pre_fix_ref);
+	assert_null(s->res.pre_fix_variant);
+	assert_string_equal(s->res.pre_fix_commit, "");
+	assert_string_equal(s->res.notes, "pre-fix: the fix is not in 'stable': the branch "
+			    "itself is the state before it, no pre-fix lane\n");
+	assert_false(has_ref(s, BACKPORT_REF ".pre-fix"));
+	assert_backport_commit(s);
+	lanes = lanes_of(s);
+	assert_string_equal(lanes, "as-is stable\nbackport " BACKPORT_REF "\n");
+	free(lanes);
+
+	/* a stale pre-fix ref: a commit not on the branch's (the tip itself) */
+	assert_int_equal(git_reference_create(&ref, s->f.repo, BACKPORT_REF ".pre-fix", &s->tip,
+					      0, NULL), 0);
+	git_reference_free(ref);
+	lanes = lanes_of(s);
+	assert_string_equal(lanes, "as-is stable\nbackport " BACKPORT_REF "\n");
+	free(lanes);
+	/* one on the branch's commit is a lane (here the backport commit) */
+	assert_int_equal(git_oid_fromstr(&onto, s->res.commit), 0);
+	assert_int_equal(git_reference_create(&ref, s->f.repo, BACKPORT_REF ".pre-fix", &onto,
+					      1, NULL), 0);
+	git_reference_free(ref);
+	lanes = lanes_of(s);
+	assert_string_equal(lanes, "as-is stable\npre-fix " BACKPORT_REF ".pre-fix\nbackport "
+			    BACKPORT_REF "\n");
+	free(lanes);
+}
+
 int main(void)
 {
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
@@ -314,6 +380,7 @@ int main(void)
 		T(test_not_affected),
 		T(test_context_mismatch_conflicts),
 		T(test_missing_ref_is_an_error),
+		T(test_pre_fix_without_the_fix),
 	};
 #undef T
 

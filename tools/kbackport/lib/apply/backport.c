@@ -205,7 +205,12 @@ static int pre_fix_commit(git_oid *commit, struct kb_result *res, struct lane *l
 	return err;
 }
 
-static int reconstruct(struct kb_result *res, struct lane *lane,
+/*
+ * `pre-fix: true` says the branch carries fixes whose unfixed state is worth
+ * testing; a fix it does not carry has none to reconstruct: the branch is
+ * its own pre-fix state and its as-is lane the baseline (`*absent`).
+ */
+static int reconstruct(bool *absent, struct kb_result *res, struct lane *lane,
 		       const struct kb_branch *branch, const struct kb_fix *fix,
 		       const struct kb_backport_opts *opts)
 {
@@ -214,11 +219,11 @@ static int reconstruct(struct kb_result *res, struct lane *lane,
 	git_oid tree, commit;
 	int err;
 
+	*absent = false;
 	if ((err = kb_survey_fix(&survey, lane->src, fix, &opts->locate)) < 0)
 		goto done;
 	if (!survey.present) {
-		err = kb_error_set(KB_ENOTFOUND, "branch '%s': pre-fix: the fix is not in '%s', there is nothing to reverse",
-				   branch->name, branch->ref);
+		*absent = true;
 		goto done;
 	}
 	if ((err = kb_prefix_ref(&res->pre_fix_ref, fix->id, branch->name)) < 0 ||
@@ -638,17 +643,34 @@ done:
 	return err;
 }
 
+/* The first line of the notes: why a pre-fix branch has no pre-fix lane. */
+static int note_no_pre_fix(struct kb_result *res, const struct kb_branch *branch)
+{
+	struct kb_buf notes = KB_BUF_INIT;
+
+	kb_buf_printf(&notes, "pre-fix: the fix is not in '%s': the branch itself is the "
+		      "state before it, no pre-fix lane\n%s", branch->ref,
+		      res->notes ? res->notes : "");
+	if (!notes.ptr)
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	free(res->notes);
+	res->notes = kb_buf_detach(&notes);
+	return 0;
+}
+
 static int run(struct kb_result *res, struct lane *lane, const struct kb_branch *branch,
 	       const struct kb_fix *fix, const struct kb_backport_opts *opts)
 {
 	struct kb_survey survey = { 0 };
+	bool absent = false;
 	int err;
 
 	if ((err = lane_open(lane, res, branch, opts->dry_run)) < 0 ||
-	    (branch->pre_fix && (err = reconstruct(res, lane, branch, fix, opts)) < 0) ||
+	    (branch->pre_fix && (err = reconstruct(&absent, res, lane, branch, fix, opts)) < 0) ||
 	    (err = kb_survey_fix(&survey, lane->src, fix, &opts->locate)) < 0)
 		goto done;
-	err = decide(res, lane, &survey, branch, fix, opts);
+	if ((err = decide(res, lane, &survey, branch, fix, opts)) >= 0 && absent)
+		err = note_no_pre_fix(res, branch);
 done:
 	kb_survey_release(&survey);
 	return err;

@@ -73,6 +73,31 @@ static int add_lane(struct kb_lane **lanes, size_t *n, git_repository *repo,
 	return (lane->ref = kb_strdup(ref)) ? 0 : KB_ENOMEM;
 }
 
+/*
+ * A pre-fix lane sits on the branch's own commit. A ref that does not (left
+ * by a run before the branch moved, or when it still carried the fix) is
+ * not this branch's pre-fix state: no lane.
+ */
+static int drop_stale_pre_fix(struct kb_lane *lanes, size_t *n, git_repository *repo)
+{
+	git_commit *commit = NULL;
+	bool stale;
+	int err;
+
+	if (*n != 2 || lanes[1].kind != KB_LANE_PRE_FIX)
+		return 0;
+	if ((err = git_commit_lookup(&commit, repo, &lanes[1].commit)) < 0)
+		return kb_error_git(err, "cannot read the pre-fix commit of '%s'", lanes[1].ref);
+	stale = git_commit_parentcount(commit) != 1 ||
+		!git_oid_equal(git_commit_parent_id(commit, 0), &lanes[0].commit);
+	git_commit_free(commit);
+	if (stale) {
+		free(lanes[1].ref);
+		*n = 1;
+	}
+	return 0;
+}
+
 int kb_branch_lanes(struct kb_lane **out, size_t *n, git_repository *repo,
 		    const struct kb_branch *branch, const char *fix_id)
 {
@@ -87,7 +112,8 @@ int kb_branch_lanes(struct kb_lane **out, size_t *n, git_repository *repo,
 		goto done;
 	if (branch->pre_fix &&
 	    ((err = kb_prefix_ref(&prefix, fix_id, branch->name)) < 0 ||
-	     (err = add_lane(out, n, repo, KB_LANE_PRE_FIX, prefix, 1)) < 0))
+	     (err = add_lane(out, n, repo, KB_LANE_PRE_FIX, prefix, 1)) < 0 ||
+	     (err = drop_stale_pre_fix(*out, n, repo)) < 0))
 		goto done;
 	err = add_lane(out, n, repo, KB_LANE_BACKPORT, backport, 1);
 done:
