@@ -31,7 +31,7 @@ case $repo in /*) ;; *) repo=$(cd "$(dirname "$config")" && realpath "$repo") ;;
 need_import "$repo" "$title"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kbackport-bench-next.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"; git -C "$repo" worktree prune' EXIT
 export HOME=$work/home LANG=C LC_ALL=C TZ=UTC GIT_CONFIG_NOSYSTEM=1
 mkdir -p "$HOME"
 git config --global user.name "Bench" && git config --global user.email bench@example.org
@@ -64,30 +64,41 @@ for r in $(seq "$runs"); do
 	kb_times+=("$(secs "$t0" "$t1")")
 	cp "$work/reports/latest/results.json" "$work/run-$r.json" 2>/dev/null ||
 		{ echo "next-fix bench: run $r wrote no results" >&2; tail -20 "$work/run-$r.out" >&2; exit 1; }
-	# by hand: worktree, git am -3, make in a copy of the as-is build. Only
-	# those three are timed: the copy and the sources' mtimes set older than
-	# the objects (as in a tree built before) are set-up that a persistent
-	# by-hand tree would not need. The worktree sits where the build's
-	# relative source path (../../src/<branch>) finds it.
+	if jq -e '[.branches[] | select(.verdict == "error")] | length > 0' "$work/run-$r.json" > /dev/null; then
+		echo "next-fix bench: run $r ended in error:" >&2; cat "$work/run-$r.out" >&2; exit 1
+	fi
+	# by hand: worktree, git am -3, make in a copy of the as-is build, as in
+	# a by-hand tree built before. Only those three are timed. Set-up, not
+	# timed: the copy; the copy's recorded source path (its Makefile, the
+	# `source` link and the .cmd files' command lines and dependencies:
+	# kbuild rebuilds whatever was compiled by another command line) moved
+	# to the worktree's path; and the worktree's files dated older than the
+	# objects, as a tree built before would be.
 	hand=0
 	for b in "${branches[@]}"; do
 		asis=$("$kb" build --config "$config" --workdir "$workdir" --branch "$b" --json 2>/dev/null |
 			jq -r '.builds[] | select(.lane == "as-is") | .build_dir')
 		[ -d "$asis" ] || { echo "next-fix bench: no as-is build of $b in $workdir" >&2; exit 1; }
+		oldsrc=$(readlink "$asis/source")
 		ref=$(sed -n "/name: \"\?$b\"\?/,/ref:/s/.*ref:[[:space:]]*//p" "$config" | head -1)
+		src=$work/hand/src/$b obj=$work/hand/obj/$b
 		rm -rf "$work/hand" && mkdir -p "$work/hand/src" "$work/hand/obj"
-		cp -a "$asis" "$work/hand/obj/$b"
+		cp -a "$asis" "$obj"
 		t0=$(now)
-		git -C "$repo" worktree add -q --detach "$work/hand/src/$b" "$ref"
+		git -C "$repo" worktree add -q --detach "$src" "$ref"
 		t1=$(now)
-		find "$work/hand/src/$b" -path '*/.git' -prune -o -type f -exec touch -h -d '2000-01-01' {} +
+		find "$src" -path '*/.git' -prune -o -type f -exec touch -h -d '2000-01-01' {} +
+		ln -sfn "$src" "$obj/source"
+		{ echo "$obj/Makefile"; find "$obj" -name '*.cmd' -type f; } |
+			xargs -r grep -lF -- "$oldsrc" | xargs -r sed -i "s|$oldsrc|$src|g"
 		t2=$(now)
-		git -C "$work/hand/src/$b" am -q -3 "$fix/fix.patch"
+		git -C "$src" am -q -3 "$fix/fix.patch"
 		# the compiler as kbackport's build ran it, or every command line differs
-		make -s -C "$work/hand/src/$b" O="$work/hand/obj/$b" -j"$jobs" "CC=$cc" bzImage modules > /dev/null
+		make -s -C "$obj" -j"$jobs" "CC=$cc" bzImage modules > "$work/hand-make.log" 2>&1 ||
+			{ echo "next-fix bench: make by hand failed on $b" >&2; tail -20 "$work/hand-make.log" >&2; exit 1; }
 		t3=$(now)
 		hand=$(echo "$hand + $(secs "$t0" "$t1") + $(secs "$t2" "$t3")" | bc)
-		git -C "$repo" worktree remove --force "$work/hand/src/$b"
+		git -C "$repo" worktree remove --force "$src"
 		rm -rf "$work/hand"
 	done
 	git_times+=("$hand")
