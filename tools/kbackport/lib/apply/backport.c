@@ -205,39 +205,27 @@ static int pre_fix_commit(git_oid *commit, struct kb_result *res, struct lane *l
 	return err;
 }
 
-/*
- * `pre-fix: true` says the branch carries fixes whose unfixed state is worth
- * testing; a fix it does not carry has none to reconstruct: the branch is
- * its own pre-fix state and its as-is lane the baseline (`*absent`).
- */
-static int reconstruct(bool *absent, struct kb_result *res, struct lane *lane,
+/* The branch with the fix it carries (`survey->present`) reversed, committed
+ * on its pre-fix ref; the lane moves onto that commit. */
+static int reconstruct(struct kb_result *res, struct lane *lane, const struct kb_survey *survey,
 		       const struct kb_branch *branch, const struct kb_fix *fix,
 		       const struct kb_backport_opts *opts)
 {
-	struct kb_survey survey = { 0 };
 	char *message = NULL;
 	git_oid tree, commit;
 	int err;
 
-	*absent = false;
-	if ((err = kb_survey_fix(&survey, lane->src, fix, &opts->locate)) < 0)
-		goto done;
-	if (!survey.present) {
-		*absent = true;
-		goto done;
-	}
 	if ((err = kb_prefix_ref(&res->pre_fix_ref, fix->id, branch->name)) < 0 ||
-	    (err = set_str(&res->pre_fix_variant, survey.present->name)) < 0 ||
+	    (err = set_str(&res->pre_fix_variant, survey->present->name)) < 0 ||
 	    (!opts->dry_run && (err = kb_ref_check_lock(lane->repo, res->pre_fix_ref)) < 0) ||
-	    (err = kb_apply_write_tree(&tree, lane->repo, lane->tree, survey.present_apply, true)) < 0 ||
-	    (err = pre_fix_message(&message, branch, lane, fix, survey.present)) < 0 ||
+	    (err = kb_apply_write_tree(&tree, lane->repo, lane->tree, survey->present_apply, true)) < 0 ||
+	    (err = pre_fix_message(&message, branch, lane, fix, survey->present)) < 0 ||
 	    (err = pre_fix_commit(&commit, res, lane, res->pre_fix_ref, &tree, message,
 				  opts->dry_run)) < 0 ||
 	    (err = lane_move(lane, &commit)) < 0)
 		goto done;
 	git_oid_tostr(res->base, sizeof(res->base), &commit);
 done:
-	kb_survey_release(&survey);
 	free(message);
 	return err;
 }
@@ -662,13 +650,25 @@ static int run(struct kb_result *res, struct lane *lane, const struct kb_branch 
 	       const struct kb_fix *fix, const struct kb_backport_opts *opts)
 {
 	struct kb_survey survey = { 0 };
-	bool absent = false;
+	bool absent;
 	int err;
 
 	if ((err = lane_open(lane, res, branch, opts->dry_run)) < 0 ||
-	    (branch->pre_fix && (err = reconstruct(&absent, res, lane, branch, fix, opts)) < 0) ||
 	    (err = kb_survey_fix(&survey, lane->src, fix, &opts->locate)) < 0)
 		goto done;
+	/*
+	 * `pre-fix: true`: the state before a fix the branch carries is
+	 * reconstructed and the fix decided on that; a fix it does not carry
+	 * has none to reconstruct: the branch itself is that state.
+	 */
+	absent = branch->pre_fix && !survey.present;
+	if (branch->pre_fix && survey.present) {
+		if ((err = reconstruct(res, lane, &survey, branch, fix, opts)) < 0)
+			goto done;
+		kb_survey_release(&survey);	/* the lane moved: survey its tree */
+		if ((err = kb_survey_fix(&survey, lane->src, fix, &opts->locate)) < 0)
+			goto done;
+	}
 	if ((err = decide(res, lane, &survey, branch, fix, opts)) >= 0 && absent)
 		err = note_no_pre_fix(res, branch);
 done:
