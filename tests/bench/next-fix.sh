@@ -37,12 +37,13 @@ mkdir -p "$HOME"
 git config --global user.name "Bench" && git config --global user.email bench@example.org
 
 # The next fix: a commit of its own, made into a fix directory; a new one
-# each run (its own comment, so its own trees: nothing of an earlier run's
-# backport lane is reused, only the as-is builds of make demo).
+# each run (its own comment, naming this bench's temporary directory and the
+# run, so its own trees: nothing of an earlier run's backport lane, nor of
+# an earlier bench's, is reused; only the as-is builds of make demo are).
 git clone -q --shared --no-checkout "$repo" "$work/src"
 next_fix() {
 	git -C "$work/src" checkout -q -f --detach "$(git -C "$repo" rev-parse "stable/6.12.y^{commit}")"
-	sed -i "0,/^void dev_load(/s//\/* kbackport bench: the next fix, run $1 *\/\nvoid dev_load(/" \
+	sed -i "0,/^void dev_load(/s//\/* kbackport bench: the next fix, ${work##*.} run $1 *\/\nvoid dev_load(/" \
 		"$work/src/net/core/dev_ioctl.c"
 	git -C "$work/src" commit -q -am "net: dev_ioctl: say where dev_load starts ($1)"
 	"$kb" fix new -o "$work/fixes-$1" --id "next-fix-$1" --from-commit "$work/src" HEAD \
@@ -69,10 +70,10 @@ for r in $(seq "$runs"); do
 	fi
 	# by hand: worktree, git am -3, make in a copy of the as-is build, as in
 	# a by-hand tree built before. Only those three are timed. Set-up, not
-	# timed: the copy; the copy's recorded source path (its Makefile, the
-	# `source` link and the .cmd files' command lines and dependencies:
-	# kbuild rebuilds whatever was compiled by another command line) moved
-	# to the worktree's path; and the worktree's files dated older than the
+	# timed: the copy; the copy's recorded source and build paths (its
+	# Makefile, the `source` link and the .cmd files' command lines and
+	# dependencies: kbuild rebuilds whatever was compiled by another command
+	# line) moved to the worktree's and the copy's; and the worktree's files dated older than the
 	# objects, as a tree built before would be.
 	hand=0
 	for b in "${branches[@]}"; do
@@ -80,6 +81,9 @@ for r in $(seq "$runs"); do
 			jq -r '.builds[] | select(.lane == "as-is") | .build_dir')
 		[ -d "$asis" ] || { echo "next-fix bench: no as-is build of $b in $workdir" >&2; exit 1; }
 		oldsrc=$(readlink "$asis/source")
+		# where kbackport ran the build (<workdir>/obj/<branch>) before it
+		# kept it as $asis: tools/ (objtool) records absolute output paths
+		oldobj=$(realpath -m "$workdir/obj/$b")
 		ref=$(sed -n "/name: \"\?$b\"\?/,/ref:/s/.*ref:[[:space:]]*//p" "$config" | head -1)
 		src=$work/hand/src/$b obj=$work/hand/obj/$b
 		rm -rf "$work/hand" && mkdir -p "$work/hand/src" "$work/hand/obj"
@@ -90,7 +94,8 @@ for r in $(seq "$runs"); do
 		find "$src" -path '*/.git' -prune -o -type f -exec touch -h -d '2000-01-01' {} +
 		ln -sfn "$src" "$obj/source"
 		{ echo "$obj/Makefile"; find "$obj" -name '*.cmd' -type f; } |
-			xargs -r grep -lF -- "$oldsrc" | xargs -r sed -i "s|$oldsrc|$src|g"
+			xargs -r grep -lF -e "$oldsrc" -e "$oldobj" |
+			xargs -r sed -i -e "s|$oldsrc|$src|g" -e "s|$oldobj|$obj|g"
 		t2=$(now)
 		git -C "$src" am -q -3 "$fix/fix.patch"
 		# the compiler as kbackport's build ran it, or every command line differs
@@ -123,5 +128,6 @@ Median of $runs runs; verdicts of the last: $verdicts.
 |---|---:|---|
 | kbackport run, next fix (${#branches[@]} branches; target well under 60 s a branch) | $(printf '%.1f s' "$kb_med") | $(list "${kb_times[@]}") |
 | git worktree add + git am -3 + incremental make (no boot) | $(printf '%.1f s' "$git_med") | $(list "${git_times[@]}") |
+| **ratio** | **$(printf '%.1fx' "$(echo "$git_med / $kb_med" | bc -l)")** faster, boots and verdicts included | |
 
 MD

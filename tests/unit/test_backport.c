@@ -359,14 +359,82 @@ static void test_pre_fix_without_the_fix(void **st)
 	lanes = lanes_of(s);
 	assert_string_equal(lanes, "as-is stable\nbackport " BACKPORT_REF "\n");
 	free(lanes);
-	/* one on the branch's commit is a lane (here the backport commit) */
+	/* one on the branch's commit is a lane (here the backport commit); the
+	 * backport ref, on the branch and not on that pre-fix commit, is not */
 	assert_int_equal(git_oid_fromstr(&onto, s->res.commit), 0);
 	assert_int_equal(git_reference_create(&ref, s->f.repo, BACKPORT_REF ".pre-fix", &onto,
 					      1, NULL), 0);
 	git_reference_free(ref);
 	lanes = lanes_of(s);
-	assert_string_equal(lanes, "as-is stable\npre-fix " BACKPORT_REF ".pre-fix\nbackport "
-			    BACKPORT_REF "\n");
+	assert_string_equal(lanes, "as-is stable\npre-fix " BACKPORT_REF ".pre-fix\n");
+	free(lanes);
+}
+
+/* refs/heads/stable moves on: a commit on the tip adding `path`. */
+static void move_branch(struct state *s, const char *path)
+{
+	git_signature *sig;
+	git_commit *parent;
+	git_index *index;
+	git_index_entry e;
+	git_reference *ref;
+	git_tree *tree;
+	git_oid id;
+
+	assert_int_equal(git_commit_lookup(&parent, s->f.repo, &s->tip), 0);
+	assert_int_equal(git_commit_tree(&tree, parent), 0);
+	assert_int_equal(git_index_new(&index), 0);
+	assert_int_equal(git_index_read_tree(index, tree), 0);
+	git_tree_free(tree);
+	memset(&e, 0, sizeof(e));
+	e.mode = GIT_FILEMODE_BLOB;
+	e.path = path;
+	assert_int_equal(git_blob_create_from_buffer(&e.id, s->f.repo, "new\n", 4), 0);
+	assert_int_equal(git_index_add(index, &e), 0);
+	assert_int_equal(git_index_write_tree_to(&id, index, s->f.repo), 0);
+	git_index_free(index);
+	assert_int_equal(git_tree_lookup(&tree, s->f.repo, &id), 0);
+	assert_int_equal(git_signature_new(&sig, "Stable Maintainer", "stable@example.org",
+					   1700000100, 0), 0);
+	assert_int_equal(git_commit_create(&s->tip, s->f.repo, NULL, sig, sig, NULL,
+					   "stable 2\n", tree, 1,
+					   (const git_commit **)&parent), 0);
+	assert_int_equal(git_reference_create(&ref, s->f.repo, "refs/heads/stable", &s->tip,
+					      1, NULL), 0);
+	git_reference_free(ref);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_commit_free(parent);
+}
+
+/*
+ * A backport ref left by an earlier run on a commit the branch has since
+ * moved past is not the branch's backport lane: building it would compare
+ * the new as-is kernel with an old one. A new apply makes it a lane again.
+ */
+static void test_stale_backport_ref_is_no_lane(void **st)
+{
+	struct state *s = *st;
+	char *lanes;
+
+	make_branch(s, original);
+	backport(s);
+	assert_int_equal(s->res.status, KB_STATUS_APPLIED);
+	lanes = lanes_of(s);
+	assert_string_equal(lanes, "as-is stable\nbackport " BACKPORT_REF "\n");
+	free(lanes);
+
+	move_branch(s, "README");
+	lanes = lanes_of(s);
+	assert_string_equal(lanes, "as-is stable\n");
+	free(lanes);
+	assert_true(has_ref(s, BACKPORT_REF));	/* left alone, only not a lane */
+
+	backport(s);
+	assert_int_equal(s->res.status, KB_STATUS_APPLIED);
+	assert_backport_commit(s);
+	lanes = lanes_of(s);
+	assert_string_equal(lanes, "as-is stable\nbackport " BACKPORT_REF "\n");
 	free(lanes);
 }
 
@@ -381,6 +449,7 @@ int main(void)
 		T(test_context_mismatch_conflicts),
 		T(test_missing_ref_is_an_error),
 		T(test_pre_fix_without_the_fix),
+		T(test_stale_backport_ref_is_no_lane),
 	};
 #undef T
 

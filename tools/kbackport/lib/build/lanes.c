@@ -74,28 +74,43 @@ static int add_lane(struct kb_lane **lanes, size_t *n, git_repository *repo,
 }
 
 /*
- * A pre-fix lane sits on the branch's own commit. A ref that does not (left
- * by a run before the branch moved, or when it still carried the fix) is
- * not this branch's pre-fix state: no lane.
+ * A pre-fix or backport lane is one commit on the lane below it: the
+ * pre-fix commit on the branch's own commit, the backport on the pre-fix
+ * commit or, without one, on the branch. A ref that is not (left by an
+ * earlier run before the branch moved, or when the branch still carried
+ * the fix) is not this branch's lane: the last lane added is dropped.
  */
-static int drop_stale_pre_fix(struct kb_lane *lanes, size_t *n, git_repository *repo)
+static int drop_stale(struct kb_lane *lanes, size_t *n, size_t before, git_repository *repo)
 {
 	git_commit *commit = NULL;
+	struct kb_lane *top = &lanes[*n - 1];
 	bool stale;
 	int err;
 
-	if (*n != 2 || lanes[1].kind != KB_LANE_PRE_FIX)
+	if (*n == before || *n < 2)
 		return 0;
-	if ((err = git_commit_lookup(&commit, repo, &lanes[1].commit)) < 0)
-		return kb_error_git(err, "cannot read the pre-fix commit of '%s'", lanes[1].ref);
+	if ((err = git_commit_lookup(&commit, repo, &top->commit)) < 0)
+		return kb_error_git(err, "cannot read the commit of '%s'", top->ref);
 	stale = git_commit_parentcount(commit) != 1 ||
-		!git_oid_equal(git_commit_parent_id(commit, 0), &lanes[0].commit);
+		!git_oid_equal(git_commit_parent_id(commit, 0), &lanes[*n - 2].commit);
 	git_commit_free(commit);
 	if (stale) {
-		free(lanes[1].ref);
-		*n = 1;
+		free(top->ref);
+		(*n)--;
 	}
 	return 0;
+}
+
+/* add_lane of a lane above the branch, kept only when it sits on the lane below. */
+static int add_lane_above(struct kb_lane **lanes, size_t *n, git_repository *repo,
+			  enum kb_lane_kind kind, const char *ref)
+{
+	size_t before = *n;
+	int err;
+
+	if ((err = add_lane(lanes, n, repo, kind, ref, 1)) < 0)
+		return err;
+	return drop_stale(*lanes, n, before, repo);
 }
 
 int kb_branch_lanes(struct kb_lane **out, size_t *n, git_repository *repo,
@@ -112,10 +127,9 @@ int kb_branch_lanes(struct kb_lane **out, size_t *n, git_repository *repo,
 		goto done;
 	if (branch->pre_fix &&
 	    ((err = kb_prefix_ref(&prefix, fix_id, branch->name)) < 0 ||
-	     (err = add_lane(out, n, repo, KB_LANE_PRE_FIX, prefix, 1)) < 0 ||
-	     (err = drop_stale_pre_fix(*out, n, repo)) < 0))
+	     (err = add_lane_above(out, n, repo, KB_LANE_PRE_FIX, prefix)) < 0))
 		goto done;
-	err = add_lane(out, n, repo, KB_LANE_BACKPORT, backport, 1);
+	err = add_lane_above(out, n, repo, KB_LANE_BACKPORT, backport);
 done:
 	free(prefix);
 	free(backport);
