@@ -360,7 +360,7 @@ static void test_pre_fix_without_the_fix(void **st)
 	assert_string_equal(lanes, "as-is stable\nbackport " BACKPORT_REF "\n");
 	free(lanes);
 	/* one on the branch's commit is a lane (here the backport commit); the
-	 * backport ref, on the branch and not on that pre-fix commit, is not */
+	 * backport ref, that same commit and so not built on it, is not */
 	assert_int_equal(git_oid_fromstr(&onto, s->res.commit), 0);
 	assert_int_equal(git_reference_create(&ref, s->f.repo, BACKPORT_REF ".pre-fix", &onto,
 					      1, NULL), 0);
@@ -370,8 +370,9 @@ static void test_pre_fix_without_the_fix(void **st)
 	free(lanes);
 }
 
-/* refs/heads/stable moves on: a commit on the tip adding `path`. */
-static void move_branch(struct state *s, const char *path)
+/* A commit on `parent` adding `path`, written to `refname`; its id in *out. */
+static void commit_on(struct state *s, git_oid *out, const char *refname,
+		      const git_oid *parent_id, const char *path)
 {
 	git_signature *sig;
 	git_commit *parent;
@@ -381,7 +382,7 @@ static void move_branch(struct state *s, const char *path)
 	git_tree *tree;
 	git_oid id;
 
-	assert_int_equal(git_commit_lookup(&parent, s->f.repo, &s->tip), 0);
+	assert_int_equal(git_commit_lookup(&parent, s->f.repo, parent_id), 0);
 	assert_int_equal(git_commit_tree(&tree, parent), 0);
 	assert_int_equal(git_index_new(&index), 0);
 	assert_int_equal(git_index_read_tree(index, tree), 0);
@@ -396,11 +397,9 @@ static void move_branch(struct state *s, const char *path)
 	assert_int_equal(git_tree_lookup(&tree, s->f.repo, &id), 0);
 	assert_int_equal(git_signature_new(&sig, "Stable Maintainer", "stable@example.org",
 					   1700000100, 0), 0);
-	assert_int_equal(git_commit_create(&s->tip, s->f.repo, NULL, sig, sig, NULL,
-					   "stable 2\n", tree, 1,
-					   (const git_commit **)&parent), 0);
-	assert_int_equal(git_reference_create(&ref, s->f.repo, "refs/heads/stable", &s->tip,
-					      1, NULL), 0);
+	assert_int_equal(git_commit_create(out, s->f.repo, NULL, sig, sig, NULL, "more\n",
+					   tree, 1, (const git_commit **)&parent), 0);
+	assert_int_equal(git_reference_create(&ref, s->f.repo, refname, out, 1, NULL), 0);
 	git_reference_free(ref);
 	git_signature_free(sig);
 	git_tree_free(tree);
@@ -410,12 +409,14 @@ static void move_branch(struct state *s, const char *path)
 /*
  * A backport ref left by an earlier run on a commit the branch has since
  * moved past is not the branch's backport lane: building it would compare
- * the new as-is kernel with an old one. A new apply makes it a lane again.
+ * the new as-is kernel with an old one. A new apply makes it a lane again,
+ * and commits a person adds on top of it keep it one.
  */
 static void test_stale_backport_ref_is_no_lane(void **st)
 {
 	struct state *s = *st;
 	char *lanes;
+	git_oid mine;
 
 	make_branch(s, original);
 	backport(s);
@@ -424,7 +425,7 @@ static void test_stale_backport_ref_is_no_lane(void **st)
 	assert_string_equal(lanes, "as-is stable\nbackport " BACKPORT_REF "\n");
 	free(lanes);
 
-	move_branch(s, "README");
+	commit_on(s, &s->tip, "refs/heads/stable", &s->tip, "README");	/* the branch moves on */
 	lanes = lanes_of(s);
 	assert_string_equal(lanes, "as-is stable\n");
 	free(lanes);
@@ -433,6 +434,14 @@ static void test_stale_backport_ref_is_no_lane(void **st)
 	backport(s);
 	assert_int_equal(s->res.status, KB_STATUS_APPLIED);
 	assert_backport_commit(s);
+	lanes = lanes_of(s);
+	assert_string_equal(lanes, "as-is stable\nbackport " BACKPORT_REF "\n");
+	free(lanes);
+
+	/* a commit of a person's own on the backport (a conflict resolved by
+	 * hand, a fix-up): still built on the branch, still the lane */
+	assert_int_equal(git_oid_fromstr(&mine, s->res.commit), 0);
+	commit_on(s, &mine, BACKPORT_REF, &mine, "FIXUP");
 	lanes = lanes_of(s);
 	assert_string_equal(lanes, "as-is stable\nbackport " BACKPORT_REF "\n");
 	free(lanes);

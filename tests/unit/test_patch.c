@@ -475,9 +475,13 @@ static const struct bad bad_patches[] = {
 	{ "--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+b\n",
 	  "t.patch:2: both paths are /dev/null" },
 	{ "--- a/f\n+++ b/g\n@@ -1 +1 @@\n-a\n+b\n",
-	  "t.patch:2: 'f' and 'g' differ: renames are not supported" },
+	  "t.patch:2: 'f' and 'g' differ: renames are not supported (write the patch "
+	  "with 'git format-patch --no-renames', or make the fix with 'kbackport fix new "
+	  "--from-commit')" },
 	{ "diff --git a/f b/g\nsimilarity index 90%\nrename from f\nrename to g\n",
-	  "t.patch:2: renames and copies are not supported" },
+	  "t.patch:2: renames and copies are not supported (write the patch with "
+	  "'git format-patch --no-renames', or make the fix with 'kbackport fix new "
+	  "--from-commit')" },
 	{ "diff --git a/f b/f\nold mode 100644\nnew mode 100755\n",
 	  "t.patch:1: no hunks for 'f'" },
 	{ "diff --git a/e b/e\nnew file mode 100644\nindex 0000000..e69de29\n"

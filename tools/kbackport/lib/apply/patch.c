@@ -605,6 +605,10 @@ static int check_path(struct parser *p, const char *raw, size_t len)
 	return 0;
 }
 
+/* What to do about a rename: the same change as a deletion and a new file. */
+#define NO_RENAMES_HINT "write the patch with 'git format-patch --no-renames', " \
+	"or make the fix with 'kbackport fix new --from-commit'"
+
 /* The path on a "--- " or "+++ " line, without its first component;
  * NULL for /dev/null. A tab ends the path (diff -u puts a date there). */
 static int parse_path(char **out, struct parser *p)
@@ -645,7 +649,8 @@ static int parse_paths(struct parser *p, struct kb_file_patch *fp)
 	if (!fp->old_path && !fp->new_path)
 		return fail(p, p->lineno, "both paths are /dev/null");
 	if (fp->old_path && fp->new_path && strcmp(fp->old_path, fp->new_path))
-		return fail(p, p->lineno, "'%s' and '%s' differ: renames are not supported",
+		return fail(p, p->lineno, "'%s' and '%s' differ: renames are not supported"
+			    " (" NO_RENAMES_HINT ")",
 			    fp->old_path, fp->new_path);
 	return 0;
 }
@@ -699,7 +704,8 @@ static int parse_extended_header(struct parser *p, struct kb_file_patch *fp)
 		if (starts(p, "index "))
 			err = parse_index(p, fp);
 		else if (starts_any(p, renames))
-			err = fail(p, p->lineno, "renames and copies are not supported");
+			err = fail(p, p->lineno, "renames and copies are not supported ("
+				   NO_RENAMES_HINT ")");
 		else if (starts(p, "GIT binary patch") || starts(p, "Binary files "))
 			err = fail(p, p->lineno, "binary patches are not supported");
 		else if (starts(p, "--- "))

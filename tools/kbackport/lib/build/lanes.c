@@ -74,34 +74,32 @@ static int add_lane(struct kb_lane **lanes, size_t *n, git_repository *repo,
 }
 
 /*
- * A pre-fix or backport lane is one commit on the lane below it: the
- * pre-fix commit on the branch's own commit, the backport on the pre-fix
- * commit or, without one, on the branch. A ref that is not (left by an
- * earlier run before the branch moved, or when the branch still carried
- * the fix) is not this branch's lane: the last lane added is dropped.
+ * A pre-fix or backport lane is built on the lane below it: kbackport
+ * writes the pre-fix commit on the branch's own commit and the backport
+ * commit on the pre-fix commit or, without one, on the branch; a person who
+ * resolves a conflict by hand may add commits of their own on top. A ref
+ * that does not descend from the lane below (left by an earlier run before
+ * the branch moved on, or while the branch still carried the fix) is not
+ * this branch's lane: the last lane added is dropped.
  */
 static int drop_stale(struct kb_lane *lanes, size_t *n, size_t before, git_repository *repo)
 {
-	git_commit *commit = NULL;
 	struct kb_lane *top = &lanes[*n - 1];
-	bool stale;
-	int err;
+	int on;
 
 	if (*n == before || *n < 2)
 		return 0;
-	if ((err = git_commit_lookup(&commit, repo, &top->commit)) < 0)
-		return kb_error_git(err, "cannot read the commit of '%s'", top->ref);
-	stale = git_commit_parentcount(commit) != 1 ||
-		!git_oid_equal(git_commit_parent_id(commit, 0), &lanes[*n - 2].commit);
-	git_commit_free(commit);
-	if (stale) {
+	if ((on = git_graph_descendant_of(repo, &top->commit, &lanes[*n - 2].commit)) < 0)
+		return kb_error_git(on, "cannot tell whether '%s' is built on '%s'", top->ref,
+				    lanes[*n - 2].ref);
+	if (!on) {
 		free(top->ref);
 		(*n)--;
 	}
 	return 0;
 }
 
-/* add_lane of a lane above the branch, kept only when it sits on the lane below. */
+/* add_lane of a lane above the branch, kept only when it is built on the lane below. */
 static int add_lane_above(struct kb_lane **lanes, size_t *n, git_repository *repo,
 			  enum kb_lane_kind kind, const char *ref)
 {

@@ -42,9 +42,9 @@ int kb_prefix_ref(char **out, const char *fix_id, const char *branch);
 
 /*
  * The lanes of `branch` for `fix_id`, in build order: as-is, then pre-fix
- * and backport when their refs exist and each is one commit on the lane
- * below it (a ref left on an older branch commit is no lane); read from
- * `repo`, the branch's repository.
+ * and backport when their refs exist and each descends from the lane below
+ * it (a ref left on an older branch commit is no lane); read from `repo`,
+ * the branch's repository.
  */
 int kb_branch_lanes(struct kb_lane **out, size_t *n, git_repository *repo,
 		    const struct kb_branch *branch, const char *fix_id);
