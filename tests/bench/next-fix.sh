@@ -73,8 +73,8 @@ for r in $(seq "$runs"); do
 	# timed: the copy; the copy's recorded source and build paths (its
 	# Makefile, the `source` link and the .cmd files' command lines and
 	# dependencies: kbuild rebuilds whatever was compiled by another command
-	# line) moved to the worktree's and the copy's; and the worktree's files dated older than the
-	# objects, as a tree built before would be.
+	# line) moved to the worktree's and the copy's; and the worktree's files
+	# dated older than the objects, as a tree built before would be.
 	hand=0
 	for b in "${branches[@]}"; do
 		asis=$("$kb" build --config "$config" --workdir "$workdir" --branch "$b" --json 2>/dev/null |
