@@ -75,6 +75,33 @@ assert_eq "nothing to do twice: the backport commit reused" \
 assert_eq "exit 0: skipped and not-affected need nobody" "not-affected skipped" \
 	"$(jq -r '[.branches[].verdict] | sort | join(" ")' reports/latest/results.json)"
 
+T_NAME="an earlier run's refs"
+# A backport and a pre-fix ref on the branch's own commit, as an earlier run
+# (of another version of the fix) may have left them: built on the branch,
+# so lanes to `build` and `test`, but not what today's apply answered
+# (conflict on vendor-reworked, not-affected on 2.6.31.y): no lanes of this
+# run, and left alone.
+for b in vendor-reworked 2.6.31.y; do
+	case $b in
+	vendor-reworked) r=repos/vendor.git ref=vendor-2.6.32-reworked ;;
+	*) r=repos/linux ref=linux-2.6.31.y ;;
+	esac
+	old=$(git -C "$r" commit-tree "$(git -C "$r" rev-parse "$ref^{tree}")" -p "$ref" -m "an old backport")
+	git -C "$r" update-ref "refs/heads/backport/CVE-2011-1019/$b" "$old"
+	git -C "$r" update-ref "refs/heads/backport/CVE-2011-1019/$b.pre-fix" "$old"
+done
+run_kb 1 run --branch vendor-reworked --branch 2.6.31.y
+assert_eq "today's answers" "2.6.31.y not-affected|vendor-reworked conflict" \
+	"$(jq -r '[.branches[] | "\(.name) \(.apply.status)"] | join("|")' reports/latest/results.json)"
+assert_eq "only the as-is lanes" "2.6.31.y as-is|vendor-reworked as-is" \
+	"$(jq -r '[.branches[] | "\(.name) \([.lanes[].kind] | join(","))"] | join("|")' reports/latest/results.json)"
+assert_eq "the old refs left alone" "$old $old" \
+	"$(git -C repos/linux rev-parse refs/heads/backport/CVE-2011-1019/2.6.31.y refs/heads/backport/CVE-2011-1019/2.6.31.y.pre-fix | tr '\n' ' ' | sed 's/ $//')"
+git -C repos/vendor.git update-ref -d refs/heads/backport/CVE-2011-1019/vendor-reworked
+git -C repos/vendor.git update-ref -d refs/heads/backport/CVE-2011-1019/vendor-reworked.pre-fix
+git -C repos/linux update-ref -d refs/heads/backport/CVE-2011-1019/2.6.31.y
+git -C repos/linux update-ref -d refs/heads/backport/CVE-2011-1019/2.6.31.y.pre-fix
+
 T_NAME="locked"
 mkdir -p work && flock work/kbackport.lock sleep 10 &
 locker=$!

@@ -233,6 +233,23 @@ static int queue_lanes(struct walk *w)
 	return err;
 }
 
+/*
+ * After this run's apply, a pre-fix or backport lane is the commit that
+ * apply wrote or found: a ref it did not (one left by an earlier run on the
+ * same branch commit, when today's answer is conflict, not-affected or
+ * already-applied) is no lane of this run.
+ */
+static bool not_this_runs(const struct walk *w, const struct kb_lane *lane)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+
+	if (!w->out->applied || lane->kind == KB_LANE_AS_IS)
+		return false;
+	git_oid_tostr(hex, sizeof(hex), &lane->commit);
+	return strcmp(hex, lane->kind == KB_LANE_PRE_FIX ? w->out->apply.pre_fix_commit :
+			   w->out->apply.commit) != 0;
+}
+
 /* The lanes of each fix; without a tester the as-is lane once. */
 static int git_lanes(struct walk *w)
 {
@@ -253,7 +270,8 @@ static int git_lanes(struct walk *w)
 			break;
 		}
 		for (i = 0; i < nlanes && !err; i++)
-			if (f == 0 || lanes[i].kind != KB_LANE_AS_IS || w->p->tester)
+			if ((f == 0 || lanes[i].kind != KB_LANE_AS_IS || w->p->tester) &&
+			    !not_this_runs(w, &lanes[i]))
 				err = run_lane(w, repo, w->p->fixes[f]->id, &lanes[i]);
 		kb_lanes_free(lanes, nlanes);
 	}
