@@ -271,6 +271,20 @@ assert_eq "...and the lanes built as they are" '["cached",true]' \
 	"$(row 6.1.y as-is '[.status, .built_tree == .tree]')"
 mv tests/kunit.off tests/kunit
 
+# ---- a backport ref not built on the branch: no lane, and said so ----
+T_NAME=passed-over
+# an earlier apply's backport of twin, on a commit the branch is not at
+# (here one with no parent: not built on same-tree)
+old=$(git -C linux commit-tree "$(git -C linux rev-parse 'same-tree^{tree}')" -m "an old backport")
+git -C linux update-ref refs/heads/backport/CVE-2011-1019/twin "$old"
+run_kb 0 "${KB_ARGS[@]}" --branch twin
+assert_eq "only the as-is lane" '[["as-is","cached"]]' "$(field '[.builds[] | [.lane, .status]]' | jq -c .)"
+assert_eq "a note names the ref, its commit, the branch's and what to do" \
+	"note: twin: not built or booted: refs/heads/backport/CVE-2011-1019/twin at ${old:0:12} is not built on same-tree at $(git -C linux rev-parse --short=12 same-tree) (an earlier apply's, on another commit of the branch; kbackport apply writes it again)" \
+	"$ERR"
+assert_eq "the ref left alone" "$old" "$(git -C linux rev-parse refs/heads/backport/CVE-2011-1019/twin)"
+git -C linux update-ref -d refs/heads/backport/CVE-2011-1019/twin
+
 # ---- text output ----
 T_NAME=text
 run_kb 1 build --fix fixes/CVE-2011-1019

@@ -306,17 +306,25 @@ static void test_missing_ref_is_an_error(void **st)
 	assert_false(has_ref(s, BACKPORT_REF));
 }
 
-/* The lanes' kinds and refs, "kind ref" per lane, one line each. */
+/*
+ * The lanes' kinds and refs, "kind ref" per lane, one line each; then
+ * "passed over: why" when a ref was not taken as a lane.
+ */
 static char *lanes_of(struct state *s)
 {
 	struct kb_buf out = KB_BUF_INIT;
 	struct kb_lane *lanes;
+	char *passed_over;
 	size_t n, i;
 
-	if (kb_branch_lanes(&lanes, &n, s->f.repo, &s->config->branches[0], FIX_ID) < 0)
+	if (kb_branch_lanes(&lanes, &n, &passed_over, s->f.repo, &s->config->branches[0],
+			    FIX_ID) < 0)
 		fail_msg("%s", kb_error_last());
 	for (i = 0; i < n; i++)
 		kb_buf_printf(&out, "%s %s\n", kb_lane_kind_name(lanes[i].kind), lanes[i].ref);
+	if (passed_over)
+		kb_buf_printf(&out, "passed over: %s\n", passed_over);
+	free(passed_over);
 	kb_lanes_free(lanes, n);
 	return out.ptr ? kb_buf_detach(&out) : strdup("");
 }
@@ -331,7 +339,7 @@ static char *lanes_of(struct state *s)
 static void test_pre_fix_without_the_fix(void **st)
 {
 	struct state *s = *st;
-	char tip[GIT_OID_HEXSZ + 1], *lanes;
+	char tip[GIT_OID_HEXSZ + 1], want[512], *lanes;
 	git_reference *ref = NULL;
 	git_oid onto;
 
@@ -357,7 +365,9 @@ static void test_pre_fix_without_the_fix(void **st)
 					      0, NULL), 0);
 	git_reference_free(ref);
 	lanes = lanes_of(s);
-	assert_string_equal(lanes, "as-is stable\nbackport " BACKPORT_REF "\n");
+	snprintf(want, sizeof(want), "as-is stable\nbackport " BACKPORT_REF "\npassed over: "
+		 BACKPORT_REF ".pre-fix at %.12s is stable itself, not a commit on it\n", tip);
+	assert_string_equal(lanes, want);
 	free(lanes);
 	/* one on the branch's commit is a lane (here the backport commit); the
 	 * backport ref, that same commit and so not built on it, is not */
@@ -366,7 +376,10 @@ static void test_pre_fix_without_the_fix(void **st)
 					      1, NULL), 0);
 	git_reference_free(ref);
 	lanes = lanes_of(s);
-	assert_string_equal(lanes, "as-is stable\npre-fix " BACKPORT_REF ".pre-fix\n");
+	snprintf(want, sizeof(want), "as-is stable\npre-fix " BACKPORT_REF ".pre-fix\npassed over: "
+		 BACKPORT_REF " at %.12s is " BACKPORT_REF ".pre-fix itself, not a commit on it\n",
+		 s->res.commit);
+	assert_string_equal(lanes, want);
 	free(lanes);
 }
 
@@ -415,7 +428,7 @@ static void commit_on(struct state *s, git_oid *out, const char *refname,
 static void test_stale_backport_ref_is_no_lane(void **st)
 {
 	struct state *s = *st;
-	char *lanes;
+	char tip[GIT_OID_HEXSZ + 1], want[512], *lanes;
 	git_oid mine;
 
 	make_branch(s, original);
@@ -426,8 +439,11 @@ static void test_stale_backport_ref_is_no_lane(void **st)
 	free(lanes);
 
 	commit_on(s, &s->tip, "refs/heads/stable", &s->tip, "README");	/* the branch moves on */
+	tip_hex(s, tip);
 	lanes = lanes_of(s);
-	assert_string_equal(lanes, "as-is stable\n");
+	snprintf(want, sizeof(want), "as-is stable\npassed over: " BACKPORT_REF " at %.12s is not "
+		 "built on stable at %.12s\n", s->res.commit, tip);
+	assert_string_equal(lanes, want);
 	free(lanes);
 	assert_true(has_ref(s, BACKPORT_REF));	/* left alone, only not a lane */
 

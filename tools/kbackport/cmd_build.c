@@ -224,6 +224,8 @@ static void show_progress(const struct kb_pipeline_event *ev, void *payload)
 
 	if (ev->kind == KB_EVENT_TICK)
 		cli_print_tick(branch, lane, ev->tick);
+	if (ev->kind == KB_EVENT_PASSED_OVER)
+		fprintf(stderr, "%snote: %s: %s\n", *live ? "\r\033[K" : "", branch, ev->text);
 	if (!*live)
 		return;
 	if (ev->kind == KB_EVENT_BUILT) {

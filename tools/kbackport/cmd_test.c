@@ -141,6 +141,8 @@ static void show(const struct kb_pipeline_event *ev, void *payload)
 	(void)payload;
 	if (ev->kind == KB_EVENT_FETCHING)
 		fprintf(stderr, "fetching %s ...\n", ev->text);
+	else if (ev->kind == KB_EVENT_PASSED_OVER)
+		fprintf(stderr, "note: %s: %s\n", ev->branch->branch->name, ev->text);
 	else if (ev->kind == KB_EVENT_BOOTING)
 		fprintf(stderr, "booting %s ...\n", ev->text);
 	else if (ev->kind == KB_EVENT_TESTED && ev->lane->boot_image != KB_BOOT_IMAGE_BUILT)

@@ -250,12 +250,26 @@ static bool not_this_runs(const struct walk *w, const struct kb_lane *lane)
 			   w->out->apply.commit) != 0;
 }
 
+/* Tell which refs kb_branch_lanes passed over, and what to do. */
+static int passed_over_told(struct walk *w, const char *passed_over)
+{
+	struct kb_buf text = KB_BUF_INIT;
+
+	if (kb_buf_printf(&text, "not built or booted: %s (an earlier apply's, on another "
+			  "commit of the branch; kbackport apply writes it again)", passed_over) < 0)
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	tell(w, KB_EVENT_PASSED_OVER, NULL, text.ptr);
+	kb_buf_release(&text);
+	return 0;
+}
+
 /* The lanes of each fix; without a tester the as-is lane once. */
 static int git_lanes(struct walk *w)
 {
 	const struct kb_branch *b = w->out->branch;
 	git_repository *repo = NULL;
 	git_commit *tip = NULL;
+	char *passed_over = NULL;
 	struct kb_lane *lanes = NULL;
 	size_t nlanes = 0, f, i;
 	int err = 0;
@@ -265,10 +279,16 @@ static int git_lanes(struct walk *w)
 		goto done;
 	}
 	for (f = 0; f < w->p->nfixes && !err; f++) {
-		if (kb_branch_lanes(&lanes, &nlanes, repo, b, w->p->fixes[f]->id) < 0) {
+		if (kb_branch_lanes(&lanes, &nlanes, &passed_over, repo, b,
+				    w->p->fixes[f]->id) < 0) {
 			err = set_error(&w->out->error, kb_error_last());
 			break;
 		}
+		/* run has just applied the fix: its status says why a lane is missing */
+		if (passed_over && !w->out->applied)
+			err = passed_over_told(w, passed_over);
+		free(passed_over);
+		passed_over = NULL;
 		for (i = 0; i < nlanes && !err; i++)
 			if ((f == 0 || lanes[i].kind != KB_LANE_AS_IS || w->p->tester) &&
 			    !not_this_runs(w, &lanes[i]))

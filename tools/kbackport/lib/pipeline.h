@@ -85,6 +85,9 @@ enum kb_pipeline_event_kind {
 	KB_EVENT_BOOTING,	/* a lane is about to boot (lane->outdir) */
 	KB_EVENT_TESTED,	/* a lane's test ended (lane->test) */
 	KB_EVENT_BRANCH_ERROR,	/* the branch could not be opened (text) */
+	KB_EVENT_PASSED_OVER,	/* build, test (not run): a fix's pre-fix or backport ref
+				 * is no lane, not built on the lane below it
+				 * (text: which and why) */
 	KB_EVENT_DONE,		/* the branch's verdict is known */
 	KB_EVENT_TICK,		/* a build or boot of the lane goes on (tick) */
 };

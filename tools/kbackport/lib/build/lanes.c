@@ -80,55 +80,74 @@ static int add_lane(struct kb_lane **lanes, size_t *n, git_repository *repo,
  * resolves a conflict by hand may add commits of their own on top. A ref
  * that does not descend from the lane below (left by an earlier run before
  * the branch moved on, or while the branch still carried the fix) is not
- * this branch's lane: the last lane added is dropped.
+ * this branch's lane: the last lane added is dropped, and `passed_over`
+ * says so.
  */
-static int drop_stale(struct kb_lane *lanes, size_t *n, size_t before, git_repository *repo)
+static int drop_stale(struct kb_lane *lanes, size_t *n, size_t before, git_repository *repo,
+		      struct kb_buf *passed_over)
 {
-	struct kb_lane *top = &lanes[*n - 1];
+	struct kb_lane *top = &lanes[*n - 1], *below = &lanes[*n - 2];
+	char top_hex[GIT_OID_HEXSZ + 1], below_hex[GIT_OID_HEXSZ + 1];
 	int on;
 
 	if (*n == before || *n < 2)
 		return 0;
-	if ((on = git_graph_descendant_of(repo, &top->commit, &lanes[*n - 2].commit)) < 0)
+	if ((on = git_graph_descendant_of(repo, &top->commit, &below->commit)) < 0)
 		return kb_error_git(on, "cannot tell whether '%s' is built on '%s'", top->ref,
-				    lanes[*n - 2].ref);
-	if (!on) {
-		free(top->ref);
-		(*n)--;
-	}
+				    below->ref);
+	if (on)
+		return 0;
+	git_oid_tostr(top_hex, sizeof(top_hex), &top->commit);
+	git_oid_tostr(below_hex, sizeof(below_hex), &below->commit);
+	if ((git_oid_equal(&top->commit, &below->commit) ?
+	     kb_buf_printf(passed_over, "%s%s at %.12s is %s itself, not a commit on it",
+			   passed_over->size ? "; " : "", top->ref, top_hex, below->ref) :
+	     kb_buf_printf(passed_over, "%s%s at %.12s is not built on %s at %.12s",
+			   passed_over->size ? "; " : "", top->ref, top_hex, below->ref,
+			   below_hex)) < 0)
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	free(top->ref);
+	(*n)--;
 	return 0;
 }
 
 /* add_lane of a lane above the branch, kept only when it is built on the lane below. */
 static int add_lane_above(struct kb_lane **lanes, size_t *n, git_repository *repo,
-			  enum kb_lane_kind kind, const char *ref)
+			  enum kb_lane_kind kind, const char *ref, struct kb_buf *passed_over)
 {
 	size_t before = *n;
 	int err;
 
 	if ((err = add_lane(lanes, n, repo, kind, ref, 1)) < 0)
 		return err;
-	return drop_stale(*lanes, n, before, repo);
+	return drop_stale(*lanes, n, before, repo, passed_over);
 }
 
-int kb_branch_lanes(struct kb_lane **out, size_t *n, git_repository *repo,
+int kb_branch_lanes(struct kb_lane **out, size_t *n, char **passed_over, git_repository *repo,
 		    const struct kb_branch *branch, const char *fix_id)
 {
+	struct kb_buf skipped = KB_BUF_INIT;
 	char *prefix = NULL, *backport = NULL;
 	int err;
 
 	*out = NULL;
 	*n = 0;
+	if (passed_over)
+		*passed_over = NULL;
 	if ((err = kb_backport_ref(&backport, fix_id, branch->name)) < 0)
 		goto done;
 	if ((err = add_lane(out, n, repo, KB_LANE_AS_IS, branch->ref, 0)) < 0)
 		goto done;
 	if (branch->pre_fix &&
 	    ((err = kb_prefix_ref(&prefix, fix_id, branch->name)) < 0 ||
-	     (err = add_lane_above(out, n, repo, KB_LANE_PRE_FIX, prefix)) < 0))
+	     (err = add_lane_above(out, n, repo, KB_LANE_PRE_FIX, prefix, &skipped)) < 0))
 		goto done;
-	err = add_lane_above(out, n, repo, KB_LANE_BACKPORT, backport);
+	if ((err = add_lane_above(out, n, repo, KB_LANE_BACKPORT, backport, &skipped)) < 0)
+		goto done;
+	if (passed_over && skipped.size)
+		*passed_over = kb_buf_detach(&skipped);
 done:
+	kb_buf_release(&skipped);
 	free(prefix);
 	free(backport);
 	if (err < 0) {

@@ -44,9 +44,10 @@ int kb_prefix_ref(char **out, const char *fix_id, const char *branch);
  * The lanes of `branch` for `fix_id`, in build order: as-is, then pre-fix
  * and backport when their refs exist and each descends from the lane below
  * it (a ref left on an older branch commit is no lane); read from `repo`,
- * the branch's repository.
+ * the branch's repository. `passed_over`, when not NULL, is set to NULL or
+ * to a line naming each ref that was not taken as a lane, and why.
  */
-int kb_branch_lanes(struct kb_lane **out, size_t *n, git_repository *repo,
+int kb_branch_lanes(struct kb_lane **out, size_t *n, char **passed_over, git_repository *repo,
 		    const struct kb_branch *branch, const char *fix_id);
 
 /*
