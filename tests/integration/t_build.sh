@@ -282,6 +282,12 @@ assert_eq "only the as-is lane" '[["as-is","cached"]]' "$(field '[.builds[] | [.
 assert_eq "a note names the ref, its commit, the branch's and what to do" \
 	"note: twin: not built or booted: refs/heads/backport/CVE-2011-1019/twin at ${old:0:12} is not built on same-tree at $(git -C linux rev-parse --short=12 same-tree) (an earlier apply's, on another commit of the branch; kbackport apply writes it again)" \
 	"$ERR"
+# kbackport test says the same (an empty work directory: nothing is booted,
+# the as-is lane is an error, not built)
+note=$ERR
+run_kb 1 test --fix fixes/CVE-2011-1019 --branch twin --workdir "$TMP/no-builds"
+assert_eq "test: the same note" "$note" "$(printf '%s\n' "$ERR" | grep '^note:')"
+assert_eq "test: the as-is lane only, not built" "as-is error" "$(printf '%s\n' "$OUT" | awk '$1 == "twin" { print $2, $3 }')"
 assert_eq "the ref left alone" "$old" "$(git -C linux rev-parse refs/heads/backport/CVE-2011-1019/twin)"
 git -C linux update-ref -d refs/heads/backport/CVE-2011-1019/twin
 
