@@ -46,6 +46,8 @@ static const char usage[] =
 "KBACKPORT_DISTRO_BOOT=bzimage is set. Nothing is loaded,\n"
 "and no capability is changed, on this machine: all of it happens in the\n"
 "guest. Logs go to <workdir>/test/<fix>/<branch>/<lane>/.\n"
+"The lanes are kbackport build's: a pre-fix or backport ref not built on\n"
+"the lane below it is no lane, and a note on stderr names it.\n"
 "\n"
 "  -c, --config FILE     branches file (default: ./branches.yaml)\n"
 "  -f, --fix DIR         a fix directory, or a directory of fixes; repeatable\n"
