@@ -146,16 +146,28 @@ Subject: FAILED: patch \"staging: comedi: print the minor\" failed to apply to 4
 assert_contains "...in the queue" "4.19.y of $TMP/repos/linux, on top of the fixes before it in the queue 'stable':" "$(tr '\n' ' ' < $m | sed 's/  */ /g; s/ $//')"
 assert_contains "...with the failing file" "no file 'drivers/staging/comedi/comedi_fops.c' in the tree" "$(cat $m)"
 
+WT=$TMP/repos/linux-staging-comedi-print-the-minor-4.19.y
 assert_eq "...whose commands start from the queue as it stood: the fixes applied before it, by git am -3" \
-"cd $TMP/repos/linux
-git fetch https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git $(sed -n 's/^upstream: //p' fixes/staging-comedi-print-the-minor/fix.yaml)
-git checkout -b backport/staging-comedi-print-the-minor/4.19.y linux-4.19.y
-git am -3 $TMP/fixes/CVE-2011-4001/fix.patch
-git am -3 $TMP/fixes/tcp-say-who-may-load-them/fix.patch
-git cherry-pick -x $(sed -n 's/^upstream: //p' fixes/staging-comedi-print-the-minor/fix.yaml)" \
-	"$(sed -n '/^To reproduce/,/^  git cherry-pick/p' $m | sed -n 's/^  //p')"
-assert_eq "...as in the JSON" "$(sed -n '/^To reproduce/,/^  git commit/p' $m | sed -n 's/^  //p')" \
+"git -C $TMP/repos/linux worktree add $WT -b backport/staging-comedi-print-the-minor/4.19.y linux-4.19.y
+git -C $WT am -3 $TMP/fixes/CVE-2011-4001/fix.patch
+git -C $WT am -3 $TMP/fixes/tcp-say-who-may-load-them/fix.patch
+git -C $WT am -3 $TMP/fixes/staging-comedi-print-the-minor/fix.patch
+# resolve the conflicts (see the failed hunks), then: git -C $WT add <files>
+# build and test the kernel
+git -C $WT am --continue" \
+	"$(sed -n '/^To reproduce/,/^  git -C .* am --continue/p' $m | sed -n 's/^  //p')"
+assert_eq "...as in the JSON" "$(sed -n '/^To reproduce/,/^  git -C .* am --continue/p' $m | sed -n 's/^  //p')" \
 	"$(q 4.19.y '.results[3].reproduce | join("\n")')"
+test_expect_success '...pasted into sh from elsewhere: the queue before it replayed, then the fix stops on its conflict' '
+	q 4.19.y ".results[3].reproduce[]" >paste.sh &&
+	mkdir -p elsewhere && (cd elsewhere && sh ../paste.sh) >paste.out 2>&1
+	test "$(git -C "$WT" log --format=%s linux-4.19.y..HEAD)" = "tcp: say who may load them
+tcp: say that modules load on demand" &&
+	test "$(git -C "$WT" rev-parse HEAD^{tree})" = "$(git -C $R rev-parse refs/heads/backport/queue/stable/4.19.y~1^{tree})" &&
+	test -d "$(git -C "$WT" rev-parse --git-path rebase-apply)" &&
+	git -C "$WT" am --abort && git -C $R worktree remove "$WT" &&
+	git -C $R branch -D backport/staging-comedi-print-the-minor/4.19.y
+'
 
 T_NAME="re-run"
 refs=$(git -C $R for-each-ref refs/heads/backport)

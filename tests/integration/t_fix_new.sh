@@ -107,10 +107,13 @@ assert_eq "the message as git am writes it: no upstream line" "sit: use the netd
 
 Fixes CVE-2011-9999." "$(git -C repos/linux log -1 --format=%B refs/heads/backport/CVE-2011-9999/2.6.37.y)"
 sed 's/"sit0"/"nope0"/' noup.patch > noup-fixes/CVE-2011-9999/fix.patch
+# (the ref the first apply wrote holds a commit with the fix's subject: it
+# would be taken as the conflict resolved by hand, see t_handcmd.sh)
+git -C repos/linux update-ref -d refs/heads/backport/CVE-2011-9999/2.6.37.y
 run_kb 1 apply --fix noup-fixes --branch 2.6.37.y --json
 assert_eq "a conflict's commands: git am of the patch, nothing to cherry-pick" \
-	"git am -3 $TMP/noup-fixes/CVE-2011-9999/fix.patch" \
-	"$(echo "$OUT" | jq -r '.results[0].reproduce[]' | grep -e '^git am -3' -e cherry-pick)"
+	"git -C $TMP/repos/linux-CVE-2011-9999-2.6.37.y am -3 $TMP/noup-fixes/CVE-2011-9999/fix.patch" \
+	"$(echo "$OUT" | jq -r '.results[0].reproduce[]' | grep -e ' am -3 ' -e cherry-pick)"
 
 T_NAME="dry run"
 run_kb 0 fix new -o dry --dry-run "$PATCH"

@@ -43,6 +43,11 @@ static const char usage[] =
 "                      stable FAILED mail, for each fix skipped on a branch\n"
 "  -h, --help          this text\n"
 "\n"
+"A conflict comes with the commands to resolve it by hand (a work tree beside\n"
+"the repository, git am -3 of the patch), quoted for sh. Once it is resolved\n"
+"on refs/heads/backport/<fix>/<branch>, on the branch and holding the fix,\n"
+"that commit is the result: applied, \"resolved by hand\".\n"
+"\n"
 "Statuses: applied, already-applied, not-affected, partial, conflict, error.\n"
 "Exit status: 0 when no result is conflict, partial or error, 1 otherwise,\n"
 "2 for usage.\n";

@@ -442,7 +442,7 @@ static int add_patch(void *ctx, void *obj, yaml_node_t *value)
 	int err;
 
 	l->patch = value;
-	if ((err = load_patch(&fix->patch, NULL, l, value)) < 0)
+	if ((err = load_patch(&fix->patch, &fix->patch_path, l, value)) < 0)
 		return err;
 	return kb_patch_reverse(&fix->reverse, fix->patch);
 }
@@ -719,6 +719,7 @@ void kb_fix_free(struct kb_fix *fix)
 	kb_audit_rules_free(fix->audit);
 	free(fix->id);
 	free(fix->dir);
+	free(fix->patch_path);
 	free(fix->subject);
 	free(fix->upstream);
 	free(fix->upstream_repo);

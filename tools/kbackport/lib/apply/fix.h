@@ -77,18 +77,17 @@ struct kb_marker {
 	char *code;
 };
 
-/* Where a fix's upstream commit is fetched from unless fix.yaml says. */
-#define KB_MAINLINE_REPO "https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git"
-
 struct kb_fix {
 	char *id;
 	char *dir;
 	char *subject;
 	char *upstream;		/* 40 hex, or NULL: a patch of no upstream commit */
-	char *upstream_repo;	/* where to fetch it: `upstream-repo`, or KB_MAINLINE_REPO */
+	char *upstream_repo;	/* where to fetch it: `upstream-repo`, or NULL (the
+				 * commands to do it by hand then use the patch) */
 	char *cve;		/* or NULL */
 	char *introduced_by;	/* or NULL */
 	struct kb_patch *patch;	/* the upstream commit: author, date, body */
+	char *patch_path;	/* resolved path of `patch` */
 	struct kb_patch *reverse;	/* `patch` undone */
 	struct kb_marker *vulnerable;
 	size_t nvulnerable;

@@ -419,7 +419,7 @@ int kb_fix_draft_to_fix(struct kb_fix **out, const struct kb_fix_draft *d, const
 	if (set(&fix->id, d->id) < 0 || set(&fix->dir, dir) < 0 || set(&fix->subject, d->subject) < 0 ||
 	    set(&fix->upstream, d->upstream) < 0 || set(&fix->cve, d->cve) < 0 ||
 	    set(&v->name, "patch") < 0 || set(&v->why, "the fix's own patch") < 0 ||
-	    set(&v->patch_path, dir) < 0)
+	    set(&v->patch_path, dir) < 0 || set(&fix->patch_path, dir) < 0)
 		err = nomem();
 	if (!err && (err = kb_patch_parse(&fix->patch, d->patch, d->len, dir)) == 0 &&
 	    (err = kb_patch_reverse(&fix->reverse, fix->patch)) == 0 &&
