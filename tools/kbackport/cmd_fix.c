@@ -222,12 +222,17 @@ static int check_ids(const struct drafts *d, const char *backports)
 
 static void print_dry_run(const struct kb_fix_draft *draft, const char *backports)
 {
+	struct kb_buf dir = KB_BUF_INIT, quoted = KB_BUF_INIT;
 	char *yaml = kb_fix_draft_yaml(draft);
 
-	printf("would create %s/%s/fix.patch (%zu bytes) and %s/%s/fix.yaml:\n",
-	       backports, draft->id, draft->len, backports, draft->id);
-	cli_print_indented(yaml ? yaml : "", "  ");
+	kb_buf_printf(&dir, "%s/%s", backports, draft->id);
+	cli_quote(&quoted, dir.ptr ? dir.ptr : "", "");
+	printf("would create %s/fix.patch (%zu bytes) and %s/fix.yaml:\n",
+	       quoted.ptr ? quoted.ptr : "", draft->len, quoted.ptr ? quoted.ptr : "");
+	cli_print_indented(yaml ? cli_quote(&quoted, yaml, "\n") : "", "  ");
 	free(yaml);
+	kb_buf_release(&dir);
+	kb_buf_release(&quoted);
 }
 
 /* Write one fix and load it back as apply would: a fix that does not load is removed. */
@@ -243,7 +248,12 @@ static int write_one(const struct kb_fix_draft *draft, const char *backports)
 		kb_remove_tree(dir);
 		kb_error_prefix(err, "the new fix does not load, removed");
 	} else {
-		printf("created %s/: %s\n", dir, draft->subject);
+		struct kb_buf qdir = KB_BUF_INIT, qsubject = KB_BUF_INIT;
+		/* the subject is the mail's: no control character reaches the terminal */
+		printf("created %s/: %s\n", cli_quote(&qdir, dir, ""),
+		       cli_quote(&qsubject, draft->subject, ""));
+		kb_buf_release(&qdir);
+		kb_buf_release(&qsubject);
 	}
 	kb_fix_free(fix);
 	free(dir);
@@ -272,6 +282,12 @@ static int fix_new(int argc, char **argv)
 		cli_error_last();
 		goto done;
 	}
+	/* every fix as apply would load it, before any is written */
+	for (i = 0; i < d.n; i++)
+		if (kb_fix_draft_check(d.v[i], d.origins[i], o.backports) < 0) {
+			cli_error_last();
+			goto done;
+		}
 	rc = EXIT_OK;
 	for (i = 0; i < d.n; i++) {
 		if (o.dry_run) {
