@@ -564,11 +564,13 @@ int kb_commit_backport(git_oid *commit_id, bool *created, git_repository *repo,
 	err = update_ref(repo, refname, commit_id, &old);
 	if (err == GIT_EMODIFIED || err == GIT_ELOCKED)
 		err = lost_race(commit_id, created, repo, refname, base, tree_id, message, &old);
-	else if (err < 0 && (err = kb_error_git(err, "cannot update '%s'", refname)) < 0)
+	else if (err < 0) {
+		err = kb_error_git(err, "cannot update '%s'", refname);
 		/* a clash made meanwhile: said in words rather than libgit2's */
 		kb_ref_check_namespace(repo, refname);
-	else
+	} else {
 		*created = true;
+	}
 done:
 	free(where);
 	git_tree_free(tree);
