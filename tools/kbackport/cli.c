@@ -12,15 +12,40 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+const char *cli_quote(struct kb_buf *out, const char *s, const char *keep)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), len, i;
+
+	kb_buf_clear(out);
+	for (; n; p += len, n -= len) {
+		len = kb_utf8_len(p, n);
+		if ((len == 1 && *p < 0x20 && !strchr(keep, *p)) || *p == 0x7f ||
+		    (len == 2 && p[0] == 0xc2 && p[1] < 0xa0) || !len) {
+			len = len ? len : 1;
+			for (i = 0; i < len; i++)
+				kb_buf_printf(out, "\\%03o", p[i]);
+		} else {
+			kb_buf_put(out, (const char *)p, len);
+		}
+	}
+	return out->ptr ? out->ptr : "";
+}
+
 void cli_error(const char *fmt, ...)
 {
+	struct kb_buf quoted = KB_BUF_INIT;
+	char *msg = NULL;
 	va_list ap;
 
-	fputs("error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
-	fputc('\n', stderr);
+	/* messages name files, subjects and refs: nothing in them may drive the terminal */
+	fprintf(stderr, "error: %s\n", msg ? cli_quote(&quoted, msg, "\n\t") : "out of memory");
+	free(msg);
+	kb_buf_release(&quoted);
 }
 
 void cli_error_last(void)

@@ -31,7 +31,14 @@ int cmd_ci_matrix(int argc, char **argv);
 /* `git describe` of the source at build time (build/gen/version.c). */
 extern const char kb_version[];
 
-/* "error: <message>" on stderr. */
+/*
+ * `s` as it may be printed on a terminal, in `out` (whose string is
+ * returned): control characters (C0 but those in `keep`, DEL, C1) and
+ * bytes that are no UTF-8 written as git quotes them ("\033", "\351").
+ */
+const char *cli_quote(struct kb_buf *out, const char *s, const char *keep);
+
+/* "error: <message>" on stderr, the message cli_quote()d (keeping '\n', '\t'). */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* cli_error() with kb_error_last() as the message. */
 void cli_error_last(void);

@@ -218,6 +218,7 @@ static int reconstruct(struct kb_result *res, struct lane *lane, const struct kb
 
 	if ((err = kb_prefix_ref(&res->pre_fix_ref, fix->id, branch->name)) < 0 ||
 	    (err = set_str(&res->pre_fix_variant, survey->present->name)) < 0 ||
+	    (err = kb_ref_check_namespace(lane->repo, res->pre_fix_ref)) < 0 ||
 	    (!opts->dry_run && (err = kb_ref_check_lock(lane->repo, res->pre_fix_ref)) < 0) ||
 	    (err = kb_apply_write_tree(&tree, lane->repo, lane->tree, survey->present_apply, true)) < 0 ||
 	    (err = pre_fix_message(&message, branch, lane, fix, survey->present)) < 0 ||
@@ -457,6 +458,7 @@ static int commit_result(struct kb_result *res, struct lane *lane,
 		return queue_record(res, lane, &tree, variant, fix);
 	}
 	if ((err = kb_backport_ref(&refname, fix->id, res->branch)) < 0 ||
+	    (err = kb_ref_check_namespace(lane->repo, refname)) < 0 ||
 	    (!dry_run && (err = kb_ref_check_lock(lane->repo, refname)) < 0) ||
 	    (err = kb_apply_write_tree(&tree, lane->repo, lane->tree, apply, false)) < 0)
 		goto done;
@@ -918,6 +920,10 @@ int kb_queue_ref(char **out, const char *queue, const char *branch)
 	int valid = 0;
 
 	*out = NULL;
+	/* one component, as a branch name: queue "a/b" would take queue "a"'s refs of a branch "b" */
+	if (!*queue || strchr(queue, '/'))
+		return kb_error_set(KB_EINVALID, "invalid queue name '%s' (must be usable as one "
+				    "component of a git ref name)", queue);
 	if (kb_buf_printf(&name, "refs/heads/backport/queue/%s/%s", queue, branch) < 0)
 		return KB_ENOMEM;
 	if (git_reference_name_is_valid(&valid, name.ptr) < 0 || !valid) {
@@ -944,6 +950,7 @@ int kb_queue_open(struct kb_queue **out, const struct kb_branch *branch, const c
 	q->lane.queue = q;
 	if ((err = kb_queue_ref(&q->refname, queue, branch->name)) < 0 ||
 	    (err = lane_open(&q->lane, &scratch, branch, dry_run)) < 0 ||
+	    (err = kb_ref_check_namespace(q->lane.repo, q->refname)) < 0 ||
 	    (!dry_run && (err = kb_ref_check_lock(q->lane.repo, q->refname)) < 0)) {
 		kb_queue_free(q);
 		return err;

@@ -110,6 +110,15 @@ int kb_fix_load(struct kb_fix **out, const char *dir);
  */
 int kb_fix_load_all(struct kb_fix ***out, size_t *n, const char *backports_dir);
 
+/*
+ * Is `id` the name the queues' refs take, "queue" (in any case)? The refs
+ * of fix X are refs/heads/backport/X/<branch> and those of a queue
+ * refs/heads/backport/queue/<queue>/<branch>: a fix named so would put
+ * its refs among the queues'. No fix may have it.
+ */
+bool kb_fix_id_reserved(const char *id);
+#define KB_FIX_ID_RESERVED_WHY "refs/heads/backport/queue/ holds the queues' refs"
+
 void kb_fix_free(struct kb_fix *fix);
 void kb_fix_free_all(struct kb_fix **fixes, size_t n);
 
