@@ -557,8 +557,10 @@ static int check_paths(struct importer *im)
 	const char *below, *what;
 	size_t i;
 
-	qsort(im->entries, im->n, sizeof(*im->entries), cmp_entry);
-	qsort(im->dirs, im->ndirs, sizeof(*im->dirs), cmp_str);
+	if (im->n)
+		qsort(im->entries, im->n, sizeof(*im->entries), cmp_entry);
+	if (im->ndirs)
+		qsort(im->dirs, im->ndirs, sizeof(*im->dirs), cmp_str);
 	for (i = 0; i < im->n; i++) {
 		const struct entry *e = &im->entries[i];
 
