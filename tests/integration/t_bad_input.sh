@@ -284,6 +284,11 @@ assert_eq "ktap - from /dev/zero: bounded" "2 error: cannot read 'standard input
 printf 'KTAP version 1\n1..1\nok 1 a\n' | ${KB_VALGRIND:-} "$KBACKPORT" ktap - >/dev/null 2>&1
 assert_eq "ktap - from a pipe still reads" 0 "$?"
 run_limited 2 report fiforun && assert_eq "report: results.json a FIFO" "error: cannot read 'fiforun/results.json': not a regular file" "$ERR"
+# import --trees takes a tarball of any size or a directory, nothing else
+run_limited 2 import --repo "$R" --trees fifo &&
+	assert_eq "import --trees a FIFO" "error: 'fifo' is a FIFO, not a tarball or a directory" "$ERR"
+run_limited 2 import --repo "$R" --trees /dev/zero &&
+	assert_eq "import --trees /dev/zero" "error: '/dev/zero' is a character device, not a tarball or a directory" "$ERR"
 nothing_written
 rm -r fifo big.yaml fiforun
 
