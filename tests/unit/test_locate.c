@@ -26,7 +26,7 @@ static const char lines20[] =
 	"a1\na2\na3\na4\na5\na6\na7\na8\na9\na10\n"
 	"a11\na12\na13\na14\na15\na16\na17\na18\na19\na20\n";
 
-static const struct kb_locate_opts exact = { 0, false, false, false };
+static const struct kb_locate_opts exact = { 0, false, false, false, false };
 
 /* ---- kb_lines ---- */
 
@@ -132,7 +132,8 @@ static void test_locate_exact_and_offsets(void **state)
 }
 
 /* The same lines at 1 and 11: the one nearer to the expected line wins,
- * the earlier one on a tie, and never one before min_line. */
+ * the later one on a tie (as git apply and GNU patch), and never one
+ * before min_line. */
 static void test_locate_nearest(void **state)
 {
 	static const char file[] =
@@ -147,7 +148,7 @@ static void test_locate_nearest(void **state)
 	locate(&m, 0, file, diff, 5, 0, &exact);
 	assert_match(&m, 1, -4, 0, 0, false);
 	locate(&m, 0, file, diff, 6, 0, &exact);	/* tie: 5 either way */
-	assert_match(&m, 1, -5, 0, 0, false);
+	assert_match(&m, 11, 5, 0, 0, false);
 	locate(&m, 0, file, diff, 1, 2, &exact);
 	assert_match(&m, 11, 10, 0, 0, false);
 	locate(&m, KB_ENOTFOUND, file, diff, 1, 12, &exact);
@@ -155,7 +156,7 @@ static void test_locate_nearest(void **state)
 
 static void test_locate_fuzz(void **state)
 {
-	struct kb_locate_opts fuzz1 = { 1, false, false, false }, fuzz2 = { 2, false, false, false };
+	struct kb_locate_opts fuzz1 = { 1, false, false, false, false }, fuzz2 = { 2, false, false, false, false };
 	struct kb_match m;
 	static const char changed_a4[] =
 		"a1\na2\na3\nA4\na5\na6\na7\na8\na9\na10\n";
@@ -165,7 +166,7 @@ static void test_locate_fuzz(void **state)
 		"a1\na2\na3\na4\na5\na6\na7\na8\nA9\nA10\n";
 	static const char short_context[] =
 		"--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n a5\n a6\n-a7\n+X\n a8\n";
-	struct kb_locate_opts fuzz5 = { 5, false, false, false };
+	struct kb_locate_opts fuzz5 = { 5, false, false, false, false };
 	/* no leading context: only the tail can be trimmed */
 	static const char tail_only[] =
 		"--- a/f\n+++ b/f\n@@ -7,4 +7,4 @@\n-a7\n+X\n a8\n a9\n a10\n";
@@ -210,7 +211,7 @@ static void test_locate_whitespace(void **state)
 	static const char diff[] =
 		"--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n"
 		" {\n-    int x = 1;\n+    int x = 2;\n \treturn x;\n }\n";
-	struct kb_locate_opts no_ws = { 2, false, false, false };
+	struct kb_locate_opts no_ws = { 2, false, false, false, false };
 	struct kb_match m;
 
 	(void)state;
@@ -244,7 +245,7 @@ static void test_locate_needs_preimage(void **state)
 	(void)state;
 	locate(&m, KB_ENOTFOUND, "x\ny\n",
 	       "--- a/f\n+++ b/f\n@@ -3,2 +3,3 @@\n a\n+b\n c\n", 2, 0,
-	       &(struct kb_locate_opts){ 1, true, false, false });
+	       &(struct kb_locate_opts){ 1, true, false, false, false });
 	/* a new file fits only an empty one */
 	locate(&m, 0, "", "--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+a\n", 0, 0, NULL);
 	assert_match(&m, 0, 0, 0, 0, false);
@@ -543,7 +544,10 @@ static void test_decide_ambiguous(void **state)
 	assert_int_equal(d.state, KB_FILE_FAILED);
 	assert_int_equal(d.r[0].status, KB_HUNK_AMBIGUOUS);
 	assert_int_equal(d.r[0].match.line, 1);
-	assert_int_equal(d.r[0].match.other_line, 7);
+	assert_int_equal(d.r[0].match.trim_head, 1);
+	assert_int_equal(d.r[0].match.ambiguity, KB_AMBIG_TWICE);
+	assert_int_equal(d.r[0].match.other_line, 6);	/* where the hunk would start */
+	assert_false(d.r[0].match.other_reverse);
 }
 
 /*

@@ -62,7 +62,7 @@ static int merge_from_preimage(char **out, size_t *outlen, git_repository *repo,
 			       const struct kb_file_patch *fp, const char *ours,
 			       size_t ours_len)
 {
-	struct kb_locate_opts exact = { 0, false, false, false };
+	struct kb_locate_opts exact = { 0, false, false, false, false };
 	git_merge_file_input base, mine, theirs;
 	git_merge_file_options opts;
 	git_merge_file_result result = { 0 };
@@ -499,6 +499,9 @@ static void describe_place(struct kb_buf *out, const struct kb_match *m)
 	kb_buf_printf(out, " (offset %+ld", m->offset);
 	if (m->anchor == KB_ANCHOR_BLOCK)
 		kb_buf_puts(out, ", by its own lines alone");
+	else if (m->anchor == KB_ANCHOR_BLOCKS)
+		kb_buf_printf(out, ", block by block, %zu line%s of the tree between its blocks",
+			      m->gap, m->gap == 1 ? "" : "s");
 	else if (m->anchor)
 		kb_buf_printf(out, ", anchored on its %s context alone",
 			      m->anchor == KB_ANCHOR_LEAD ? "leading" : "trailing");
@@ -507,6 +510,31 @@ static void describe_place(struct kb_buf *out, const struct kb_match *m)
 	if (m->whitespace)
 		kb_buf_puts(out, ", ignoring whitespace");
 	kb_buf_puts(out, ")");
+}
+
+static const char *way(bool reverse)
+{
+	return reverse ? "in reverse" : "forward";
+}
+
+/* "line 2 forward, line 13 in reverse": both places a hunk fits, and how. */
+static void describe_places(struct kb_buf *out, const struct kb_match *m)
+{
+	size_t line = m->line - m->trim_head + 1, other = m->other_line + 1;
+
+	switch (m->ambiguity) {
+	case KB_AMBIG_RULES:
+		kb_buf_printf(out, "line %zu %s nearest the earlier hunks' offset, line %zu %s nearest its own line",
+			      line, way(m->reverse), other, way(m->other_reverse));
+		break;
+	case KB_AMBIG_SIDES:
+		kb_buf_printf(out, "line %zu %s by its leading context, line %zu %s by its trailing context",
+			      line, way(m->reverse), other, way(m->other_reverse));
+		break;
+	default:
+		kb_buf_printf(out, "line %zu %s, line %zu %s", line, way(m->reverse),
+			      other, way(m->other_reverse));
+	}
 }
 
 static void describe_hunk(struct kb_buf *out, const struct kb_file_result *fr,
@@ -522,8 +550,9 @@ static void describe_hunk(struct kb_buf *out, const struct kb_file_result *fr,
 		kb_buf_printf(out, "hunk %zu of '%s' does not apply\n", h + 1, path);
 		return;
 	case KB_HUNK_AMBIGUOUS:
-		kb_buf_printf(out, "hunk %zu of '%s' fits more than one place (lines %zu and %zu): not guessing\n",
-			      h + 1, path, m->line - m->trim_head + 1, m->other_line - m->trim_head + 1);
+		kb_buf_printf(out, "hunk %zu of '%s' fits more than one place (", h + 1, path);
+		describe_places(out, m);
+		kb_buf_puts(out, "): not guessing\n");
 		return;
 	case KB_HUNK_PRESENT:
 		if (failures_only && !partial)

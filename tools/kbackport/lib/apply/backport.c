@@ -324,6 +324,7 @@ static const char *anchor_name(enum kb_anchor anchor)
 	static const char *const names[] = {
 		[KB_ANCHOR_NONE] = NULL, [KB_ANCHOR_LEAD] = "leading",
 		[KB_ANCHOR_TRAIL] = "trailing", [KB_ANCHOR_BLOCK] = "own-lines",
+		[KB_ANCHOR_BLOCKS] = "blocks",
 	};
 	return names[anchor];
 }

@@ -39,7 +39,7 @@ struct kb_placement {
 	long offset;
 	unsigned fuzz;
 	bool whitespace;
-	const char *anchor;	/* NULL, "leading", "trailing" or "own-lines" */
+	const char *anchor;	/* NULL, "leading", "trailing", "own-lines" or "blocks" */
 };
 
 struct kb_result {

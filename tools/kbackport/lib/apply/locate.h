@@ -43,10 +43,12 @@ struct kb_locate_opts {
 	bool ignore_whitespace;	/* allow a whitespace-insensitive last pass */
 	bool anchor;		/* let an insertion hang on one side's context */
 	bool block;		/* let a deletion be found by its own lines */
+	bool blocks;		/* let a hunk of several change blocks be placed
+				 * block by block, foreign lines between them */
 };
 
-/* kb_locate_opts with max_fuzz 2, ignore_whitespace and anchor true,
- * block false (kb_file_decide() sets it for its reverse pass). */
+/* kb_locate_opts with max_fuzz 2, ignore_whitespace, anchor and blocks
+ * true, block false (kb_file_decide() sets it for its reverse pass). */
 void kb_locate_opts_init(struct kb_locate_opts *opts);
 
 enum kb_anchor {
@@ -54,17 +56,44 @@ enum kb_anchor {
 	KB_ANCHOR_LEAD,		/* placed after its leading context alone */
 	KB_ANCHOR_TRAIL,	/* placed before its trailing context alone */
 	KB_ANCHOR_BLOCK,	/* a deletion found by its own lines alone */
+	KB_ANCHOR_BLOCKS,	/* placed block by block: each change block with
+				 * its context, in order, foreign lines between */
+};
+
+/* Why a hunk was not placed although it fits (KB_EAMBIGUOUS). */
+enum kb_ambiguity {
+	KB_AMBIG_NONE,
+	KB_AMBIG_TWICE,		/* its lines fit two places */
+	KB_AMBIG_SIDES,		/* each side's context names another place */
+	KB_AMBIG_RULES,		/* nearest its own line (git apply's rule) and
+				 * nearest the earlier hunks' offset (GNU
+				 * patch's) are two places */
+	KB_AMBIG_WAYS,		/* the change fits, and so does its reverse,
+				 * elsewhere, at the same cost */
 };
 
 struct kb_match {
 	size_t line;		/* 0-based line where the kept preimage starts */
 	long offset;		/* line - trim_head - expected: 0 in place */
-	unsigned fuzz;		/* context lines dropped (max of both ends) */
-	unsigned trim_head;	/* leading hunk lines dropped by fuzz */
-	unsigned trim_tail;	/* trailing hunk lines dropped by fuzz */
+	unsigned fuzz;		/* context lines dropped by fuzz (max of both
+				 * ends; never above max_fuzz: 0 when placed by
+				 * an anchor, its own lines or block by block) */
+	unsigned trim_head;	/* leading hunk lines left out of the match */
+	unsigned trim_tail;	/* trailing hunk lines left out of the match */
 	bool whitespace;	/* matched only when ignoring whitespace */
+	bool reverse;		/* kb_file_decide(): found by the reverse pass */
 	enum kb_anchor anchor;	/* placed by one side's context only */
-	size_t other_line;	/* KB_EAMBIGUOUS: a second place that fits */
+	size_t gap;		/* KB_ANCHOR_BLOCKS: foreign lines between blocks */
+	/* KB_EAMBIGUOUS: why, and where the second place starts (0-based,
+	 * the whole hunk's first line, like line - trim_head) */
+	enum kb_ambiguity ambiguity;
+	size_t other_line;
+	bool other_reverse;	/* the second place is where the reverse fits */
+	/* A context line fuzz dropped stands at its place in a changed form
+	 * (neither equal nor unrelated): what the fix builds on may differ */
+	bool changed;
+	size_t changed_hunk_line;	/* 0-based index in the hunk's lines */
+	size_t changed_file_line;	/* 0-based line of the file searched */
 };
 
 /*
