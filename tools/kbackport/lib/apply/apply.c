@@ -204,14 +204,26 @@ static void use(struct kb_file_result *fr, struct cand *c, enum kb_file_state st
 	c->hunks = NULL;
 }
 
+/* Every candidate's look at the file, each decided once. */
+static int decide_all(struct cands *c, const char *buf, size_t len,
+		      const struct kb_locate_opts *opts)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < c->n; i++)
+		if ((err = decide(&c->v[i], buf, len, opts)) < 0)
+			return err;
+	return 0;
+}
+
 /*
- * Which reading of the file wins: the change found in (by any variant's
- * hunks), else the own hunks applied, else another variant's, else the
- * 3-way merge.
+ * Which reading of the file wins (decide_all() looked already): the change
+ * found in (by any variant's hunks), else the own hunks applied, else
+ * another variant's, else the 3-way merge.
  */
 static int choose(struct kb_apply *apply, struct kb_file_result *fr, struct cands *c,
-		  struct kb_source *src, const char *buf, size_t len, git_filemode_t mode,
-		  const struct kb_locate_opts *opts)
+		  struct kb_source *src, const char *buf, size_t len, git_filemode_t mode)
 {
 	const char *path = kb_file_patch_path(fr->fp);
 	struct cand *own = &c->v[0], *in = NULL;
@@ -219,12 +231,9 @@ static int choose(struct kb_apply *apply, struct kb_file_result *fr, struct cand
 	size_t i, outlen = 0;
 	int err;
 
-	for (i = 0; i < c->n; i++) {
-		if ((err = decide(&c->v[i], buf, len, opts)) < 0)
-			return err;
+	for (i = 0; i < c->n; i++)
 		if (c->v[i].d.state == KB_FILE_PRESENT && (!in || (in != own && c->v[i].d.cost < in->d.cost)))
 			in = &c->v[i];	/* the own hunks first, else the closest fit */
-	}
 	/* own hunks: cheaper way wins (a copy of the lines elsewhere need not
 	 * be the fix); another variant's form of the change found in the file
 	 * means the change is there, whatever the own hunks would still fit */
@@ -268,14 +277,14 @@ static int create_file(struct kb_apply *apply, struct kb_file_result *fr,
 		return file_error(fr, err);
 	}
 	if ((err = cands_add(&c, fr->fp, rfp, NULL)) < 0 ||
-	    (err = decide(&c.v[0], buf, len, opts)) < 0)
+	    (err = decide_all(&c, buf, len, opts)) < 0)
 		goto done;
 	if (len && c.v[0].d.state != KB_FILE_PRESENT) {
 		kb_error_set(KB_EEXISTS, "'%s' already exists", path);
 		err = file_error(fr, KB_EEXISTS);
 		goto done;
 	}
-	err = choose(apply, fr, &c, src, buf, len, GIT_FILEMODE_BLOB, opts);
+	err = choose(apply, fr, &c, src, buf, len, GIT_FILEMODE_BLOB);
 done:
 	cands_release(&c);
 	return err;
@@ -342,8 +351,9 @@ static int apply_file(struct kb_apply *apply, struct kb_file_result *fr,
 	if ((err = kb_source_read(&buf, &len, src, fp->old_path)) < 0 ||
 	    (err = kb_source_entry(&id, &mode, src, fp->old_path)) < 0)
 		return file_error(fr, err);
-	if ((err = gather(&c, fp, rfp, fix, self)) == 0)
-		err = choose(apply, fr, &c, src, buf, len, mode, opts);
+	if ((err = gather(&c, fp, rfp, fix, self)) == 0 &&
+	    (err = decide_all(&c, buf, len, opts)) == 0)
+		err = choose(apply, fr, &c, src, buf, len, mode);
 	cands_release(&c);
 	return err;
 }
@@ -512,6 +522,48 @@ static void describe_place(struct kb_buf *out, const struct kb_match *m)
 	kb_buf_puts(out, ")");
 }
 
+/*
+ * "hunk 1 of 'f.c' dropped its context line 'x = old(y);' by fuzz, and line
+ * 12 of the tree holds it changed: a change this fix builds on may be
+ * missing; check the result".
+ */
+static void describe_changed(struct kb_buf *out, const struct kb_file_result *fr, size_t h)
+{
+	const struct kb_match *m = &fr->hunks[h].match;
+	const struct kb_line *l = &fr->used->hunks[h].lines[m->changed_hunk_line];
+	size_t skip = 0;
+
+	while (skip < l->len && (l->text[skip] == ' ' || l->text[skip] == '\t'))
+		skip++;
+	kb_buf_printf(out, "hunk %zu of '%s' dropped its context line '%.*s' by fuzz, and line %zu "
+		      "of the tree holds it changed: a change this fix builds on may be missing; "
+		      "check the result", h + 1, kb_file_patch_path(fr->fp), (int)(l->len - skip),
+		      l->text + skip, m->changed_file_line + 1);
+}
+
+static bool warns(const struct kb_file_result *fr, size_t h)
+{
+	return fr->hunks && fr->state == KB_FILE_APPLIES && !fr->merged &&
+	       fr->hunks[h].status == KB_HUNK_APPLIED && fr->hunks[h].match.changed;
+}
+
+char *kb_apply_warning(const struct kb_apply *apply)
+{
+	struct kb_buf out = KB_BUF_INIT;
+	size_t f, h, n = 0;
+
+	for (f = 0; apply->patch && f < apply->patch->nfiles; f++)
+		for (h = 0; apply->files[f].hunks && h < apply->files[f].used->nhunks; h++) {
+			if (!warns(&apply->files[f], h))
+				continue;
+			if (!n++)
+				describe_changed(&out, &apply->files[f], h);
+		}
+	if (n > 1)
+		kb_buf_printf(&out, " (and %zu more hunk%s like it)", n - 1, n > 2 ? "s" : "");
+	return kb_buf_detach(&out);
+}
+
 static const char *way(bool reverse)
 {
 	return reverse ? "in reverse" : "forward";
@@ -574,6 +626,11 @@ static void describe_hunk(struct kb_buf *out, const struct kb_file_result *fr,
 	}
 	describe_place(out, m);
 	kb_buf_puts(out, "\n");
+	if (warns(fr, h)) {
+		kb_buf_puts(out, "warning: ");
+		describe_changed(out, fr, h);
+		kb_buf_puts(out, "\n");
+	}
 }
 
 char *kb_apply_describe(const struct kb_apply *apply, bool failures_only)
