@@ -1183,13 +1183,15 @@ static unsigned pass_cost(const struct kb_hunk_result *r, size_t n,
  * Both ways fit equally well, at one place: the hunk's lines already
  * stand where it would put them (an insertion with no context after it,
  * at the end of a file, fits again right after its context). It is in.
+ * Not so a deletion there: its reverse fits wherever its context does,
+ * the lines it deletes still after it.
  */
 static bool same_place(const struct kb_hunk_result *f, const struct kb_hunk_result *r,
 		       const struct kb_hunk *h)
 {
 	size_t fl = f->match.line - f->match.trim_head, rl = r->match.line - r->match.trim_head;
 
-	return fl >= rl && fl <= rl + h->new_lines;
+	return h->new_lines > h->old_lines && fl >= rl && fl <= rl + h->new_lines;
 }
 
 /*
