@@ -569,10 +569,12 @@ static const char *way(bool reverse)
 	return reverse ? "in reverse" : "forward";
 }
 
-/* "line 2 forward, line 13 in reverse": both places a hunk fits, and how. */
-static void describe_places(struct kb_buf *out, const struct kb_match *m)
+/* "line 2 forward, line 13 in reverse": both places a hunk fits, and how,
+ * in the lines of the tree's file. */
+static void describe_places(struct kb_buf *out, const struct kb_hunk_result *r)
 {
-	size_t line = m->line - m->trim_head + 1, other = m->other_line + 1;
+	const struct kb_match *m = &r->match;
+	size_t line = r->tree_line + 1, other = m->other_line + 1;
 
 	switch (m->ambiguity) {
 	case KB_AMBIG_RULES:
@@ -603,19 +605,19 @@ static void describe_hunk(struct kb_buf *out, const struct kb_file_result *fr,
 		return;
 	case KB_HUNK_AMBIGUOUS:
 		kb_buf_printf(out, "hunk %zu of '%s' fits more than one place (", h + 1, path);
-		describe_places(out, m);
+		describe_places(out, r);
 		kb_buf_puts(out, "): not guessing\n");
 		return;
 	case KB_HUNK_PRESENT:
 		if (failures_only && !partial)
 			return;
 		kb_buf_printf(out, "hunk %zu of '%s' is already in, at line %zu", h + 1, path,
-			      m->line - m->trim_head + 1);
+			      r->tree_line + 1);
 		break;
 	case KB_HUNK_APPLIED:
 		if (partial) {
 			kb_buf_printf(out, "hunk %zu of '%s' is missing (it would apply at line %zu)\n",
-				      h + 1, path, m->line - m->trim_head + 1);
+				      h + 1, path, r->tree_line + 1);
 			return;
 		}
 		if (failures_only || (!m->offset && !m->fuzz && !m->whitespace && !m->anchor))

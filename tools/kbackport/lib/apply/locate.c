@@ -750,6 +750,19 @@ static size_t fill_postimage(struct kb_slice *post, const struct kb_lines *file,
 	return (size_t)(p - post);
 }
 
+/* Hunk line i, or for a '+' line the '-' line after it in its block (the
+ * line it replaces, as a reversed hunk writes them), else itself. */
+static size_t replaced(const struct kb_hunk *h, size_t i)
+{
+	size_t k = i;
+
+	if (h->lines[i].type != KB_LINE_ADD)
+		return i;
+	while (k < h->nlines && h->lines[k].type == KB_LINE_ADD)
+		k++;
+	return k < h->nlines && h->lines[k].type == KB_LINE_DEL ? k : i;
+}
+
 /*
  * The postimage of a hunk placed block by block: the file's foreign lines
  * stay where they are, between the blocks. *nfile: the lines it replaces.
@@ -776,15 +789,14 @@ static int blocks_postimage(struct kb_slice **post, size_t *npost, size_t *nfile
 	}
 	for (i = 0; i < h->nlines; i++) {
 		l = &h->lines[i];
-		if (l->type == KB_LINE_ADD) {
-			(*post)[n++] = (struct kb_slice){ l->text, l->len };
-			continue;
-		}
-		while (j < at[i])
+		/* lines that replace others go where those were */
+		while (j < at[replaced(h, i)])
 			(*post)[n++] = file->v[j++];
-		if (l->type == KB_LINE_CONTEXT)
+		if (l->type == KB_LINE_ADD)
+			(*post)[n++] = (struct kb_slice){ l->text, l->len };
+		else if (l->type == KB_LINE_CONTEXT)
 			(*post)[n++] = file->v[j];
-		j++;
+		j += l->type != KB_LINE_ADD;
 	}
 	free(at);
 	*npost = n;
@@ -928,6 +940,7 @@ done:
 
 struct region {
 	size_t from, to;	/* lines [from, to) an applied hunk wrote */
+	long shift;		/* lines it added (- removed) */
 };
 
 struct apply_state {
@@ -964,8 +977,30 @@ static int add_region(struct apply_state *st, size_t at, size_t end, long shift)
 	if (!(v = reallocarray(st->done, st->ndone + 1, sizeof(*v))))
 		return nomem();
 	st->done = v;
-	v[st->ndone++] = (struct region){ at, end };
+	v[st->ndone++] = (struct region){ at, end, shift };
 	return 0;
+}
+
+/* Line `at` of the file as the applied hunks left it, in the tree's file. */
+static size_t tree_line(const struct apply_state *st, size_t at)
+{
+	long x = (long)at;
+	size_t i;
+
+	for (i = 0; i < st->ndone; i++)
+		if (st->done[i].to <= at)
+			x -= st->done[i].shift;
+	return x < 0 ? 0 : (size_t)x;
+}
+
+/* Where the hunk (and a second place it fits) starts in the tree's file. */
+static void set_tree_lines(struct kb_hunk_result *r, const struct apply_state *st)
+{
+	struct kb_match *m = &r->match;
+
+	r->tree_line = tree_line(st, whole_start(m->line, m->trim_head));
+	if (r->status == KB_HUNK_AMBIGUOUS)
+		m->other_line = tree_line(st, m->other_line);
 }
 
 /*
@@ -1086,6 +1121,7 @@ static int apply_hunk(struct kb_lines *file, const struct kb_hunk *h,
 	err = check_own_line(&r->match, err, &in_order, file, h, expected, st);
 	r->status = !err ? KB_HUNK_APPLIED : err == KB_EAMBIGUOUS ?
 		    KB_HUNK_AMBIGUOUS : KB_HUNK_FAILED;
+	set_tree_lines(r, st);
 	if (err) {
 		st->missed += delta;
 		return 0;
@@ -1220,7 +1256,7 @@ static void both_ways(struct kb_hunk_result *out, const struct kb_hunk_result *f
 	*out = *f;
 	out->status = KB_HUNK_AMBIGUOUS;
 	out->match.ambiguity = KB_AMBIG_WAYS;
-	out->match.other_line = whole_start(r->match.line, r->match.trim_head);
+	out->match.other_line = r->tree_line;
 	out->match.other_reverse = true;
 }
 

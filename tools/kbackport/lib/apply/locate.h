@@ -145,6 +145,10 @@ struct kb_hunk_result {
 	enum kb_hunk_status status;
 	struct kb_match match;	/* APPLIED / PRESENT: where; AMBIGUOUS: the
 				 * two places (line, other_line) */
+	size_t tree_line;	/* where the hunk's place starts in the file as
+				 * it was, before any hunk changed it (match.line
+				 * counts the lines earlier hunks of its pass
+				 * added); AMBIGUOUS: other_line counts alike */
 };
 
 /*

@@ -58,7 +58,7 @@ static bool may_skip(const struct kb_hunk *h, size_t u, size_t v, size_t lead, s
 	if (l[u].type != KB_LINE_CONTEXT && l[v].type != KB_LINE_CONTEXT)
 		return false;	/* a block's own lines stay together */
 	/* inserted lines need their neighbours, unless they replace lines */
-	return !adds_between(h, u, v) || l[u].type == KB_LINE_DEL;
+	return !adds_between(h, u, v) || l[u].type == KB_LINE_DEL || l[v].type == KB_LINE_DEL;
 }
 
 static size_t lead_of(const struct kb_hunk *h)

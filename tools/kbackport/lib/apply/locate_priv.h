@@ -21,7 +21,8 @@ bool kb_line_equal(const struct kb_slice *s, const struct kb_line *l, bool ws);
  * lines in all, and those only between a change block and the context that
  * separates it from the next one: the leading context, the trailing
  * context and each block's own lines stay together, and lines the hunk
- * inserts keep both their neighbours unless it also deletes lines there.
+ * inserts keep both their neighbours unless they replace deleted lines
+ * (then they go where those were).
  */
 
 /* Up to two starts at or after `min_line` where the hunk fits block by
@@ -30,8 +31,8 @@ bool kb_line_equal(const struct kb_slice *s, const struct kb_line *l, bool ws);
 int kb_blocks_find(size_t *n, size_t *first, size_t *second, const struct kb_lines *file,
 		   const struct kb_hunk *h, bool ws, size_t min_line);
 
-/* The file line of each preimage line (at[], one per hunk line; '+' lines
- * get the line they go before) of the fit at `start`, and the foreign lines
+/* The file line of each preimage line (at[], one per hunk line; those of
+ * '+' lines are left alone) of the fit at `start`, and the foreign lines
  * between blocks in *gap. KB_ENOTFOUND when it does not fit there. */
 int kb_blocks_map(size_t *at, size_t *gap, const struct kb_lines *file,
 		  const struct kb_hunk *h, bool ws, size_t start);
