@@ -12,7 +12,10 @@
  *
  * Offsets are measured from where the untrimmed preimage would start, so a
  * fuzzed match in place has offset 0, and kb_file_apply() adds them up:
- * every hunk after a shifted one is expected to be shifted as much.
+ * every hunk after a shifted one is expected to be shifted as much. git
+ * apply carries no offset: it looks for each hunk nearest its own line.
+ * kb_file_apply() places every hunk both ways and calls two different
+ * places ambiguous, so that a clean git apply is matched byte for byte.
  */
 #include "locate.h"
 #include "locate_priv.h"

@@ -101,7 +101,7 @@ struct kb_match {
  * at or after line `min_line`, nearest to `expected` (0-based). Order of
  * preference: fuzz 0 before fuzz 1 ...; within one fuzz level an exact
  * match before a whitespace-insensitive one; then the smaller |offset|,
- * and for equal |offset| the earlier line. Only context lines are trimmed;
+ * and for equal |offset| the later line. Only context lines are trimmed;
  * a hunk with no '-' and no context lines left after trimming never matches
  * (except a hunk whose preimage is empty by design: a new file, matched at
  * line 0 of an empty file).
@@ -109,16 +109,20 @@ struct kb_match {
  * A place found with fuzz must be the only one its kept lines fit
  * (whitespace-insensitively) at or after `min_line`; otherwise the answer
  * is KB_EAMBIGUOUS with both lines in *out, never a guess. When no fuzz
- * level fits and opts->anchor is set, a pure insertion (no '-' lines) is
+ * level fits and opts->blocks is set, a hunk of two or more change blocks
+ * is placed block by block (locate_priv.h), when exactly one place fits.
+ * Then, when opts->anchor is set, a pure insertion (no '-' lines) is
  * placed next to its whole leading or whole trailing context (at least
  * two non-blank lines) when that side fits exactly one place and the other
  * side does not name a different one; when both sides fit one place
  * each, the side that also meets the file's start or end wins. When
  * opts->block is set, a pure deletion of at least two non-blank lines
  * that no fuzz level places is found by those lines alone, if they occur
- * exactly once (whitespace-insensitively).
+ * exactly once (whitespace-insensitively). A fuzz placement notes a
+ * dropped context line that stands changed at its place (match->changed).
  *
- * Returns 0, KB_ENOTFOUND or KB_EAMBIGUOUS (no message set).
+ * Returns 0, KB_ENOTFOUND or KB_EAMBIGUOUS (no message set), or a negative
+ * error (out of memory) with its message.
  */
 int kb_locate_hunk(struct kb_match *out, const struct kb_lines *file,
 		   const struct kb_hunk *hunk, size_t expected, size_t min_line,
@@ -155,11 +159,16 @@ struct kb_hunk_result {
  * Apply every hunk of `fp` to the file in `buf`, in order: hunk i is
  * expected at old_start - 1 + (lines added so far - lines removed so far)
  * + the offsets the previous hunks needed, and searched no earlier than the
- * end of the previous hunk. A strict forward apply: a hunk whose change is
- * already in the file fails like any other (kb_file_decide() tells the
- * two apart). `results` has room for fp->nhunks entries. Returns 0 with the
- * new contents in *out and *outlen (malloc'ed, NUL-terminated) when every
- * hunk applied, KB_ECONFLICT otherwise (results say which; *out is NULL).
+ * end of the previous hunk (GNU patch's rule). It is also placed as git
+ * apply does, exactly and nearest its own line (new_start - 1), never over
+ * lines an earlier hunk wrote; where that rule finds a place and the two
+ * disagree, the hunk is AMBIGUOUS (KB_AMBIG_RULES), and where only git
+ * apply's rule finds one, it is taken. A strict forward apply: a hunk
+ * whose change is already in the file fails like any other
+ * (kb_file_decide() tells the two apart). `results` has room for
+ * fp->nhunks entries. Returns 0 with the new contents in *out and *outlen
+ * (malloc'ed, NUL-terminated) when every hunk applied, KB_ECONFLICT
+ * otherwise (results say which; *out is NULL), or another negative error.
  */
 int kb_file_apply(char **out, size_t *outlen, struct kb_hunk_result *results,
 		  const char *buf, size_t len, const struct kb_file_patch *fp,
@@ -190,7 +199,10 @@ struct kb_file_decision {
  * exactly as kb_file_apply() places hunks (offset, fuzz, whitespace,
  * anchors): PRESENT when the reverse fits and the forward does not, or
  * fits only at a higher cost; APPLIES the other way round; AMBIGUOUS at
- * equal cost. When neither fits whole, each hunk is looked at alone:
+ * equal cost. Per hunk, one that fits both ways as cheaply at two places
+ * is AMBIGUOUS (KB_AMBIG_WAYS), unless its reverse is strictly nearer its
+ * expected line; an AMBIGUOUS hunk never lets the file be PRESENT. When
+ * neither fits whole, each hunk is looked at alone:
  * PARTIAL when every hunk is either in or applicable and both kinds occur.
  * `hunks` (fwd->nhunks entries) gets the per-hunk view: APPLIED hunks with
  * their forward place, PRESENT hunks with the place they were found at.
