@@ -106,7 +106,7 @@ EOF
 kb_case second second.f second.diff
 test_expect_success 'the ambiguous hunk second, the first one in: conflict, the tree'\''s lines named' '
 	test "$(cat second/rc) $(res second .status)" = "1 conflict" &&
-	test "$(res second "[.hunks[].status] | join(\" \")")" = "in ambiguous" &&
+	test "$(res second "[.hunks[] | \"\(.status) \(.line)\"] | join(\" \")")" = "in 1 ambiguous 20" &&
 	test "$(res second ".notes[0]")" = "hunk 2 of '\''f'\'' fits more than one place (line 20 forward, line 31 in reverse): not guessing"
 '
 # the mirror: the reverse at its own line, the change 12 lines further

@@ -329,6 +329,13 @@ static const char *anchor_name(enum kb_anchor anchor)
 	return names[anchor];
 }
 
+/* An applied hunk's line is where it went, as its note says; any other
+ * hunk's is where it stands (or would go) in the tree's file. */
+static bool applied_here(const struct kb_file_result *fr, const struct kb_hunk_result *r)
+{
+	return r->status == KB_HUNK_APPLIED && fr->state != KB_FILE_PARTIAL;
+}
+
 /* The context line fuzz dropped that stands changed in the tree. */
 static int set_changed(struct kb_placement *p, const struct kb_hunk *h, const struct kb_match *m)
 {
@@ -359,7 +366,8 @@ static int set_placements(struct kb_result *res, const struct kb_apply *apply,
 			bool placed = r->status != KB_HUNK_FAILED;
 			p->hunk = h + 1;
 			p->status = hunk_status(fr, r);
-			p->line = placed ? r->match.line - r->match.trim_head + 1 : 0;
+			p->line = !placed ? 0 : applied_here(fr, r) ?
+				  r->match.line - r->match.trim_head + 1 : r->tree_line + 1;
 			p->offset = placed ? r->match.offset : 0;
 			p->fuzz = placed ? r->match.fuzz : 0;
 			p->whitespace = placed && r->match.whitespace;
