@@ -109,6 +109,15 @@ test_expect_success 'the ambiguous hunk second, the first one in: conflict, the 
 	test "$(res second "[.hunks[] | \"\(.status) \(.line)\"] | join(\" \")")" = "in 1 ambiguous 20" &&
 	test "$(res second ".notes[0]")" = "hunk 2 of '\''f'\'' fits more than one place (line 20 forward, line 31 in reverse): not guessing"
 '
+# the same, the hunk that is in being in another file
+{ head -7 both.diff; printf -- '--- a/g\n+++ b/g\n'; sed -n '8,$p' both.diff; } > twofiles.diff
+kb_case twofiles both.f twofiles.diff
+cp both.f twofiles/repo/g && git -C twofiles/repo add g && git -C twofiles/repo commit -q -m g
+(cd twofiles && ${KB_VALGRIND:-} "$KBACKPORT" apply --json --fix fixes > out.json 2>err.txt; echo $? > rc)
+test_expect_success 'the ambiguous hunk in one file, the other file in: conflict, never already-applied' '
+	test "$(cat twofiles/rc) $(res twofiles .status)" = "1 conflict" &&
+	test "$(res twofiles "[.hunks[] | \"\(.file) \(.status)\"] | join(\", \")")" = "f ambiguous, g in"
+'
 # the mirror: the reverse at its own line, the change 12 lines further
 lines a1 Y a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a1 X a3 b1 b2 b3 b4 NEW b5 b6 > mirror.f
 kb_case mirror mirror.f both.diff

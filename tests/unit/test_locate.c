@@ -894,6 +894,13 @@ static void test_locate_changed_context(void **state)
 	assert_true(m.changed);
 	assert_int_equal(m.changed_hunk_line, 6);
 	assert_int_equal(m.changed_file_line, 8);
+	/* fuzz 2, two lines changed: the one nearest the change is named */
+	locate(&m, 0, "void f(struct s *s)\n{\n\tspin_lock(&s->lock);\n\ta(s, 1);\n\tb(s);\n"
+	       "\tspin_unlock_irq(&s->lock);\n\tc(s);\n\td(s);\n\te(s);\n}\n", unlock_patch, 2, 0, NULL);
+	assert_match(&m, 4, 0, 2, 2, false);
+	assert_true(m.changed);
+	assert_int_equal(m.changed_hunk_line, 1);
+	assert_int_equal(m.changed_file_line, 3);
 	/* an unrelated line in its place, or a brace: nothing to say */
 	locate(&m, 0, "void f(struct s *s)\n{\n\tmemset(buf, 0, sizeof(buf));\n\ta(s);\n\tb(s);\n"
 	       "\tspin_unlock_irq(&s->lock);\n\tc(s);\n\td(s);\n}\n", unlock_patch, 2, 0, NULL);
