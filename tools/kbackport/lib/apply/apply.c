@@ -204,6 +204,20 @@ static void use(struct kb_file_result *fr, struct cand *c, enum kb_file_state st
 	c->hunks = NULL;
 }
 
+/*
+ * A hunk that fits more than one place: said, never settled by the 3-way
+ * merge, which would pick one of the places without a word.
+ */
+static bool any_ambiguous(const struct cand *c)
+{
+	size_t h;
+
+	for (h = 0; h < c->fwd->nhunks; h++)
+		if (c->hunks[h].status == KB_HUNK_AMBIGUOUS)
+			return true;
+	return false;
+}
+
 /* Every candidate's look at the file, each decided once. */
 static int decide_all(struct cands *c, const char *buf, size_t len,
 		      const struct kb_locate_opts *opts)
@@ -250,7 +264,7 @@ static int choose(struct kb_apply *apply, struct kb_file_result *fr, struct cand
 			c->v[i].d.out = NULL;
 			return err;
 		}
-	if (own->d.state == KB_FILE_FAILED &&
+	if (own->d.state == KB_FILE_FAILED && !any_ambiguous(own) &&
 	    merge_from_preimage(&out, &outlen, kb_source_repo(src), fr->fp, buf, len) == 0) {
 		use(fr, own, KB_FILE_APPLIES);
 		fr->merged = true;
