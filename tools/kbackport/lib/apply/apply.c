@@ -205,16 +205,24 @@ static void use(struct kb_file_result *fr, struct cand *c, enum kb_file_state st
 }
 
 /*
- * A hunk that fits more than one place: said, never settled by the 3-way
- * merge, which would pick one of the places without a word.
+ * A hunk whose change fits at its own line and elsewhere by the earlier
+ * hunks' offsets, or whose reverse fits too (the change may be in): said,
+ * never settled by the 3-way merge, which would pick a place without a
+ * word. (Kept lines that fit twice once fuzz dropped context are another
+ * matter: the merge, with all the context the patch's preimage has, may
+ * well tell them apart, as git apply -3 does.)
  */
 static bool any_ambiguous(const struct cand *c)
 {
+	const struct kb_match *m;
 	size_t h;
 
-	for (h = 0; h < c->fwd->nhunks; h++)
-		if (c->hunks[h].status == KB_HUNK_AMBIGUOUS)
+	for (h = 0; h < c->fwd->nhunks; h++) {
+		m = &c->hunks[h].match;
+		if (c->hunks[h].status == KB_HUNK_AMBIGUOUS &&
+		    (m->ambiguity == KB_AMBIG_RULES || m->ambiguity == KB_AMBIG_WAYS || m->reverse))
 			return true;
+	}
 	return false;
 }
 
