@@ -1022,7 +1022,7 @@ static int locate_before(struct kb_match *m, const struct kb_lines *file,
 	if (!st->min_line)
 		return KB_ENOTFOUND;
 	exact.max_fuzz = 0;
-	exact.anchor = exact.block = false;
+	exact.anchor = exact.block = exact.blocks = false;
 	if (kb_locate_hunk(m, file, h, expected, 0, &exact) < 0)
 		return KB_ENOTFOUND;
 	sp = (struct span){ 0, h->nlines, count_pre(h, 0, h->nlines), m->whitespace };
