@@ -59,4 +59,51 @@ git -C repo update-ref -d refs/heads/backport/FIX-1/stable
 run_kb 1 apply --json
 assert_eq "no preimage blob: conflict" "conflict hunk 1 of 'f.c' does not apply" \
 	"$(printf '%s' "$OUT" | jq -r '.results[0] | "\(.status) \(.notes[0])"')"
+
+# A hunk that fits more than one place is said so, never merged: here its
+# change fits at its own line and its reverse further down, the other hunk
+# is in, and the preimage blob is there. The merge would apply it without a
+# word; the answer is a conflict naming both places (issue 25, 3).
+git init -q amb
+printf '%s\n' a1 X a3 a4 a5 a6 a7 a8 a9 a10 a11 a12 a1 W a3 b1 b2 b3 b4 b5 b6 > amb/f
+git -C amb add f && git -C amb commit -q -m base
+git -C amb branch vendor
+sed -i 's/^X$/Y/; s/^b4$/b4\nNEW/' amb/f
+git -C amb commit -q -am "upstream: X is Y, and NEW"
+mkdir -p fixes-amb/AMB
+git -C amb format-patch -1 -U1 --stdout --full-index > fixes-amb/AMB/fix.patch
+printf 'id: AMB\nsubject: "upstream: X is Y, and NEW"\nupstream: %s\npatch: fix.patch\n' \
+	"$(git -C amb rev-parse HEAD)" > fixes-amb/AMB/fix.yaml
+git -C amb checkout -q vendor
+sed -i 's/^W$/Y/; s/^b4$/b4\nNEW/' amb/f
+git -C amb commit -q -am "vendor: W is Y, and NEW"
+printf 'branches:\n  - {name: vendor, ref: vendor, repo: amb}\n' > amb.yaml
+run_kb 1 apply --json --config amb.yaml --fix fixes-amb
+test_expect_success 'an ambiguous hunk is not merged 3-way: a conflict naming both places' '
+	test "$(printf "%s" "$OUT" | jq -r ".results[0].status")" = conflict &&
+	test "$(printf "%s" "$OUT" | jq -r ".results[0].notes[0]")" = "hunk 1 of '\''f'\'' fits more than one place (line 1 forward, line 13 in reverse): not guessing" &&
+	! git -C amb rev-parse -q --verify refs/heads/backport/AMB/vendor
+'
+
+# The same for a hunk whose own line (git apply's place) and the earlier
+# hunk's offset (GNU patch's) are two places (issue 25, 6).
+git init -q rules
+printf '%s\n' a1 a2 a3 a4 a5 a6 a7 a8 a9 B1 B2 B3 c1 c2 > rules/f
+git -C rules add f && git -C rules commit -q -m base
+git -C rules branch vendor
+sed -i 's/^a3$/A3/; s/^B2$/NEW/' rules/f
+git -C rules commit -q -am "upstream: A3 and NEW"
+mkdir -p fixes-rules/RULES
+git -C rules format-patch -1 -U1 --stdout --full-index > fixes-rules/RULES/fix.patch
+printf 'id: RULES\nsubject: "upstream: A3 and NEW"\nupstream: %s\npatch: fix.patch\n' \
+	"$(git -C rules rev-parse HEAD)" > fixes-rules/RULES/fix.yaml
+git -C rules checkout -q vendor
+printf '%s\n' v1 v2 v3 v4 v5 v6 a1 a2 a3 a4 a5 B1 B2 B3 a9 B1 B2 B3 c1 c2 > rules/f
+git -C rules commit -q -am "vendor: six lines on top, the B block twice"
+printf 'branches:\n  - {name: vendor, ref: vendor, repo: rules}\n' > rules.yaml
+run_kb 1 apply --json --config rules.yaml --fix fixes-rules
+test_expect_success 'own line and offsets disagreeing are not merged 3-way either' '
+	test "$(printf "%s" "$OUT" | jq -r ".results[0].status")" = conflict &&
+	test "$(printf "%s" "$OUT" | jq -r ".results[0].notes[0]")" = "hunk 2 of '\''f'\'' fits more than one place (line 16 forward nearest the earlier hunks'\'' offset, line 12 forward nearest its own line): not guessing"
+'
 finish

@@ -280,6 +280,67 @@ static void test_missing_file(void **st)
 	assert_describe(&s->apply, true, "'net/core/dev.c': no file 'net/core/dev.c' in the tree\n");
 }
 
+/* The fix of this test: `diff` in place of the dev_load fix. */
+static void use_patch(struct state *s, const char *diff)
+{
+	kb_patch_free(s->reverse);
+	kb_patch_free(s->patch);
+	s->patch = s->reverse = NULL;
+	assert_int_equal(kb_patch_parse(&s->patch, diff, strlen(diff), "fix.patch"), 0);
+	assert_int_equal(kb_patch_reverse(&s->reverse, s->patch), 0);
+}
+
+/*
+ * Fuzz drops the first context line, which stands renamed in the tree (a
+ * change the fix builds on is missing): applied as git apply -3 would,
+ * never silently: the line is named in a warning.
+ */
+static void test_changed_context_warns(void **st)
+{
+	struct state *s = *st;
+	char *warning;
+	static const char tree[] =
+		"void dev_load(struct net *net, const char *name)\n{\n"
+		"\tspin_lock(&dev_lock);\n\ta(name);\n\tb(name);\n"
+		"\tspin_unlock_irq(&dev_lock);\n\tc(name);\n\td(name);\n\te(name);\n}\n";
+
+	use_patch(s, "--- a/" DEV_C "\n+++ b/" DEV_C "\n@@ -3,7 +3,6 @@ void dev_load(struct net *net)\n"
+		  " \tspin_lock_irq(&dev_lock);\n \ta(name);\n \tb(name);\n"
+		  "-\tspin_unlock_irq(&dev_lock);\n \tc(name);\n \td(name);\n \te(name);\n");
+	apply_to(s, tree);
+	assert_int_equal(s->apply.state, KB_FILE_APPLIES);
+	assert_true(s->apply.files[0].hunks[0].match.changed);
+	assert_describe(&s->apply, false,
+		"hunk 1 of 'net/core/dev.c' applied at line 3 (offset +0, fuzz 1)\n"
+		"warning: hunk 1 of 'net/core/dev.c' dropped its context line "
+		"'spin_lock_irq(&dev_lock);' by fuzz, and line 3 of the tree holds it changed: "
+		"a change this fix builds on may be missing; check the result\n");
+	warning = kb_apply_warning(&s->apply);
+	assert_string_equal(warning, "hunk 1 of 'net/core/dev.c' dropped its context line "
+		"'spin_lock_irq(&dev_lock);' by fuzz, and line 3 of the tree holds it changed: "
+		"a change this fix builds on may be missing; check the result");
+	free(warning);
+}
+
+/* A fix that creates a file: decided once, nothing left behind (under
+ * ASan and valgrind the first of two decisions leaked). */
+static void test_creates_a_file(void **st)
+{
+	struct state *s = *st;
+	char *warning;
+
+	use_patch(s, "diff --git a/new.c b/new.c\nnew file mode 100644\n--- /dev/null\n"
+		  "+++ b/new.c\n@@ -0,0 +1,2 @@\n+int y;\n+int z;\n");
+	apply_to(s, original);
+	assert_int_equal(s->apply.state, KB_FILE_APPLIES);
+	assert_int_equal(s->apply.noutputs, 1);
+	assert_string_equal(s->apply.outputs[0].path, "new.c");
+	assert_string_equal(s->apply.outputs[0].data, "int y;\nint z;\n");
+	warning = kb_apply_warning(&s->apply);
+	assert_string_equal(warning, "");
+	free(warning);
+}
+
 int main(void)
 {
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
@@ -290,6 +351,8 @@ int main(void)
 		T(test_already_applied),
 		T(test_context_mismatch_conflicts),
 		T(test_missing_file),
+		T(test_changed_context_warns),
+		T(test_creates_a_file),
 	};
 #undef T
 

@@ -26,7 +26,7 @@ static const char lines20[] =
 	"a1\na2\na3\na4\na5\na6\na7\na8\na9\na10\n"
 	"a11\na12\na13\na14\na15\na16\na17\na18\na19\na20\n";
 
-static const struct kb_locate_opts exact = { 0, false, false, false };
+static const struct kb_locate_opts exact = { 0, false, false, false, false };
 
 /* ---- kb_lines ---- */
 
@@ -132,7 +132,8 @@ static void test_locate_exact_and_offsets(void **state)
 }
 
 /* The same lines at 1 and 11: the one nearer to the expected line wins,
- * the earlier one on a tie, and never one before min_line. */
+ * the later one on a tie (as git apply and GNU patch), and never one
+ * before min_line. */
 static void test_locate_nearest(void **state)
 {
 	static const char file[] =
@@ -147,7 +148,7 @@ static void test_locate_nearest(void **state)
 	locate(&m, 0, file, diff, 5, 0, &exact);
 	assert_match(&m, 1, -4, 0, 0, false);
 	locate(&m, 0, file, diff, 6, 0, &exact);	/* tie: 5 either way */
-	assert_match(&m, 1, -5, 0, 0, false);
+	assert_match(&m, 11, 5, 0, 0, false);
 	locate(&m, 0, file, diff, 1, 2, &exact);
 	assert_match(&m, 11, 10, 0, 0, false);
 	locate(&m, KB_ENOTFOUND, file, diff, 1, 12, &exact);
@@ -155,7 +156,7 @@ static void test_locate_nearest(void **state)
 
 static void test_locate_fuzz(void **state)
 {
-	struct kb_locate_opts fuzz1 = { 1, false, false, false }, fuzz2 = { 2, false, false, false };
+	struct kb_locate_opts fuzz1 = { 1, false, false, false, false }, fuzz2 = { 2, false, false, false, false };
 	struct kb_match m;
 	static const char changed_a4[] =
 		"a1\na2\na3\nA4\na5\na6\na7\na8\na9\na10\n";
@@ -165,7 +166,7 @@ static void test_locate_fuzz(void **state)
 		"a1\na2\na3\na4\na5\na6\na7\na8\nA9\nA10\n";
 	static const char short_context[] =
 		"--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n a5\n a6\n-a7\n+X\n a8\n";
-	struct kb_locate_opts fuzz5 = { 5, false, false, false };
+	struct kb_locate_opts fuzz5 = { 5, false, false, false, false };
 	/* no leading context: only the tail can be trimmed */
 	static const char tail_only[] =
 		"--- a/f\n+++ b/f\n@@ -7,4 +7,4 @@\n-a7\n+X\n a8\n a9\n a10\n";
@@ -210,7 +211,7 @@ static void test_locate_whitespace(void **state)
 	static const char diff[] =
 		"--- a/f\n+++ b/f\n@@ -1,4 +1,4 @@\n"
 		" {\n-    int x = 1;\n+    int x = 2;\n \treturn x;\n }\n";
-	struct kb_locate_opts no_ws = { 2, false, false, false };
+	struct kb_locate_opts no_ws = { 2, false, false, false, false };
 	struct kb_match m;
 
 	(void)state;
@@ -244,7 +245,7 @@ static void test_locate_needs_preimage(void **state)
 	(void)state;
 	locate(&m, KB_ENOTFOUND, "x\ny\n",
 	       "--- a/f\n+++ b/f\n@@ -3,2 +3,3 @@\n a\n+b\n c\n", 2, 0,
-	       &(struct kb_locate_opts){ 1, true, false, false });
+	       &(struct kb_locate_opts){ 1, true, false, false, false });
 	/* a new file fits only an empty one */
 	locate(&m, 0, "", "--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+a\n", 0, 0, NULL);
 	assert_match(&m, 0, 0, 0, 0, false);
@@ -543,7 +544,10 @@ static void test_decide_ambiguous(void **state)
 	assert_int_equal(d.state, KB_FILE_FAILED);
 	assert_int_equal(d.r[0].status, KB_HUNK_AMBIGUOUS);
 	assert_int_equal(d.r[0].match.line, 1);
-	assert_int_equal(d.r[0].match.other_line, 7);
+	assert_int_equal(d.r[0].match.trim_head, 1);
+	assert_int_equal(d.r[0].match.ambiguity, KB_AMBIG_TWICE);
+	assert_int_equal(d.r[0].match.other_line, 6);	/* where the hunk would start */
+	assert_false(d.r[0].match.other_reverse);
 }
 
 /*
@@ -590,6 +594,323 @@ static void test_decide_block(void **state)
 	/* twice: no telling which copy is the fix's */
 	decide(&d, "#define NEW(x) \\\n\tOLD(\"new-\" x)\nint a2(void);\n#define NEW(x) \\\n\tOLD(\"new-\" x)\n", diff);
 	assert_int_equal(d.state, KB_FILE_FAILED);
+}
+
+/* ---- ambiguity: never in, both places named (issue 25, 3 and 4) ---- */
+
+static const char *const swap_patch =
+	"--- a/f\n+++ b/f\n"
+	"@@ -1,3 +1,3 @@\n a1\n-X\n+Y\n a3\n"
+	"@@ -16,6 +16,7 @@\n b1\n b2\n b3\n b4\n+NEW\n b5\n b6\n";
+
+/*
+ * Hunk 1 fits at its own line, and its reverse fits 12 lines further:
+ * ambiguous, never in, even though hunk 2 is in. Alone it is ambiguous
+ * too; as the second hunk as well. Its reverse strictly nearer its own
+ * line than its change is in (git apply -R and GNU patch -R take it).
+ */
+static void test_decide_ambiguous_never_in(void **state)
+{
+	static const char file[] =
+		"a1\nX\na3\na4\na5\na6\na7\na8\na9\na10\na11\na12\na1\nY\na3\n"
+		"b1\nb2\nb3\nb4\nNEW\nb5\nb6\n";
+	static const char second[] =
+		"b1\nb2\nb3\nb4\nNEW\nb5\nb6\nc8\nc9\nc10\nc11\nc12\nc13\nc14\nc15\nc16\nc17\nc18\nc19\n"
+		"a1\nX\na3\nc23\nc24\nc25\nc26\nc27\nc28\nc29\nc30\na1\nY\na3\n";
+	static const char *const second_patch =
+		"--- a/f\n+++ b/f\n"
+		"@@ -1,6 +1,7 @@\n b1\n b2\n b3\n b4\n+NEW\n b5\n b6\n"
+		"@@ -19,3 +20,3 @@\n a1\n-X\n+Y\n a3\n";
+	static const char nearer_reverse[] =
+		"a1\nY\na3\na4\na5\na6\na7\na8\na9\na10\na11\na12\na1\nX\na3\n"
+		"b1\nb2\nb3\nb4\nNEW\nb5\nb6\n";
+	struct decided d;
+
+	(void)state;
+	decide(&d, file, swap_patch);
+	assert_int_equal(d.state, KB_FILE_FAILED);
+	assert_null(d.text);
+	assert_int_equal(d.r[0].status, KB_HUNK_AMBIGUOUS);
+	assert_int_equal(d.r[0].match.ambiguity, KB_AMBIG_WAYS);
+	assert_int_equal(d.r[0].match.line, 0);
+	assert_false(d.r[0].match.reverse);
+	assert_int_equal(d.r[0].match.other_line, 12);
+	assert_true(d.r[0].match.other_reverse);
+	assert_int_equal(d.r[1].status, KB_HUNK_PRESENT);
+	decide(&d, file, "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a1\n-X\n+Y\n a3\n");
+	assert_int_equal(d.state, KB_FILE_AMBIGUOUS);
+	assert_int_equal(d.r[0].status, KB_HUNK_AMBIGUOUS);
+	decide(&d, second, second_patch);
+	assert_int_equal(d.state, KB_FILE_FAILED);
+	assert_int_equal(d.r[0].status, KB_HUNK_PRESENT);
+	assert_int_equal(d.r[1].status, KB_HUNK_AMBIGUOUS);
+	/* in the lines of the tree's file, not of the forward pass's, which
+	 * hung hunk 1 on its leading context a second time */
+	assert_int_equal(d.r[1].tree_line, 19);
+	assert_int_equal(d.r[1].match.other_line, 30);
+	assert_true(d.r[1].match.other_reverse);
+	decide(&d, nearer_reverse, swap_patch);
+	assert_int_equal(d.state, KB_FILE_PRESENT);
+	assert_int_equal(d.r[0].status, KB_HUNK_PRESENT);
+	assert_int_equal(d.r[0].match.line, 0);
+	free(d.text);
+}
+
+/* A reverse that fits twice, the change nowhere: both places in reverse. */
+static void test_decide_ambiguous_in_reverse(void **state)
+{
+	struct decided d;
+
+	(void)state;
+	decide(&d, "a1\nY\na3\nz\nz\nz\nz\na1\nY\na3\n",
+	       "--- a/f\n+++ b/f\n@@ -1,5 +1,5 @@\n q\n a1\n-X\n+Y\n a3\n q\n");
+	assert_int_equal(d.state, KB_FILE_FAILED);
+	assert_int_equal(d.r[0].status, KB_HUNK_AMBIGUOUS);
+	assert_true(d.r[0].match.reverse);
+	assert_true(d.r[0].match.other_reverse);
+	assert_int_equal(d.r[0].match.ambiguity, KB_AMBIG_TWICE);
+}
+
+/* ---- where git apply puts a hunk (issue 25, 6) ---- */
+
+/*
+ * Hunk 1 is found 6 lines down; hunk 2's lines are at its own line + 2
+ * and at its own line + 6 (the offset hunk 1 carries): git apply takes the
+ * first, GNU patch the second. Two places: ambiguous, both named.
+ */
+static void test_file_apply_rules_disagree(void **state)
+{
+	struct kb_patch *p = patch_of(
+		"--- a/f\n+++ b/f\n@@ -2,3 +2,3 @@\n a2\n-a3\n+A3\n a4\n"
+		"@@ -10,3 +10,3 @@\n B1\n-B2\n+NEW\n B3\n");
+	static const char text[] =
+		"v1\nv2\nv3\nv4\nv5\nv6\na1\na2\na3\na4\na5\nB1\nB2\nB3\na9\nB1\nB2\nB3\nc1\nc2\n";
+	struct kb_hunk_result r[2];
+	char *out;
+
+	(void)state;
+	assert_int_equal(file_apply(&out, r, text, p, NULL), KB_ECONFLICT);
+	assert_null(out);
+	assert_int_equal(r[0].status, KB_HUNK_APPLIED);
+	assert_match(&r[0].match, 7, 6, 0, 0, false);
+	assert_int_equal(r[1].status, KB_HUNK_AMBIGUOUS);
+	assert_int_equal(r[1].match.ambiguity, KB_AMBIG_RULES);
+	assert_int_equal(r[1].match.line, 15);
+	assert_int_equal(r[1].match.other_line, 11);
+	kb_error_clear();
+	kb_patch_free(p);
+}
+
+/* The results git apply gives, byte for byte (checked with git 2.39). */
+static void test_file_apply_as_git_apply(void **state)
+{
+	static const struct { const char *what, *diff, *file, *want; } cases[] = {
+		{ "the same lines 5 lines either way: the later ones",
+		  "--- a/f\n+++ b/f\n@@ -10,3 +10,3 @@\n B1\n-B2\n+NEW\n B3\n",
+		  "x1\nx2\nx3\nx4\nB1\nB2\nB3\nx8\nx9\nx10\nx11\nx12\nx13\nx14\nB1\nB2\nB3\nx18\n",
+		  "x1\nx2\nx3\nx4\nB1\nB2\nB3\nx8\nx9\nx10\nx11\nx12\nx13\nx14\nB1\nNEW\nB3\nx18\n" },
+		{ "a hunk placed before the one before it",
+		  "--- a/f\n+++ b/f\n@@ -2,3 +2,4 @@\n a2\n-a3\n+A3\n+A3b\n a4\n"
+		  "@@ -10,3 +11,3 @@\n B1\n-B2\n+NEW\n B3\n",
+		  "p1\np2\nB1\nB2\nB3\np6\np7\np8\np9\np10\na1\na2\na3\na4\na5\na6\n",
+		  "p1\np2\nB1\nNEW\nB3\np6\np7\np8\np9\np10\na1\na2\nA3\nA3b\na4\na5\na6\n" },
+		{ "both rules at one place",
+		  "--- a/f\n+++ b/f\n@@ -2,3 +2,3 @@\n a2\n-a3\n+A3\n a4\n"
+		  "@@ -10,3 +10,3 @@\n B1\n-B2\n+NEW\n B3\n",
+		  "v1\nv2\nv3\na1\na2\na3\na4\na5\na6\na7\na8\na9\nB1\nB2\nB3\nc1\n",
+		  "v1\nv2\nv3\na1\na2\nA3\na4\na5\na6\na7\na8\na9\nB1\nNEW\nB3\nc1\n" },
+	};
+	struct kb_hunk_result r[2];
+	struct kb_patch *p;
+	char *out;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		p = patch_of(cases[i].diff);
+		if (file_apply(&out, r, cases[i].file, p, NULL) != 0)
+			fail_msg("%s: does not apply", cases[i].what);
+		if (strcmp(out, cases[i].want))
+			fail_msg("%s: got\n%s", cases[i].what, out);
+		free(out);
+		kb_patch_free(p);
+	}
+}
+
+/* ---- rules other than fuzz report no fuzz (issue 25, 18) ---- */
+
+/*
+ * Hung on one side, found by its own lines or block by block: the lines
+ * left out are no fuzz, which never exceeds max_fuzz; the rule is named.
+ * Each side fitting one place, apart, is ambiguous, and said so too.
+ */
+static void test_locate_rules_are_not_fuzz(void **state)
+{
+	static const char *const insert =
+		"--- a/f\n+++ b/f\n@@ -2,6 +2,7 @@\n a\n b\n c\n+NEW\n d\n e\n f\n";
+	struct kb_locate_opts fuzz1 = { 1, true, true, false, false };
+	struct kb_match m;
+
+	(void)state;
+	locate(&m, KB_EAMBIGUOUS, "z\na\nb\nc\nq\nq\nd\ne\nf\nz\n", insert, 1, 0, NULL);
+	assert_int_equal(m.fuzz, 0);
+	assert_int_equal(m.anchor, KB_ANCHOR_LEAD);
+	assert_int_equal(m.ambiguity, KB_AMBIG_SIDES);
+	assert_int_equal(m.line, 1);
+	assert_int_equal(m.other_line, 3);
+	locate(&m, 0, "z\na\nb\nc\nq\nq\nd\ne\nf\n", insert, 1, 0, &fuzz1);
+	assert_int_equal(m.anchor, KB_ANCHOR_TRAIL);
+	assert_int_equal(m.fuzz, 0);
+	assert_true(m.fuzz <= fuzz1.max_fuzz);
+	assert_int_equal(m.trim_head, 3);
+	assert_int_equal(m.line, 6);
+}
+
+/* ---- block by block (issue 25, 19) ---- */
+
+static const char *const two_changes =
+	"--- a/f.c\n+++ b/f.c\n@@ -3,11 +3,11 @@ int f(void)\n"
+	" \tint a;\n \tint b;\n \tlock();\n-\ta = old_a();\n+\ta = new_a();\n"
+	" \tb = 1;\n \tc = 2;\n \td = 3;\n-\tunlock_old();\n+\tunlock_new();\n"
+	" \treturn a;\n }\n \n";
+
+#define F_HEAD "int f(void)\n{\n\tint a;\n\tint b;\n\tlock();\n"
+#define F_TAIL "\treturn a;\n}\n\nint g(void)\n{\n\treturn 0;\n}\n"
+#define COMMENT "\t/*\n\t * d must be set last:\n\t * see g()\n\t */\n"
+
+/*
+ * A later commit put four comment lines between the two changes of one
+ * hunk: neither the change nor its reverse fits whole. Placed block by
+ * block, it is in; on a tree without it, it applies around the comment.
+ */
+static void test_decide_blocks(void **state)
+{
+	static const char fixed[] = F_HEAD "\ta = new_a();\n\tb = 1;\n\tc = 2;\n" COMMENT
+		"\td = 3;\n\tunlock_new();\n" F_TAIL;
+	static const char unfixed[] = F_HEAD "\ta = old_a();\n\tb = 1;\n\tc = 2;\n" COMMENT
+		"\td = 3;\n\tunlock_old();\n" F_TAIL;
+	static const char next_to_change[] = F_HEAD "\ta = new_a();\n\tb = 1;\n\tc = 2;\n"
+		"\td = 3;\n" COMMENT "\tunlock_new();\n" F_TAIL;
+	static const char reindented[] = "int f(void)\n{\n    int a;\n    int b;\n    lock();\n"
+		"    a = new_a();\n    b = 1;\n    c = 2;\n" COMMENT "    d = 3;\n    unlock_new();\n"
+		"    return a;\n}\n\n";
+	struct decided d;
+
+	(void)state;
+	decide(&d, fixed, two_changes);
+	assert_int_equal(d.state, KB_FILE_PRESENT);
+	assert_int_equal(d.r[0].match.anchor, KB_ANCHOR_BLOCKS);
+	assert_int_equal(d.r[0].match.gap, 4);
+	assert_int_equal(d.r[0].match.fuzz, 0);
+	assert_string_equal(d.text, unfixed);
+	free(d.text);
+	decide(&d, unfixed, two_changes);
+	assert_int_equal(d.state, KB_FILE_APPLIES);
+	assert_int_equal(d.r[0].match.anchor, KB_ANCHOR_BLOCKS);
+	assert_string_equal(d.text, fixed);
+	free(d.text);
+	/* the comment right before a changed line: the line undone (or
+	 * done) stays where it was, after the comment */
+	decide(&d, next_to_change, two_changes);
+	assert_int_equal(d.state, KB_FILE_PRESENT);
+	assert_int_equal(d.r[0].match.gap, 4);
+	assert_string_equal(d.text, F_HEAD "\ta = old_a();\n\tb = 1;\n\tc = 2;\n\td = 3;\n" COMMENT
+			    "\tunlock_old();\n" F_TAIL);
+	free(d.text);
+	decide(&d, reindented, two_changes);
+	assert_int_equal(d.state, KB_FILE_PRESENT);
+	assert_true(d.r[0].match.whitespace);
+	free(d.text);
+}
+
+/*
+ * Where block by block does not go: more than a few foreign lines, lines
+ * inside the outer context, a hunk that fits twice, an insertion whose
+ * neighbours are apart, a hunk of one change block.
+ */
+static void test_decide_blocks_limits(void **state)
+{
+	static const char too_many[] = F_HEAD "\ta = new_a();\n\tb = 1;\n\tc = 2;\n" COMMENT COMMENT
+		"\t/* 9 */\n\td = 3;\n\tunlock_new();\n" F_TAIL;
+	static const char in_lead[] = "int f(void)\n{\n\tint a;\n\t/* b */\n\tint b;\n\tlock();\n"
+		"\ta = new_a();\n\tb = 1;\n\tc = 2;\n" COMMENT "\td = 3;\n\tunlock_new();\n" F_TAIL;
+	static const char twice[] = F_HEAD "\ta = new_a();\n\tb = 1;\n\tc = 2;\n" COMMENT
+		"\td = 3;\n\tunlock_new();\n\treturn a;\n}\n\n" F_HEAD "\ta = new_a();\n\tb = 1;\n"
+		"\tc = 2;\n\t/* again */\n\td = 3;\n\tunlock_new();\n" F_TAIL;
+	static const char *const inserts =
+		"--- a/f\n+++ b/f\n@@ -1,8 +1,10 @@\n c1\n c2\n c3\n+N1\n c4\n c5\n c6\n+N2\n c7\n c8\n";
+	struct decided d;
+
+	(void)state;
+	decide(&d, too_many, two_changes);
+	assert_int_equal(d.state, KB_FILE_FAILED);
+	decide(&d, in_lead, two_changes);
+	assert_int_equal(d.state, KB_FILE_FAILED);
+	decide(&d, twice, two_changes);
+	assert_int_equal(d.state, KB_FILE_FAILED);
+	assert_int_equal(d.r[0].status, KB_HUNK_AMBIGUOUS);
+	assert_int_equal(d.r[0].match.ambiguity, KB_AMBIG_TWICE);
+	/* inserted between c3 and c4, with a foreign line there: no place */
+	decide(&d, "x\nc1\nc2\nc3\nF\nc4\nc5\nc6\nc7\nc8\nx\n", inserts);
+	assert_int_equal(d.state, KB_FILE_FAILED);
+	/* with the foreign line between c4 and c5 it goes */
+	decide(&d, "x\nc1\nc2\nc3\nc4\nF\nc5\nc6\nc7\nc8\nx\n", inserts);
+	assert_int_equal(d.state, KB_FILE_APPLIES);
+	assert_string_equal(d.text, "x\nc1\nc2\nc3\nN1\nc4\nF\nc5\nc6\nN2\nc7\nc8\nx\n");
+	free(d.text);
+	/* one change block: fuzz's and the anchors' to judge, not this rule */
+	decide(&d, "x\nc1\nc2\nc3\nF\nc5\nc6\nx\n",
+	       "--- a/f\n+++ b/f\n@@ -1,6 +1,6 @@\n c1\n c2\n c3\n-c4\n+C4\n c5\n c6\n");
+	assert_int_equal(d.state, KB_FILE_FAILED);
+}
+
+/* ---- a context line fuzz dropped, changed in the tree (issue 25, 20) ---- */
+
+static const char *const unlock_patch =
+	"--- a/f.c\n+++ b/f.c\n@@ -3,7 +3,6 @@ void f(struct s *s)\n"
+	" \tspin_lock_irq(&s->lock);\n \ta(s);\n \tb(s);\n-\tspin_unlock_irq(&s->lock);\n"
+	" \tc(s);\n \td(s);\n \te(s);\n";
+
+/*
+ * The first context line stands renamed (a change the fix builds on is
+ * missing): fuzz 1 places the hunk, and says which line it dropped. A
+ * line that is merely other text, or the same, is no such evidence.
+ */
+static void test_locate_changed_context(void **state)
+{
+	struct kb_match m;
+
+	(void)state;
+	locate(&m, 0, "void f(struct s *s)\n{\n\tspin_lock(&s->lock);\n\ta(s);\n\tb(s);\n"
+	       "\tspin_unlock_irq(&s->lock);\n\tc(s);\n\td(s);\n\te(s);\n}\n", unlock_patch, 2, 0, NULL);
+	assert_match(&m, 3, 0, 1, 1, false);
+	assert_true(m.changed);
+	assert_int_equal(m.changed_hunk_line, 0);
+	assert_int_equal(m.changed_file_line, 2);
+	/* the trailing side: e(s) became e(s, 0) */
+	locate(&m, 0, "void f(struct s *s)\n{\n\tspin_lock_irq(&s->lock);\n\ta(s);\n\tb(s);\n"
+	       "\tspin_unlock_irq(&s->lock);\n\tc(s);\n\td(s);\n\te(s, 0);\n}\n", unlock_patch, 2, 0, NULL);
+	assert_match(&m, 3, 0, 1, 1, false);
+	assert_true(m.changed);
+	assert_int_equal(m.changed_hunk_line, 6);
+	assert_int_equal(m.changed_file_line, 8);
+	/* fuzz 2, two lines changed: the one nearest the change is named */
+	locate(&m, 0, "void f(struct s *s)\n{\n\tspin_lock(&s->lock);\n\ta(s, 1);\n\tb(s);\n"
+	       "\tspin_unlock_irq(&s->lock);\n\tc(s);\n\td(s);\n\te(s);\n}\n", unlock_patch, 2, 0, NULL);
+	assert_match(&m, 4, 0, 2, 2, false);
+	assert_true(m.changed);
+	assert_int_equal(m.changed_hunk_line, 1);
+	assert_int_equal(m.changed_file_line, 3);
+	/* an unrelated line in its place, or a brace: nothing to say */
+	locate(&m, 0, "void f(struct s *s)\n{\n\tmemset(buf, 0, sizeof(buf));\n\ta(s);\n\tb(s);\n"
+	       "\tspin_unlock_irq(&s->lock);\n\tc(s);\n\td(s);\n}\n", unlock_patch, 2, 0, NULL);
+	assert_int_equal(m.fuzz, 1);
+	assert_false(m.changed);
+	/* no fuzz, nothing dropped */
+	locate(&m, 0, "void f(struct s *s)\n{\n\tspin_lock_irq(&s->lock);\n\ta(s);\n\tb(s);\n"
+	       "\tspin_unlock_irq(&s->lock);\n\tc(s);\n\td(s);\n\te(s);\n}\n", unlock_patch, 2, 0, NULL);
+	assert_int_equal(m.fuzz, 0);
+	assert_false(m.changed);
 }
 
 static void test_file_apply_newlines(void **state)
@@ -688,6 +1009,14 @@ int main(void)
 		cmocka_unit_test(test_decide_ambiguous),
 		cmocka_unit_test(test_decide_anchor),
 		cmocka_unit_test(test_decide_block),
+		cmocka_unit_test(test_decide_ambiguous_never_in),
+		cmocka_unit_test(test_decide_ambiguous_in_reverse),
+		cmocka_unit_test(test_file_apply_rules_disagree),
+		cmocka_unit_test(test_file_apply_as_git_apply),
+		cmocka_unit_test(test_locate_rules_are_not_fuzz),
+		cmocka_unit_test(test_decide_blocks),
+		cmocka_unit_test(test_decide_blocks_limits),
+		cmocka_unit_test(test_locate_changed_context),
 		cmocka_unit_test(test_file_apply_newlines),
 		cmocka_unit_test(test_text_contains),
 	};

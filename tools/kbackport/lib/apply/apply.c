@@ -62,7 +62,7 @@ static int merge_from_preimage(char **out, size_t *outlen, git_repository *repo,
 			       const struct kb_file_patch *fp, const char *ours,
 			       size_t ours_len)
 {
-	struct kb_locate_opts exact = { 0, false, false, false };
+	struct kb_locate_opts exact = { 0, false, false, false, false };
 	git_merge_file_input base, mine, theirs;
 	git_merge_file_options opts;
 	git_merge_file_result result = { 0 };
@@ -205,13 +205,47 @@ static void use(struct kb_file_result *fr, struct cand *c, enum kb_file_state st
 }
 
 /*
- * Which reading of the file wins: the change found in (by any variant's
- * hunks), else the own hunks applied, else another variant's, else the
- * 3-way merge.
+ * A hunk whose change fits at its own line and elsewhere by the earlier
+ * hunks' offsets, or whose reverse fits too (the change may be in): said,
+ * never settled by the 3-way merge, which would pick a place without a
+ * word. (Kept lines that fit twice once fuzz dropped context are another
+ * matter: the merge, with all the context the patch's preimage has, may
+ * well tell them apart, as git apply -3 does.)
+ */
+static bool any_ambiguous(const struct cand *c)
+{
+	const struct kb_match *m;
+	size_t h;
+
+	for (h = 0; h < c->fwd->nhunks; h++) {
+		m = &c->hunks[h].match;
+		if (c->hunks[h].status == KB_HUNK_AMBIGUOUS &&
+		    (m->ambiguity == KB_AMBIG_RULES || m->ambiguity == KB_AMBIG_WAYS || m->reverse))
+			return true;
+	}
+	return false;
+}
+
+/* Every candidate's look at the file, each decided once. */
+static int decide_all(struct cands *c, const char *buf, size_t len,
+		      const struct kb_locate_opts *opts)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < c->n; i++)
+		if ((err = decide(&c->v[i], buf, len, opts)) < 0)
+			return err;
+	return 0;
+}
+
+/*
+ * Which reading of the file wins (decide_all() looked already): the change
+ * found in (by any variant's hunks), else the own hunks applied, else
+ * another variant's, else the 3-way merge.
  */
 static int choose(struct kb_apply *apply, struct kb_file_result *fr, struct cands *c,
-		  struct kb_source *src, const char *buf, size_t len, git_filemode_t mode,
-		  const struct kb_locate_opts *opts)
+		  struct kb_source *src, const char *buf, size_t len, git_filemode_t mode)
 {
 	const char *path = kb_file_patch_path(fr->fp);
 	struct cand *own = &c->v[0], *in = NULL;
@@ -219,12 +253,9 @@ static int choose(struct kb_apply *apply, struct kb_file_result *fr, struct cand
 	size_t i, outlen = 0;
 	int err;
 
-	for (i = 0; i < c->n; i++) {
-		if ((err = decide(&c->v[i], buf, len, opts)) < 0)
-			return err;
+	for (i = 0; i < c->n; i++)
 		if (c->v[i].d.state == KB_FILE_PRESENT && (!in || (in != own && c->v[i].d.cost < in->d.cost)))
 			in = &c->v[i];	/* the own hunks first, else the closest fit */
-	}
 	/* own hunks: cheaper way wins (a copy of the lines elsewhere need not
 	 * be the fix); another variant's form of the change found in the file
 	 * means the change is there, whatever the own hunks would still fit */
@@ -241,7 +272,7 @@ static int choose(struct kb_apply *apply, struct kb_file_result *fr, struct cand
 			c->v[i].d.out = NULL;
 			return err;
 		}
-	if (own->d.state == KB_FILE_FAILED &&
+	if (own->d.state == KB_FILE_FAILED && !any_ambiguous(own) &&
 	    merge_from_preimage(&out, &outlen, kb_source_repo(src), fr->fp, buf, len) == 0) {
 		use(fr, own, KB_FILE_APPLIES);
 		fr->merged = true;
@@ -268,14 +299,14 @@ static int create_file(struct kb_apply *apply, struct kb_file_result *fr,
 		return file_error(fr, err);
 	}
 	if ((err = cands_add(&c, fr->fp, rfp, NULL)) < 0 ||
-	    (err = decide(&c.v[0], buf, len, opts)) < 0)
+	    (err = decide_all(&c, buf, len, opts)) < 0)
 		goto done;
 	if (len && c.v[0].d.state != KB_FILE_PRESENT) {
 		kb_error_set(KB_EEXISTS, "'%s' already exists", path);
 		err = file_error(fr, KB_EEXISTS);
 		goto done;
 	}
-	err = choose(apply, fr, &c, src, buf, len, GIT_FILEMODE_BLOB, opts);
+	err = choose(apply, fr, &c, src, buf, len, GIT_FILEMODE_BLOB);
 done:
 	cands_release(&c);
 	return err;
@@ -342,8 +373,9 @@ static int apply_file(struct kb_apply *apply, struct kb_file_result *fr,
 	if ((err = kb_source_read(&buf, &len, src, fp->old_path)) < 0 ||
 	    (err = kb_source_entry(&id, &mode, src, fp->old_path)) < 0)
 		return file_error(fr, err);
-	if ((err = gather(&c, fp, rfp, fix, self)) == 0)
-		err = choose(apply, fr, &c, src, buf, len, mode, opts);
+	if ((err = gather(&c, fp, rfp, fix, self)) == 0 &&
+	    (err = decide_all(&c, buf, len, opts)) == 0)
+		err = choose(apply, fr, &c, src, buf, len, mode);
 	cands_release(&c);
 	return err;
 }
@@ -499,6 +531,9 @@ static void describe_place(struct kb_buf *out, const struct kb_match *m)
 	kb_buf_printf(out, " (offset %+ld", m->offset);
 	if (m->anchor == KB_ANCHOR_BLOCK)
 		kb_buf_puts(out, ", by its own lines alone");
+	else if (m->anchor == KB_ANCHOR_BLOCKS)
+		kb_buf_printf(out, ", block by block, %zu line%s of the tree between its blocks",
+			      m->gap, m->gap == 1 ? "" : "s");
 	else if (m->anchor)
 		kb_buf_printf(out, ", anchored on its %s context alone",
 			      m->anchor == KB_ANCHOR_LEAD ? "leading" : "trailing");
@@ -507,6 +542,75 @@ static void describe_place(struct kb_buf *out, const struct kb_match *m)
 	if (m->whitespace)
 		kb_buf_puts(out, ", ignoring whitespace");
 	kb_buf_puts(out, ")");
+}
+
+/*
+ * "hunk 1 of 'f.c' dropped its context line 'x = old(y);' by fuzz, and line
+ * 12 of the tree holds it changed: a change this fix builds on may be
+ * missing; check the result".
+ */
+static void describe_changed(struct kb_buf *out, const struct kb_file_result *fr, size_t h)
+{
+	const struct kb_match *m = &fr->hunks[h].match;
+	const struct kb_line *l = &fr->used->hunks[h].lines[m->changed_hunk_line];
+	size_t skip = 0;
+
+	while (skip < l->len && (l->text[skip] == ' ' || l->text[skip] == '\t'))
+		skip++;
+	kb_buf_printf(out, "hunk %zu of '%s' dropped its context line '%.*s' by fuzz, and line %zu "
+		      "of the tree holds it changed: a change this fix builds on may be missing; "
+		      "check the result", h + 1, kb_file_patch_path(fr->fp), (int)(l->len - skip),
+		      l->text + skip, m->changed_file_line + 1);
+}
+
+static bool warns(const struct kb_file_result *fr, size_t h)
+{
+	return fr->hunks && fr->state == KB_FILE_APPLIES && !fr->merged &&
+	       fr->hunks[h].status == KB_HUNK_APPLIED && fr->hunks[h].match.changed;
+}
+
+char *kb_apply_warning(const struct kb_apply *apply)
+{
+	struct kb_buf out = KB_BUF_INIT;
+	size_t f, h, n = 0;
+
+	for (f = 0; apply->patch && f < apply->patch->nfiles; f++)
+		for (h = 0; apply->files[f].hunks && h < apply->files[f].used->nhunks; h++) {
+			if (!warns(&apply->files[f], h))
+				continue;
+			if (!n++)
+				describe_changed(&out, &apply->files[f], h);
+		}
+	if (n > 1)
+		kb_buf_printf(&out, " (and %zu more hunk%s like it)", n - 1, n > 2 ? "s" : "");
+	return kb_buf_detach(&out);
+}
+
+static const char *way(bool reverse)
+{
+	return reverse ? "in reverse" : "forward";
+}
+
+/* "line 2 forward, line 13 in reverse": both places a hunk fits, and how,
+ * in the lines of the tree's file. */
+static void describe_places(struct kb_buf *out, const struct kb_hunk_result *r)
+{
+	const struct kb_match *m = &r->match;
+	size_t line = r->tree_line + 1, other = m->other_line + 1;
+
+	switch (m->ambiguity) {
+	case KB_AMBIG_RULES:
+		kb_buf_printf(out, "line %zu %s nearest the earlier hunks' offset, line %zu %s nearest its own line",
+			      line, way(m->reverse), other, way(m->other_reverse));
+		break;
+	case KB_AMBIG_SIDES:
+		kb_buf_printf(out, "line %zu %s by its leading context, line %zu %s by its trailing context",
+			      line, way(m->reverse), other, way(m->other_reverse));
+		break;
+	default:
+		kb_buf_printf(out, "line %zu %s, line %zu %s", line, way(m->reverse),
+			      other, way(m->other_reverse));
+	}
 }
 
 static void describe_hunk(struct kb_buf *out, const struct kb_file_result *fr,
@@ -522,19 +626,20 @@ static void describe_hunk(struct kb_buf *out, const struct kb_file_result *fr,
 		kb_buf_printf(out, "hunk %zu of '%s' does not apply\n", h + 1, path);
 		return;
 	case KB_HUNK_AMBIGUOUS:
-		kb_buf_printf(out, "hunk %zu of '%s' fits more than one place (lines %zu and %zu): not guessing\n",
-			      h + 1, path, m->line - m->trim_head + 1, m->other_line - m->trim_head + 1);
+		kb_buf_printf(out, "hunk %zu of '%s' fits more than one place (", h + 1, path);
+		describe_places(out, r);
+		kb_buf_puts(out, "): not guessing\n");
 		return;
 	case KB_HUNK_PRESENT:
 		if (failures_only && !partial)
 			return;
 		kb_buf_printf(out, "hunk %zu of '%s' is already in, at line %zu", h + 1, path,
-			      m->line - m->trim_head + 1);
+			      r->tree_line + 1);
 		break;
 	case KB_HUNK_APPLIED:
 		if (partial) {
 			kb_buf_printf(out, "hunk %zu of '%s' is missing (it would apply at line %zu)\n",
-				      h + 1, path, m->line - m->trim_head + 1);
+				      h + 1, path, r->tree_line + 1);
 			return;
 		}
 		if (failures_only || (!m->offset && !m->fuzz && !m->whitespace && !m->anchor))
@@ -545,6 +650,11 @@ static void describe_hunk(struct kb_buf *out, const struct kb_file_result *fr,
 	}
 	describe_place(out, m);
 	kb_buf_puts(out, "\n");
+	if (warns(fr, h)) {
+		kb_buf_puts(out, "warning: ");
+		describe_changed(out, fr, h);
+		kb_buf_puts(out, "\n");
+	}
 }
 
 char *kb_apply_describe(const struct kb_apply *apply, bool failures_only)

@@ -88,6 +88,15 @@ void kb_apply_release(struct kb_apply *apply);
  */
 char *kb_apply_describe(const struct kb_apply *apply, bool failures_only);
 
+/*
+ * For an applied variant: what people must check before they trust it, on
+ * one line, or "" (malloc'ed). Today that is a hunk whose fuzz dropped a
+ * context line that stands at its place in a changed form (the first one
+ * named, the others counted): the tree may lack a change the fix builds on,
+ * and the result, as git apply -3's or GNU patch's, may be wrong code.
+ */
+char *kb_apply_warning(const struct kb_apply *apply);
+
 /* "applies", "already in", "partly in", "ambiguous", "does not apply". */
 const char *kb_file_state_name(enum kb_file_state state);
 

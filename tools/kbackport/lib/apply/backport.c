@@ -279,8 +279,27 @@ static const char *anchor_name(enum kb_anchor anchor)
 	static const char *const names[] = {
 		[KB_ANCHOR_NONE] = NULL, [KB_ANCHOR_LEAD] = "leading",
 		[KB_ANCHOR_TRAIL] = "trailing", [KB_ANCHOR_BLOCK] = "own-lines",
+		[KB_ANCHOR_BLOCKS] = "blocks",
 	};
 	return names[anchor];
+}
+
+/* An applied hunk's line is where it went, as its note says; any other
+ * hunk's is where it stands (or would go) in the tree's file. */
+static bool applied_here(const struct kb_file_result *fr, const struct kb_hunk_result *r)
+{
+	return r->status == KB_HUNK_APPLIED && fr->state != KB_FILE_PARTIAL;
+}
+
+/* The context line fuzz dropped that stands changed in the tree. */
+static int set_changed(struct kb_placement *p, const struct kb_hunk *h, const struct kb_match *m)
+{
+	const struct kb_line *l = &h->lines[m->changed_hunk_line];
+
+	p->changed_line = m->changed_file_line + 1;
+	if (!(p->changed_text = kb_strndup(l->text, l->len)))
+		return KB_ENOMEM;
+	return 0;
 }
 
 /* Every hunk of the deciding look at the tree, for --json. */
@@ -288,6 +307,7 @@ static int set_placements(struct kb_result *res, const struct kb_apply *apply,
 			  const struct kb_variant *variant)
 {
 	size_t f, h, n = 0;
+	int err;
 
 	for (f = 0; f < apply->patch->nfiles; f++)
 		n += apply->files[f].hunks ? apply->files[f].used->nhunks : 0;
@@ -301,11 +321,15 @@ static int set_placements(struct kb_result *res, const struct kb_apply *apply,
 			bool placed = r->status != KB_HUNK_FAILED;
 			p->hunk = h + 1;
 			p->status = hunk_status(fr, r);
-			p->line = placed ? r->match.line - r->match.trim_head + 1 : 0;
+			p->line = !placed ? 0 : applied_here(fr, r) ?
+				  r->match.line - r->match.trim_head + 1 : r->tree_line + 1;
 			p->offset = placed ? r->match.offset : 0;
 			p->fuzz = placed ? r->match.fuzz : 0;
 			p->whitespace = placed && r->match.whitespace;
 			p->anchor = placed ? anchor_name(r->match.anchor) : NULL;
+			if (r->status == KB_HUNK_APPLIED && r->match.changed &&
+			    (err = set_changed(p, &fr->used->hunks[h], &r->match)) < 0)
+				return err;
 			if (!(p->path = kb_strdup(kb_file_patch_path(fr->fp))) ||
 			    !(p->variant = kb_strdup(fr->from ? fr->from : variant->name)))
 				return KB_ENOMEM;
@@ -492,6 +516,7 @@ done:
 static int applied(struct kb_result *res, struct lane *lane, const struct kb_apply *apply,
 		   const struct kb_variant *variant, const struct kb_fix *fix, bool dry_run)
 {
+	char *warning;
 	int err;
 
 	if ((err = set_str(&res->variant, variant->name)) < 0 ||
@@ -504,9 +529,14 @@ static int applied(struct kb_result *res, struct lane *lane, const struct kb_app
 	if (res->status == KB_STATUS_ALREADY_APPLIED)
 		return set_detail(res, "every hunk of variant '%s' is already in the tree",
 				  variant->name);
-	return set_detail(res, "%s variant '%s'%s", dry_run ? "would apply" :
-			  res->created ? "applied" : "unchanged, already backported with",
-			  variant->name, res->forced ? " (forced)" : "");
+	if (!(warning = kb_apply_warning(apply)))
+		return KB_ENOMEM;
+	err = set_detail(res, "%s variant '%s'%s%s%s", dry_run ? "would apply" :
+			 res->created ? "applied" : "unchanged, already backported with",
+			 variant->name, res->forced ? " (forced)" : "",
+			 *warning ? "; warning: " : "", warning);
+	free(warning);
+	return err;
 }
 
 static int already_applied(struct kb_result *res, const struct kb_survey *survey,
@@ -889,6 +919,7 @@ void kb_result_release(struct kb_result *r)
 	for (i = 0; i < r->nhunks; i++) {
 		free(r->hunks[i].path);
 		free(r->hunks[i].variant);
+		free(r->hunks[i].changed_text);
 	}
 	free(r->hunks);
 	memset(r, 0, sizeof(*r));

@@ -39,7 +39,12 @@ struct kb_placement {
 	long offset;
 	unsigned fuzz;
 	bool whitespace;
-	const char *anchor;	/* NULL, "leading", "trailing" or "own-lines" */
+	const char *anchor;	/* NULL, "leading", "trailing", "own-lines" or "blocks" */
+	/* applied: a context line fuzz dropped that stands changed in the
+	 * tree (kb_apply_warning()): its 1-based tree line, or 0, and the
+	 * patch's text of it (NULL when none) */
+	size_t changed_line;
+	char *changed_text;
 };
 
 struct kb_result {

@@ -12,9 +12,13 @@
  *
  * Offsets are measured from where the untrimmed preimage would start, so a
  * fuzzed match in place has offset 0, and kb_file_apply() adds them up:
- * every hunk after a shifted one is expected to be shifted as much.
+ * every hunk after a shifted one is expected to be shifted as much. git
+ * apply carries no offset: it looks for each hunk nearest its own line.
+ * kb_file_apply() places every hunk both ways and calls two different
+ * places ambiguous, so that a clean git apply is matched byte for byte.
  */
 #include "locate.h"
+#include "locate_priv.h"
 #include "buf.h"
 #include "error.h"
 
@@ -125,6 +129,7 @@ void kb_locate_opts_init(struct kb_locate_opts *opts)
 	opts->ignore_whitespace = true;
 	opts->anchor = true;
 	opts->block = false;
+	opts->blocks = true;
 }
 
 /* ---- comparing lines ---- */
@@ -169,6 +174,11 @@ static bool line_equal(const struct kb_slice *s, const struct kb_line *l, bool w
 	if (ws)
 		return ws_equal(s->ptr, s->len, l->text, l->len);
 	return s->len == l->len && !memcmp(s->ptr, l->text, l->len);
+}
+
+bool kb_line_equal(const struct kb_slice *s, const struct kb_line *l, bool ws)
+{
+	return line_equal(s, l, ws);
 }
 
 /* ---- locating ---- */
@@ -277,7 +287,8 @@ static bool last_start(size_t *last, const struct kb_lines *file, const struct s
 	return true;
 }
 
-/* Nearest match to `base` at or after `min_line`; earlier line on a tie. */
+/* Nearest match to `base` at or after `min_line`; on a tie the later line,
+ * as git apply and GNU patch take it. */
 static bool search(size_t *found, const struct kb_lines *file,
 		   const struct kb_hunk *h, const struct span *sp, size_t base,
 		   size_t min_line, bool anchored)
@@ -296,12 +307,12 @@ static bool search(size_t *found, const struct kb_lines *file,
 		hi = d > 0 && d <= last - base;
 		if (!lo && !hi)
 			return false;
-		if (lo && match_at(file, base - d, h, sp)) {
-			*found = base - d;
-			return true;
-		}
 		if (hi && match_at(file, base + d, h, sp)) {
 			*found = base + d;
+			return true;
+		}
+		if (lo && match_at(file, base - d, h, sp)) {
+			*found = base - d;
 			return true;
 		}
 	}
@@ -350,6 +361,27 @@ static void set_match(struct kb_match *out, size_t line, size_t th, size_t tt,
 	out->whitespace = ws;
 }
 
+/* Placed by a rule other than fuzz: the lines it leaves out are no fuzz,
+ * which never goes beyond max_fuzz; `anchor` names the rule. */
+static void set_rule(struct kb_match *out, enum kb_anchor anchor)
+{
+	out->anchor = anchor;
+	out->fuzz = 0;
+}
+
+/* Where a place found for lines [from, ...) of the hunk has its first line. */
+static size_t whole_start(size_t at, size_t from)
+{
+	return at > from ? at - from : 0;
+}
+
+static int ambiguous(struct kb_match *out, enum kb_ambiguity why, size_t other)
+{
+	out->ambiguity = why;
+	out->other_line = other;
+	return KB_EAMBIGUOUS;
+}
+
 /*
  * With context dropped, the kept lines may fit elsewhere too: a place
  * found by fuzz counts only when it is the one place they fit, compared
@@ -365,8 +397,100 @@ static int check_unique(struct kb_match *out, const struct kb_lines *file,
 	sp.ws = true;
 	if (find_two(&first, &second, file, h, &sp, min_line) < 2)
 		return 0;
-	out->other_line = first == out->line ? second : first;
-	return KB_EAMBIGUOUS;
+	return ambiguous(out, KB_AMBIG_TWICE,
+			 whole_start(first == out->line ? second : first, sp.from));
+}
+
+/* ---- a context line dropped by fuzz, changed ---- */
+
+/* Lines longer than this are compared by their first bytes only. */
+#define SIMILAR_MAX 240
+
+/* `s` trimmed, each run of blanks as one space, at most SIMILAR_MAX bytes. */
+static size_t squeeze(char *out, const char *s, size_t len)
+{
+	const char *end = s + len;
+	size_t n = 0;
+
+	trim(&s, &end);
+	while (s < end && n < SIMILAR_MAX) {
+		if (is_blank(*s)) {
+			out[n++] = ' ';
+			while (s < end && is_blank(*s))
+				s++;
+		} else {
+			out[n++] = *s++;
+		}
+	}
+	return n;
+}
+
+static size_t lcs(const char *a, size_t na, const char *b, size_t nb)
+{
+	unsigned short row[SIMILAR_MAX + 1] = { 0 }, diag, up;
+	size_t i, j;
+
+	for (i = 0; i < na; i++)
+		for (j = 0, diag = 0; j < nb; j++) {
+			up = row[j + 1];
+			row[j + 1] = a[i] == b[j] ? diag + 1 :
+				     up > row[j] ? up : row[j];
+			diag = up;
+		}
+	return row[nb];
+}
+
+static bool has_word(const char *s, size_t n)
+{
+	for (; n; n--, s++)
+		if ((*s >= '0' && *s <= '9') || ((*s | 0x20) >= 'a' && (*s | 0x20) <= 'z') || *s == '_')
+			return true;
+	return false;
+}
+
+/*
+ * The same line in a changed form: not equal, but most of it in common
+ * (a call renamed, an argument added), and words in both, so that braces
+ * and blank lines never count.
+ */
+static bool changed_form(const struct kb_line *l, const struct kb_slice *f)
+{
+	char a[SIMILAR_MAX], b[SIMILAR_MAX];
+	size_t na = squeeze(a, l->text, l->len), nb = squeeze(b, f->ptr, f->len);
+
+	if (!has_word(a, na) || !has_word(b, nb) || (na == nb && !memcmp(a, b, na)))
+		return false;
+	return 10 * 2 * lcs(a, na, b, nb) >= 6 * (na + nb);
+}
+
+static bool check_changed(struct kb_match *out, const struct kb_lines *file,
+			  const struct kb_hunk *h, size_t i, size_t at)
+{
+	if (at >= file->n || !changed_form(&h->lines[i], &file->v[at]))
+		return false;
+	out->changed = true;
+	out->changed_hunk_line = i;
+	out->changed_file_line = at;
+	return true;
+}
+
+/*
+ * Fuzz dropped context lines; where they would stand, does the file hold
+ * one of them changed? That is evidence (a change the fix builds on may
+ * be missing), not noise: the line nearest the change is noted.
+ */
+static void note_changed(struct kb_match *out, const struct kb_lines *file,
+			 const struct kb_hunk *h, const struct span *sp)
+{
+	size_t k, end = out->line + fit_at(file, out->line, h, sp);
+
+	for (k = sp->from; k-- > 0;)
+		if (out->line >= sp->from - k &&
+		    check_changed(out, file, h, k, out->line - (sp->from - k)))
+			return;
+	for (k = sp->to; k < h->nlines; k++)
+		if (check_changed(out, file, h, k, end + (k - sp->to)))
+			return;
 }
 
 /* Returns 0 when found, KB_ENOTFOUND or KB_EAMBIGUOUS. */
@@ -389,6 +513,8 @@ static int try_fuzz(struct kb_match *out, const struct kb_lines *file,
 		sp.ws = pass == 1;
 		if (search(&line, file, h, &sp, base, min_line, anchored)) {
 			set_match(out, line, th, tt, expected, sp.ws);
+			if (th + tt)
+				note_changed(out, file, h, &sp);
 			return check_unique(out, file, h, sp, min_line);
 		}
 	}
@@ -411,6 +537,22 @@ static bool pure_insertion(const struct kb_hunk *h)
 {
 	return count_not(h, 0, h->nlines, KB_LINE_DEL) == h->nlines &&
 	       count_not(h, 0, h->nlines, KB_LINE_ADD) < h->nlines;
+}
+
+/* Hung on the leading (lead_side) or the trailing context, found at `at`. */
+static void set_anchor(struct kb_match *out, const struct kb_lines *file,
+		       const struct kb_hunk *h, bool lead_side, size_t at, size_t expected)
+{
+	size_t lead = lead_context(h), trail = trail_context(h);
+	struct span sp = { lead_side ? 0 : lead, lead_side ? h->nlines - trail : h->nlines,
+			   lead_side ? lead : trail, false };
+
+	if (lead_side)
+		set_match(out, at, 0, trail, expected, false);
+	else
+		set_match(out, at, lead, 0, expected, false);
+	set_rule(out, lead_side ? KB_ANCHOR_LEAD : KB_ANCHOR_TRAIL);
+	out->whitespace = !match_at(file, at, h, &sp);
 }
 
 /*
@@ -437,31 +579,19 @@ static int try_anchor(struct kb_match *out, const struct kb_lines *file,
 	if (nl == 1 && nt == 1) {
 		/* the side that also meets the file's start or end is the surer */
 		bool lead_bof = l1 == 0, trail_eof = t1 + fit_at(file, t1, h, &ts) == file->n;
-		if (lead_bof != trail_eof) {
-			nl = lead_bof;
-			nt = trail_eof;
-		} else {
-			set_match(out, l1, 0, trail, expected, true);
-			out->other_line = t1;
-			return KB_EAMBIGUOUS;
+		if (lead_bof == trail_eof) {
+			set_anchor(out, file, h, true, l1, expected);
+			return ambiguous(out, KB_AMBIG_SIDES, whole_start(t1, lead));
 		}
+		nl = lead_bof;
+		nt = trail_eof;
 	}
 	if (nl == 1 || nt == 1) {
-		if (nl == 1)
-			set_match(out, l1, 0, trail, expected, false);
-		else
-			set_match(out, t1, lead, 0, expected, false);
-		out->anchor = nl == 1 ? KB_ANCHOR_LEAD : KB_ANCHOR_TRAIL;
-		ls.ws = ts.ws = false;
-		out->whitespace = !match_at(file, out->line, h, nl == 1 ? &ls : &ts);
+		set_anchor(out, file, h, nl == 1, nl == 1 ? l1 : t1, expected);
 		return 0;
 	}
-	if (nl > 1 || nt > 1) {
-		set_match(out, nl > 1 ? l1 : t1, 0, 0, expected, true);
-		out->other_line = nl > 1 ? l2 : t2;
-		return KB_EAMBIGUOUS;
-	}
-	return KB_ENOTFOUND;
+	set_anchor(out, file, h, true, l1, expected);
+	return ambiguous(out, KB_AMBIG_TWICE, l2);
 }
 
 /* A deletion found by the lines it deletes, when they occur exactly once. */
@@ -479,11 +609,42 @@ static int try_block(struct kb_match *out, const struct kb_lines *file,
 	if (!n)
 		return KB_ENOTFOUND;
 	set_match(out, first, lead, trail, expected, true);
-	out->anchor = KB_ANCHOR_BLOCK;
+	set_rule(out, KB_ANCHOR_BLOCK);
 	if (n == 1)
 		return 0;
-	out->other_line = second;
-	return KB_EAMBIGUOUS;
+	return ambiguous(out, KB_AMBIG_TWICE, whole_start(second, lead));
+}
+
+/*
+ * Block by block (locate_blocks.c): exactly first, else whitespace-
+ * insensitively; one place only, counted whitespace-insensitively.
+ */
+static int try_blocks(struct kb_match *out, const struct kb_lines *file,
+		      const struct kb_hunk *h, size_t expected, size_t min_line)
+{
+	size_t n = 0, nws = 0, first = 0, second = 0, wfirst = 0, wsecond = 0, gap = 0;
+	size_t *at = NULL;
+	int err;
+
+	if ((err = kb_blocks_find(&n, &first, &second, file, h, false, min_line)) < 0 ||
+	    (err = kb_blocks_find(&nws, &wfirst, &wsecond, file, h, true, min_line)) < 0)
+		return err;
+	if (!nws)
+		return KB_ENOTFOUND;
+	if (!n)
+		first = wfirst;
+	if (!(at = calloc(h->nlines, sizeof(*at))))
+		return nomem();
+	err = kb_blocks_map(at, &gap, file, h, !n, first);
+	free(at);
+	if (err < 0)
+		return err;
+	set_match(out, first, 0, 0, expected, !n);
+	set_rule(out, KB_ANCHOR_BLOCKS);
+	out->gap = gap;
+	if (nws < 2)
+		return 0;
+	return ambiguous(out, KB_AMBIG_TWICE, wfirst == first ? wsecond : wfirst);
 }
 
 int kb_locate_hunk(struct kb_match *out, const struct kb_lines *file,
@@ -510,9 +671,12 @@ int kb_locate_hunk(struct kb_match *out, const struct kb_lines *file,
 			break;	/* no context left to drop */
 		prev_th = th;
 		prev_tt = tt;
+		memset(out, 0, sizeof(*out));
 		err = try_fuzz(out, file, hunk, th, tt, expected, min_line,
 			       opts->ignore_whitespace);
 	}
+	if (err == KB_ENOTFOUND && opts->blocks)
+		err = try_blocks(out, file, hunk, expected, min_line);
 	if (err == KB_ENOTFOUND && opts->anchor)
 		err = try_anchor(out, file, hunk, expected, min_line);
 	if (err == KB_ENOTFOUND && opts->block)
@@ -589,28 +753,93 @@ static size_t fill_postimage(struct kb_slice *post, const struct kb_lines *file,
 	return (size_t)(p - post);
 }
 
+/* Hunk line i, or for a '+' line the '-' line after it in its block (the
+ * line it replaces, as a reversed hunk writes them), else itself. */
+static size_t replaced(const struct kb_hunk *h, size_t i)
+{
+	size_t k = i;
+
+	if (h->lines[i].type != KB_LINE_ADD)
+		return i;
+	while (k < h->nlines && h->lines[k].type == KB_LINE_ADD)
+		k++;
+	return k < h->nlines && h->lines[k].type == KB_LINE_DEL ? k : i;
+}
+
+/*
+ * The postimage of a hunk placed block by block: the file's foreign lines
+ * stay where they are, between the blocks. *nfile: the lines it replaces.
+ */
+static int blocks_postimage(struct kb_slice **post, size_t *npost, size_t *nfile,
+			    const struct kb_lines *file, const struct kb_hunk *h,
+			    const struct kb_match *m)
+{
+	size_t *at = NULL, i, j = m->line, gap, n = 0;
+	const struct kb_line *l;
+	int err;
+
+	*post = NULL;
+	if (!(at = calloc(h->nlines ? h->nlines : 1, sizeof(*at))))
+		return nomem();
+	if ((err = kb_blocks_map(at, &gap, file, h, m->whitespace, m->line)) < 0) {
+		free(at);
+		return err == KB_ENOTFOUND ?
+		       kb_error_set(KB_ERROR, "hunk match is outside the file") : err;
+	}
+	if (!(*post = malloc((h->nlines + gap + 1) * sizeof(**post)))) {
+		free(at);
+		return nomem();
+	}
+	for (i = 0; i < h->nlines; i++) {
+		l = &h->lines[i];
+		/* lines that replace others go where those were */
+		while (j < at[replaced(h, i)])
+			(*post)[n++] = file->v[j++];
+		if (l->type == KB_LINE_ADD)
+			(*post)[n++] = (struct kb_slice){ l->text, l->len };
+		else if (l->type == KB_LINE_CONTEXT)
+			(*post)[n++] = file->v[j];
+		j += l->type != KB_LINE_ADD;
+	}
+	free(at);
+	*npost = n;
+	*nfile = j - m->line;
+	return 0;
+}
+
+/* The postimage of the matched region; *nfile: the lines it replaces. */
+static int postimage(struct kb_slice **post, size_t *npost, size_t *nfile,
+		     const struct kb_lines *file, const struct kb_hunk *h,
+		     const struct kb_match *m, struct span *sp)
+{
+	*post = NULL;
+	if (m->anchor == KB_ANCHOR_BLOCKS)
+		return blocks_postimage(post, npost, nfile, file, h, m);
+	if (!(*nfile = fit_at(file, m->line, h, sp)) && sp->npre)
+		return kb_error_set(KB_ERROR, "hunk match is outside the file");
+	if (!(*post = malloc((h->nlines + *nfile + 1) * sizeof(**post))))
+		return nomem();
+	*npost = fill_postimage(*post, file, h, sp, m->line, m->line + *nfile);
+	return 0;
+}
+
 int kb_hunk_apply(struct kb_lines *file, const struct kb_hunk *hunk,
 		  const struct kb_match *match, size_t *end)
 {
 	struct span sp = { match->trim_head, hunk->nlines - match->trim_tail, 0,
 			   match->whitespace };
 	struct kb_slice *post = NULL;
-	size_t npost, nfile, tail, at = match->line;
+	size_t npost = 0, nfile = 0, tail, at = match->line;
 	bool at_eof;
 	int err = 0;
 
 	if (sp.from > sp.to || sp.to > hunk->nlines || at > file->n)
 		return kb_error_set(KB_ERROR, "hunk match is outside the file");
 	sp.npre = count_pre(hunk, sp.from, sp.to);
-	if (!(nfile = fit_at(file, at, hunk, &sp)) && sp.npre)
-		return kb_error_set(KB_ERROR, "hunk match is outside the file");
+	if ((err = postimage(&post, &npost, &nfile, file, hunk, match, &sp)) < 0)
+		goto done;
 	tail = file->n - at - nfile;
 	at_eof = tail == 0 && match->trim_tail == 0;
-	if (!(post = malloc((hunk->nlines + nfile + 1) * sizeof(*post)))) {
-		err = nomem();
-		goto done;
-	}
-	npost = fill_postimage(post, file, hunk, &sp, at, at + nfile);
 	if ((err = lines_reserve(file, file->n - nfile + npost)) < 0)
 		goto done;
 	if (tail)
@@ -714,10 +943,12 @@ done:
 
 struct region {
 	size_t from, to;	/* lines [from, to) an applied hunk wrote */
+	long shift;		/* lines it added (- removed) */
 };
 
 struct apply_state {
 	long delta;		/* lines added - removed by earlier hunks */
+	long missed;		/* lines added - removed by hunks that did not apply */
 	long offset;		/* where earlier hunks were found vs the patch */
 	size_t min_line;	/* end of the previous applied hunk */
 	size_t failed, first_failed;
@@ -749,8 +980,30 @@ static int add_region(struct apply_state *st, size_t at, size_t end, long shift)
 	if (!(v = reallocarray(st->done, st->ndone + 1, sizeof(*v))))
 		return nomem();
 	st->done = v;
-	v[st->ndone++] = (struct region){ at, end };
+	v[st->ndone++] = (struct region){ at, end, shift };
 	return 0;
+}
+
+/* Line `at` of the file as the applied hunks left it, in the tree's file. */
+static size_t tree_line(const struct apply_state *st, size_t at)
+{
+	long x = (long)at;
+	size_t i;
+
+	for (i = 0; i < st->ndone; i++)
+		if (st->done[i].to <= at)
+			x -= st->done[i].shift;
+	return x < 0 ? 0 : (size_t)x;
+}
+
+/* Where the hunk (and a second place it fits) starts in the tree's file. */
+static void set_tree_lines(struct kb_hunk_result *r, const struct apply_state *st)
+{
+	struct kb_match *m = &r->match;
+
+	r->tree_line = tree_line(st, whole_start(m->line, m->trim_head));
+	if (r->status == KB_HUNK_AMBIGUOUS)
+		m->other_line = tree_line(st, m->other_line);
 }
 
 /*
@@ -769,7 +1022,7 @@ static int locate_before(struct kb_match *m, const struct kb_lines *file,
 	if (!st->min_line)
 		return KB_ENOTFOUND;
 	exact.max_fuzz = 0;
-	exact.anchor = exact.block = false;
+	exact.anchor = exact.block = exact.blocks = false;
 	if (kb_locate_hunk(m, file, h, expected, 0, &exact) < 0)
 		return KB_ENOTFOUND;
 	sp = (struct span){ 0, h->nlines, count_pre(h, 0, h->nlines), m->whitespace };
@@ -777,6 +1030,75 @@ static int locate_before(struct kb_match *m, const struct kb_lines *file,
 	if (m->line >= st->min_line || overlaps(st, m->line, m->line + (nfile ? nfile : 1)))
 		return KB_ENOTFOUND;
 	return 0;
+}
+
+/* Exactly, and not over lines an earlier hunk wrote. */
+static bool own_fits(const struct kb_lines *file, const struct kb_hunk *h,
+		     const struct span *sp, const struct apply_state *st, size_t at)
+{
+	return match_at(file, at, h, sp) && !overlaps(st, at, at + sp->npre);
+}
+
+/*
+ * Where git apply puts the hunk: its exact preimage nearest its own line
+ * (the header's new start, in the file as the earlier hunks left it), the
+ * later line first on a tie, never over lines an earlier hunk wrote; a
+ * hunk from line 1 only at the start, one without trailing context only
+ * at the end. No offset is carried from hunk to hunk.
+ */
+static bool own_place(size_t *found, const struct kb_lines *file, const struct kb_hunk *h,
+		      const struct apply_state *st)
+{
+	struct span sp = { 0, h->nlines, count_pre(h, 0, h->nlines), false };
+	long p = h->new_start ? (long)(h->new_start < LONG_MAX / 2 ? h->new_start : LONG_MAX / 2) - 1 : 0;
+	bool begin = h->old_start <= 1, end = !trail_context(h);
+	size_t last, pos, d;
+
+	if (!sp.npre || sp.npre > file->n)
+		return false;
+	last = file->n - sp.npre;
+	if (begin || end) {
+		*found = begin ? 0 : last;
+		return (!end || *found == last) && own_fits(file, h, &sp, st, *found);
+	}
+	p -= st->missed;
+	pos = p < 0 ? 0 : (size_t)p > last ? last : (size_t)p;
+	for (d = 0; d <= pos || pos + d <= last; d++) {
+		if (pos + d <= last && own_fits(file, h, &sp, st, pos + d)) {
+			*found = pos + d;
+			return true;
+		}
+		if (d && d <= pos && own_fits(file, h, &sp, st, pos - d)) {
+			*found = pos - d;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The place found from the earlier hunks' offsets (GNU patch's rule) and
+ * git apply's (own_place()) must be one: a place only git apply's rule
+ * gives is taken, so a clean git apply is matched byte for byte, and two
+ * different places are ambiguous, never chosen.
+ */
+static int check_own_line(struct kb_match *m, int err, bool *in_order,
+			  const struct kb_lines *file, const struct kb_hunk *h,
+			  size_t expected, const struct apply_state *st)
+{
+	size_t own;
+
+	if (err == KB_EAMBIGUOUS || !own_place(&own, file, h, st))
+		return err;
+	if (err == KB_ENOTFOUND) {
+		memset(m, 0, sizeof(*m));
+		set_match(m, own, 0, 0, expected, false);
+		*in_order = own >= st->min_line;
+		return 0;
+	}
+	if (m->line == own && !m->trim_head && !m->trim_tail && !m->whitespace && !m->anchor)
+		return 0;
+	return ambiguous(m, KB_AMBIG_RULES, own);
 }
 
 static int apply_hunk(struct kb_lines *file, const struct kb_hunk *h,
@@ -787,6 +1109,7 @@ static int apply_hunk(struct kb_lines *file, const struct kb_hunk *h,
 	size_t start = h->old_start < LONG_MAX / 2 ? h->old_start : LONG_MAX / 2;
 	long e = (long)start - 1 + st->delta + st->offset;
 	size_t expected = e < 0 ? 0 : (size_t)e, before = file->n, end;
+	long delta = (long)h->new_lines - (long)h->old_lines;
 	bool in_order = true;
 	int err;
 
@@ -796,11 +1119,17 @@ static int apply_hunk(struct kb_lines *file, const struct kb_hunk *h,
 		err = 0;
 		in_order = false;
 	}
+	if (err < 0 && err != KB_ENOTFOUND && err != KB_EAMBIGUOUS)
+		return err;
+	err = check_own_line(&r->match, err, &in_order, file, h, expected, st);
 	r->status = !err ? KB_HUNK_APPLIED : err == KB_EAMBIGUOUS ?
 		    KB_HUNK_AMBIGUOUS : KB_HUNK_FAILED;
-	if (err)
+	set_tree_lines(r, st);
+	if (err) {
+		st->missed += delta;
 		return 0;
-	st->delta += (long)h->new_lines - (long)h->old_lines;
+	}
+	st->delta += delta;
 	if ((err = kb_hunk_apply(file, h, &r->match, &end)) < 0 ||
 	    (err = add_region(st, r->match.line, end, (long)file->n - (long)before)) < 0)
 		return err;
@@ -830,7 +1159,7 @@ int kb_file_apply(char **out, size_t *outlen, struct kb_hunk_result *results,
 		  const struct kb_locate_opts *opts)
 {
 	struct kb_lines file = KB_LINES_INIT;
-	struct apply_state st = { 0, 0, 0, 0, 0, NULL, 0 };
+	struct apply_state st = { 0, 0, 0, 0, 0, 0, NULL, 0 };
 	struct kb_locate_opts defaults;
 	size_t i;
 	int err;
@@ -865,7 +1194,8 @@ static unsigned hunk_cost(const struct kb_hunk_result *r, const struct kb_locate
 {
 	/* beyond every fuzz level; an insertion hung on one side counts more
 	 * than finding the very lines it would insert (a second copy is wrong) */
-	unsigned fuzz = r->match.anchor == KB_ANCHOR_BLOCK ? opts->max_fuzz + 1 :
+	unsigned fuzz = r->match.anchor == KB_ANCHOR_BLOCK ||
+			r->match.anchor == KB_ANCHOR_BLOCKS ? opts->max_fuzz + 1 :
 			r->match.anchor ? opts->max_fuzz + 2 : r->match.fuzz;
 
 	return fuzz * 2 + r->match.whitespace;
@@ -892,13 +1222,56 @@ static unsigned pass_cost(const struct kb_hunk_result *r, size_t n,
  * Both ways fit equally well, at one place: the hunk's lines already
  * stand where it would put them (an insertion with no context after it,
  * at the end of a file, fits again right after its context). It is in.
+ * Not so a deletion there: its reverse fits wherever its context does,
+ * the lines it deletes still after it.
  */
 static bool same_place(const struct kb_hunk_result *f, const struct kb_hunk_result *r,
 		       const struct kb_hunk *h)
 {
 	size_t fl = f->match.line - f->match.trim_head, rl = r->match.line - r->match.trim_head;
 
-	return fl >= rl && fl <= rl + h->new_lines;
+	return h->new_lines > h->old_lines && fl >= rl && fl <= rl + h->new_lines;
+}
+
+/*
+ * The hunk is in: its reverse fits and its change does not, or only at a
+ * higher cost; as cheap both ways, where its lines already stand, or where
+ * its reverse is strictly nearer the hunk's line than its change (both
+ * git apply -R and GNU patch -R take that place). Anything else that fits
+ * both ways is ambiguous, never in.
+ */
+static bool reverse_wins(const struct kb_hunk_result *f, const struct kb_hunk_result *r,
+			 const struct kb_hunk *h, const struct kb_locate_opts *opts)
+{
+	unsigned fc = hunk_cost(f, opts), rc = hunk_cost(r, opts);
+
+	if (r->status != KB_HUNK_APPLIED)
+		return false;
+	if (f->status != KB_HUNK_APPLIED || rc < fc)
+		return true;
+	return rc == fc && (same_place(f, r, h) || labs(r->match.offset) < labs(f->match.offset));
+}
+
+/* The hunk's change fits, and so does its reverse, elsewhere, as cheaply. */
+static void both_ways(struct kb_hunk_result *out, const struct kb_hunk_result *f,
+		      const struct kb_hunk_result *r)
+{
+	*out = *f;
+	out->status = KB_HUNK_AMBIGUOUS;
+	out->match.ambiguity = KB_AMBIG_WAYS;
+	out->match.other_line = r->tree_line;
+	out->match.other_reverse = true;
+}
+
+/* Neither way places the hunk: a reverse that fits twice says more. */
+static void neither_way(struct kb_hunk_result *out, const struct kb_hunk_result *f,
+			const struct kb_hunk_result *r)
+{
+	*out = *f;
+	if (f->status != KB_HUNK_FAILED || r->status != KB_HUNK_AMBIGUOUS)
+		return;
+	*out = *r;
+	out->match.reverse = out->match.other_reverse = true;
 }
 
 static void classify(struct kb_hunk_result *hunks, size_t count[4],
@@ -911,17 +1284,16 @@ static void classify(struct kb_hunk_result *hunks, size_t count[4],
 	for (i = 0; i < n; i++) {
 		fok = f[i].status == KB_HUNK_APPLIED;
 		rok = r[i].status == KB_HUNK_APPLIED;
-		if (rok && (!fok || hunk_cost(&r[i], opts) < hunk_cost(&f[i], opts) ||
-			    (hunk_cost(&r[i], opts) == hunk_cost(&f[i], opts) &&
-			     same_place(&f[i], &r[i], &fp->hunks[i])))) {
+		if (reverse_wins(&f[i], &r[i], &fp->hunks[i], opts)) {
 			hunks[i] = r[i];
 			hunks[i].status = KB_HUNK_PRESENT;
+			hunks[i].match.reverse = true;
 		} else if (fok && (!rok || hunk_cost(&f[i], opts) < hunk_cost(&r[i], opts))) {
 			hunks[i] = f[i];
+		} else if (fok) {
+			both_ways(&hunks[i], &f[i], &r[i]);
 		} else {
-			hunks[i] = f[i];
-			if (fok)
-				hunks[i].status = KB_HUNK_AMBIGUOUS;
+			neither_way(&hunks[i], &f[i], &r[i]);
 		}
 		count[hunks[i].status]++;
 	}
@@ -935,6 +1307,7 @@ static void take(struct kb_hunk_result *hunks, const struct kb_hunk_result *from
 	for (i = 0; i < n; i++) {
 		hunks[i] = from[i];
 		hunks[i].status = status;
+		hunks[i].match.reverse = status == KB_HUNK_PRESENT;
 	}
 }
 
@@ -973,7 +1346,9 @@ int kb_file_decide(struct kb_file_decision *out, struct kb_hunk_result *hunks,
 	}
 	kb_error_clear();
 	classify(hunks, count, f, r, fwd, opts);
-	if (!rerr && !count[KB_HUNK_APPLIED] && !count[KB_HUNK_FAILED] && count[KB_HUNK_PRESENT]) {
+	/* a hunk that fits both ways, or twice, is never counted as in */
+	if (!rerr && !count[KB_HUNK_APPLIED] && !count[KB_HUNK_FAILED] &&
+	    !count[KB_HUNK_AMBIGUOUS] && count[KB_HUNK_PRESENT]) {
 		out->state = KB_FILE_PRESENT;
 		out->cost = pass_cost(r, n, opts);
 		take(hunks, r, n, KB_HUNK_PRESENT);

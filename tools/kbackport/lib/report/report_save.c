@@ -18,6 +18,15 @@ static json_t *pre_fix_json(const struct kb_result *r)
 			 "reversed_variant", r->pre_fix_variant);
 }
 
+/* A context line fuzz dropped that stands changed at `line` of the tree. */
+static json_t *changed_json(const struct kb_placement *p)
+{
+	if (!p->changed_text)
+		return json_null();
+	return json_pack("{s:I, s:o}", "line", (json_int_t)p->changed_line,
+			 "text", kb_json_text(p->changed_text, strlen(p->changed_text)));
+}
+
 static json_t *hunks_json(const struct kb_result *r)
 {
 	json_t *list = json_array();
@@ -25,12 +34,13 @@ static json_t *hunks_json(const struct kb_result *r)
 
 	for (i = 0; i < r->nhunks; i++) {
 		const struct kb_placement *p = &r->hunks[i];
-		json_array_append_new(list, json_pack("{s:o, s:I, s:s, s:s, s:o, s:I, s:I, s:b, s:o}",
+		json_array_append_new(list, json_pack("{s:o, s:I, s:s, s:s, s:o, s:I, s:I, s:b, s:o, s:o}",
 			"file", kb_json_text(p->path, strlen(p->path)),
 			"hunk", (json_int_t)p->hunk, "variant", p->variant, "status", p->status,
 			"line", p->line ? json_integer((json_int_t)p->line) : json_null(),
 			"offset", (json_int_t)p->offset, "fuzz", (json_int_t)p->fuzz,
-			"whitespace", p->whitespace, "anchor", kb_json_str(p->anchor)));
+			"whitespace", p->whitespace, "anchor", kb_json_str(p->anchor),
+			"changed_context", changed_json(p)));
 	}
 	return list;
 }
