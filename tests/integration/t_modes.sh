@@ -102,6 +102,17 @@ test_expect_success 'the modes written, as ls-tree shows them' '
 	test -z "$(git -C $R ls-tree backport/del-exec/base -- gone.sh)$(git -C $R ls-tree backport/del-link/base -- doc.link)"
 '
 
+test_expect_success 'fix new --from-commit: the same fixes, the same trees' '
+	for f in mode-only new-link all; do
+		"$KBACKPORT" fix new -o fromcommit --id $f --from-commit $R $f >/dev/null &&
+		"$KBACKPORT" apply --fix fromcommit/$f -b base --dry-run --json >out.json &&
+		test "$(jq -r ".results[0].status" out.json)" = applied || return 1
+		grep -q "^old mode 100644" fromcommit/mode-only/fix.patch || return 1
+	done &&
+	"$KBACKPORT" apply --fix fromcommit/all -b all --json >out.json &&
+	test "$(jq -r ".results[0].status" out.json)" = already-applied
+'
+
 # branch_with NAME COMMANDS: a branch from base with COMMANDS' changes committed
 branch_with() {
 	git -C $R checkout -q -b "$1" base && (cd $R && eval "$2") &&
