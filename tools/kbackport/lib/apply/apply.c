@@ -301,6 +301,7 @@ static int create_file(struct kb_apply *apply, struct kb_file_result *fr,
 		err = file_error(fr, KB_EEXISTS);
 		goto done;
 	}
+	kb_file_decision_release(&c.v[0].d);	/* choose() decides again */
 	err = choose(apply, fr, &c, src, buf, len, GIT_FILEMODE_BLOB, opts);
 done:
 	cands_release(&c);
