@@ -11,6 +11,14 @@
 source "$(dirname "$0")/../lib.sh"
 T_SUITE=modes
 hermetic
+# kb ARGS...: kbackport (under $KB_VALGRIND in the valgrind pass, whose
+# errors, exit 99, are counted at the end)
+kb() {
+	${KB_VALGRIND:-} "$KBACKPORT" "$@"
+	local rc=$?
+	[ $rc != 99 ] || echo "kbackport $*" >> "$TMP/valgrind.errors"
+	return $rc
+}
 cd "$TMP"
 R=repo
 git init -q $R
@@ -60,7 +68,7 @@ test_expect_success 'the patches say what git says: mode lines, no hunks for a m
 
 test_expect_success 'fix new makes a fix of each' '
 	for f in $FIXES; do
-		"$KBACKPORT" fix new -o fixes --id $f patches/$f.patch >>made
+		kb fix new -o fixes --id $f patches/$f.patch >>made
 	done
 	test $(grep -c "^created fixes/" made) = 9
 '
@@ -72,13 +80,13 @@ git_tree() {
 }
 for f in $FIXES; do
 	test_expect_success "$f: applied, the tree git apply --index makes" '
-		"$KBACKPORT" apply --fix fixes/'$f' -b base --json >out.json &&
+		kb apply --fix fixes/'$f' -b base --json >out.json &&
 		test "$(jq -r ".results[0].status" out.json)" = applied &&
 		test "$(git -C $R rev-parse backport/'$f'/base^{tree})" = "$(git_tree patches/'$f'.patch)" &&
 		test "$(git -C $R rev-parse backport/'$f'/base^{tree})" = "$(git -C $R rev-parse '$f'^{tree})"
 	'
 	test_expect_success "$f: on the upstream commit, already-applied" '
-		"$KBACKPORT" apply --fix fixes/'$f' -b '$f' --json >out.json &&
+		kb apply --fix fixes/'$f' -b '$f' --json >out.json &&
 		test "$(jq -r ".results[0] | \"\(.status) \(.commit)\"" out.json)" = "already-applied null"
 	'
 done
@@ -104,12 +112,12 @@ test_expect_success 'the modes written, as ls-tree shows them' '
 
 test_expect_success 'fix new --from-commit: the same fixes, the same trees' '
 	for f in mode-only new-link all; do
-		"$KBACKPORT" fix new -o fromcommit --id $f --from-commit $R $f >/dev/null &&
-		"$KBACKPORT" apply --fix fromcommit/$f -b base --dry-run --json >out.json &&
+		kb fix new -o fromcommit --id $f --from-commit $R $f >/dev/null &&
+		kb apply --fix fromcommit/$f -b base --dry-run --json >out.json &&
 		test "$(jq -r ".results[0].status" out.json)" = applied || return 1
 		grep -q "^old mode 100644" fromcommit/mode-only/fix.patch || return 1
 	done &&
-	"$KBACKPORT" apply --fix fromcommit/all -b all --json >out.json &&
+	kb apply --fix fromcommit/all -b all --json >out.json &&
 	test "$(jq -r ".results[0].status" out.json)" = already-applied
 '
 
@@ -127,7 +135,7 @@ branch_with start-regular 'mkdir bin && printf "#!/bin/sh\nexec ./run.sh\n" > bi
 
 # status FIX BRANCH: "status: detail" of apply --json
 status() {
-	"$KBACKPORT" apply --fix "fixes/$1" -b "$2" --json >out.json
+	kb apply --fix "fixes/$1" -b "$2" --json >out.json
 	jq -r '.results[0] | "\(.status): \(.detail)"' out.json
 }
 test_expect_success 'a mode change whose old mode is not the tree'"'"'s is a conflict' '
@@ -149,12 +157,12 @@ test_expect_success 'a new executable there already, not executable: a conflict'
 '
 test_expect_success 'the exit status of a conflict is 1' '
 	test_expect_code() { "$@"; test $? = 1; } &&
-	test_expect_code "$KBACKPORT" apply --fix fixes/mode-content -b tool-regular
+	test_expect_code kb apply --fix fixes/mode-content -b tool-regular
 '
 
 test_expect_success 'pre-fix: the lane undoes the modes, as git apply -R does' '
 	printf "repo: repo\nbranches:\n  - {name: all, ref: all, pre-fix: true}\n" >prefix.yaml &&
-	"$KBACKPORT" apply --config prefix.yaml --fix fixes/all --json >out.json &&
+	kb apply --config prefix.yaml --fix fixes/all --json >out.json &&
 	test "$(jq -r ".results[0] | \"\(.status) \(.pre_fix.reversed_variant)\"" out.json)" = "applied patch" &&
 	pre=$(jq -r ".results[0].pre_fix.commit" out.json) &&
 	rm -rf ga && git clone -q -b all $R ga && git -C ga apply -R --index "$TMP/patches/all.patch" &&
@@ -165,7 +173,7 @@ test_expect_success 'pre-fix: the lane undoes the modes, as git apply -R does' '
 
 test_expect_success 'a queue of mode changes: each commit git apply'"'"'s tree' '
 	printf "fixes/mode-only\nfixes/new-link\nfixes/del-exec\n" >modes.series &&
-	"$KBACKPORT" apply --queue modes.series -b base --json >out.json &&
+	kb apply --queue modes.series -b base --json >out.json &&
 	test "$(jq -r "[.branches[0].results[].status] | join(\" \")" out.json)" = "applied applied applied" &&
 	rm -rf ga && git clone -q -b base $R ga &&
 	for f in mode-only new-link del-exec; do
@@ -178,7 +186,7 @@ test_expect_success 'a queue of mode changes: each commit git apply'"'"'s tree' 
 
 # refused PATCH MESSAGE: fix new refuses PATCH (exit 2) with MESSAGE, writing nothing
 refused() {
-	"$KBACKPORT" fix new -o refused "$1" >out 2>err
+	kb fix new -o refused "$1" >out 2>err
 	test $? = 2 && test "$(cat err)" = "$2" && test ! -e refused
 }
 git -C $R checkout -q -b with-sub base
@@ -200,7 +208,10 @@ test_expect_success 'a file type change is refused, naming the file' '
 test_expect_success 'a fix whose patch has a submodule: apply refuses it (exit 2)' '
 	mkdir -p badfix/sub && cp patches/sub.patch badfix/sub/fix.patch &&
 	printf "id: sub\nsubject: \"lib: add a submodule\"\npatch: fix.patch\n" >badfix/sub/fix.yaml &&
-	"$KBACKPORT" apply --fix badfix/sub -b base >out 2>err; test $? = 2 &&
+	kb apply --fix badfix/sub -b base >out 2>err; test $? = 2 &&
 	grep -q "'"'lib/sub'"' is a submodule (mode 160000): submodules are not supported" err
+'
+test_expect_success 'no kbackport run above had a valgrind error' '
+	test ! -e "$TMP/valgrind.errors"
 '
 finish
