@@ -170,23 +170,41 @@ $(BUILD)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libkbac
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: an installed kbackport,
 # build/install/kbackport, finds its data in $(PREFIX)/share/kbackport (only
-# cli.c, which holds KB_DATADIR, is compiled again for it); make uninstall
-# removes what install wrote. tools/install.sh says what goes where.
+# cli.c, which holds KB_DATADIR, is compiled again for it, with the path from
+# build/install/datadir.h); the data installed is the binary's own table of
+# the files it reads (lib/datafiles.c, printed by build/list-data); make
+# uninstall removes what install wrote. tools/install.sh says what goes where.
+# PREFIX and DESTDIR reach the shell only through the environment, as they
+# were given ($(value ...): a '$' in them is not expanded by make), never
+# pasted into a command line: spaces, quotes, backslashes and '$' work.
 PREFIX  ?= /usr/local
 DESTDIR ?=
 INSTALL_DIR := $(BUILD)/install
 
-$(INSTALL_DIR)/prefix: FORCE
-	@mkdir -p $(dir $@)
-	@printf '%s\n' '$(PREFIX)' > $@.tmp; if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(INSTALL_DIR)/datadir.h install uninstall: export KB_PREFIX = $(value PREFIX)
+install uninstall: export KB_DESTDIR = $(value DESTDIR)
 
-$(INSTALL_DIR)/cli.o: tools/kbackport/cli.c $(INSTALL_DIR)/prefix
-	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -UKB_DATADIR -DKB_DATADIR='"$(PREFIX)/share/kbackport"' -c -o $@ $<
+$(INSTALL_DIR)/datadir.h: FORCE
+	@mkdir -p $(dir $@)
+	@tools/install.sh c-header "$$KB_PREFIX" > $@.tmp || { rm -f $@.tmp; exit 1; }; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+$(INSTALL_DIR)/cli.o: tools/kbackport/cli.c $(INSTALL_DIR)/datadir.h
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -UKB_DATADIR -include $(INSTALL_DIR)/datadir.h -c -o $@ $<
 
 -include $(INSTALL_DIR)/cli.d
 
 $(INSTALL_DIR)/kbackport: $(INSTALL_DIR)/cli.o $(filter-out %/cli.o,$(CLI_OBJ)) $(BUILD)/gen/version.o $(BUILD)/libkbackport.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/list-data: tools/list-data.c $(BUILD)/libkbackport.a
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libkbackport.a $(LDLIBS)
+
+-include $(BUILD)/list-data.d
+
+$(INSTALL_DIR)/data-files: $(BUILD)/list-data
+	@mkdir -p $(dir $@)
+	$(BUILD)/list-data > $@.tmp && mv $@.tmp $@
 
 # kbackport(1): each command's --help text, one section per command.
 $(BUILD)/kbackport.1: $(BUILD)/kbackport tools/gen-man.sh
@@ -195,11 +213,12 @@ $(BUILD)/kbackport.1: $(BUILD)/kbackport tools/gen-man.sh
 .PHONY: man install uninstall
 man: $(BUILD)/kbackport.1
 
-install: $(INSTALL_DIR)/kbackport $(BUILD)/kbackport.1
-	@tools/install.sh install "$(DESTDIR)" "$(PREFIX)" $(INSTALL_DIR)/kbackport $(BUILD)/kbackport.1
+install: $(INSTALL_DIR)/kbackport $(BUILD)/kbackport.1 $(INSTALL_DIR)/data-files
+	@tools/install.sh install "$$KB_DESTDIR" "$$KB_PREFIX" $(INSTALL_DIR)/kbackport \
+		$(BUILD)/kbackport.1 $(INSTALL_DIR)/data-files
 
 uninstall:
-	@tools/install.sh uninstall "$(DESTDIR)" "$(PREFIX)"
+	@tools/install.sh uninstall "$$KB_DESTDIR" "$$KB_PREFIX"
 
 # Real kernels: Debian's linux-source packages, imported into build/e2e.
 e2e: $(BUILD)/kbackport

@@ -1,6 +1,7 @@
 /*
- * kb_patch_parse() on arbitrary bytes. A patch that parses is also
- * reversed twice: the result must have the same shape as the original.
+ * kb_patch_parse() on arbitrary bytes. A patch that parses has no control
+ * character in its subject and author, and is reversed twice: the result
+ * must have the same shape (files, hunks, modes) as the original.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,9 @@ static void check_reverse(const struct kb_patch *patch)
 	if (back->nfiles != patch->nfiles)
 		abort();
 	for (size_t i = 0; i < patch->nfiles; i++) {
-		if (back->files[i].nhunks != patch->files[i].nhunks)
+		if (back->files[i].nhunks != patch->files[i].nhunks ||
+		    back->files[i].old_mode != patch->files[i].old_mode ||
+		    back->files[i].new_mode != patch->files[i].new_mode)
 			abort();
 		(void)kb_file_patch_path(&back->files[i]);
 	}
@@ -27,12 +30,25 @@ done:
 	kb_patch_free(back);
 }
 
+/* No header carries a control character into a commit (patch.c folds them). */
+static void check_headers(const struct kb_patch *patch)
+{
+	const char *const fields[] = { patch->subject, patch->author_name, patch->author_email };
+
+	for (size_t i = 0; i < 3; i++)
+		for (const char *s = fields[i]; s && *s; s++)
+			if ((unsigned char)*s < 0x20 || *s == 0x7f)
+				abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct kb_patch *patch = NULL;
 
-	if (kb_patch_parse(&patch, (const char *)data, size, "fuzz.patch") == 0)
+	if (kb_patch_parse(&patch, (const char *)data, size, "fuzz.patch") == 0) {
+		check_headers(patch);
 		check_reverse(patch);
+	}
 	kb_patch_free(patch);
 	kb_error_clear();
 	return 0;

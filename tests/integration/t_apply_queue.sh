@@ -146,16 +146,28 @@ Subject: FAILED: patch \"staging: comedi: print the minor\" failed to apply to 4
 assert_contains "...in the queue" "4.19.y of $TMP/repos/linux, on top of the fixes before it in the queue 'stable':" "$(tr '\n' ' ' < $m | sed 's/  */ /g; s/ $//')"
 assert_contains "...with the failing file" "no file 'drivers/staging/comedi/comedi_fops.c' in the tree" "$(cat $m)"
 
+WT=$TMP/repos/linux-staging-comedi-print-the-minor-4.19.y
 assert_eq "...whose commands start from the queue as it stood: the fixes applied before it, by git am -3" \
-"cd $TMP/repos/linux
-git fetch https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git $(sed -n 's/^upstream: //p' fixes/staging-comedi-print-the-minor/fix.yaml)
-git checkout -b backport/staging-comedi-print-the-minor/4.19.y linux-4.19.y
-git am -3 $TMP/fixes/CVE-2011-4001/fix.patch
-git am -3 $TMP/fixes/tcp-say-who-may-load-them/fix.patch
-git cherry-pick -x $(sed -n 's/^upstream: //p' fixes/staging-comedi-print-the-minor/fix.yaml)" \
-	"$(sed -n '/^To reproduce/,/^  git cherry-pick/p' $m | sed -n 's/^  //p')"
-assert_eq "...as in the JSON" "$(sed -n '/^To reproduce/,/^  git commit/p' $m | sed -n 's/^  //p')" \
+"git -C $TMP/repos/linux worktree add $WT -b backport/staging-comedi-print-the-minor/4.19.y linux-4.19.y
+git -C $WT am -3 $TMP/fixes/CVE-2011-4001/fix.patch
+git -C $WT am -3 $TMP/fixes/tcp-say-who-may-load-them/fix.patch
+git -C $WT am -3 $TMP/fixes/staging-comedi-print-the-minor/fix.patch
+# resolve the conflicts (see the failed hunks), then: git -C $WT add <files>
+# build and test the kernel
+git -C $WT am --continue" \
+	"$(sed -n '/^To reproduce/,/^  git -C .* am --continue/p' $m | sed -n 's/^  //p')"
+assert_eq "...as in the JSON" "$(sed -n '/^To reproduce/,/^  git -C .* am --continue/p' $m | sed -n 's/^  //p')" \
 	"$(q 4.19.y '.results[3].reproduce | join("\n")')"
+test_expect_success '...pasted into sh from elsewhere: the queue before it replayed, then the fix stops on its conflict' '
+	q 4.19.y ".results[3].reproduce[]" >paste.sh &&
+	mkdir -p elsewhere && (cd elsewhere && sh ../paste.sh) >paste.out 2>&1
+	test "$(git -C "$WT" log --format=%s linux-4.19.y..HEAD)" = "tcp: say who may load them
+tcp: say that modules load on demand" &&
+	test "$(git -C "$WT" rev-parse HEAD^{tree})" = "$(git -C $R rev-parse refs/heads/backport/queue/stable/4.19.y~1^{tree})" &&
+	test -d "$(git -C "$WT" rev-parse --git-path rebase-apply)" &&
+	git -C "$WT" am --abort && git -C $R worktree remove "$WT" &&
+	git -C $R branch -D backport/staging-comedi-print-the-minor/4.19.y
+'
 
 T_NAME="re-run"
 # lib.sh pins GIT_COMMITTER_DATE: a re-run at another time (another date,
@@ -276,4 +288,89 @@ run_kb 2 apply --queue stable.series --name 'a..b' &&
 run_kb 2 apply --name x && assert_eq "--name without --queue" "error: --name and --mails go with --queue" "$ERR"
 assert_eq "nothing written by any of them" "$refs $nobj" "$(git -C $R for-each-ref) $(objects)"
 assert_eq "the user's refs, HEAD, index and work tree are untouched" "$before" "$(user_state $R)"
+# ---- one ref namespace: refs/heads/backport/<fix>/<branch> and
+# refs/heads/backport/queue/<queue>/<branch>. A fix may not be named queue;
+# a ref in the way (git keeps refs as files in folders) is said in words,
+# before anything is written.
+T_NAME="ref namespace"
+NOT_BOTH="and one name cannot be both a ref and a folder of refs"
+# unchanged CMD...: runs it; the refs and the objects are as they were
+unchanged() {
+	local refs nobj
+	refs=$(git -C $R for-each-ref) nobj=$(objects)
+	"$@" && test "$(git -C $R for-each-ref) $(objects)" = "$refs $nobj"
+}
+qerr() { echo "$OUT" | jq -r '.branches[0].error'; }
+test_expect_success 'a fix named queue is refused, alone or in a series' '
+	mkdir -p qfixes && cp -r fixes/CVE-2011-4001 qfixes/queue &&
+	sed -i "s/^id: .*/id: queue/" qfixes/queue/fix.yaml &&
+	unchanged run_kb 2 apply --fix qfixes/queue &&
+	test "$ERR" = "error: qfixes/queue/fix.yaml:3:5: '"'"'queue'"'"' cannot be a fix id: refs/heads/backport/queue/ holds the queues'"'"' refs" &&
+	echo qfixes/queue > queue-fix.series &&
+	unchanged run_kb 2 apply --queue queue-fix.series &&
+	test "$ERR" = "error: queue-fix.series:1: ./qfixes/queue/fix.yaml:3:5: '"'"'queue'"'"' cannot be a fix id: refs/heads/backport/queue/ holds the queues'"'"' refs"
+'
+test_expect_success 'a queue named like a branch, where a fix named queue left its ref: the clash in words, nothing written' '
+	git -C $R update-ref refs/heads/backport/queue/2.6.37.y linux-2.6.37.y &&
+	unchanged run_kb 1 apply --queue stable.series --name 2.6.37.y --branch 2.6.37.y --json &&
+	test "$(qerr)" = "cannot write '"'"'refs/heads/backport/queue/2.6.37.y/2.6.37.y'"'"': the ref '"'"'refs/heads/backport/queue/2.6.37.y'"'"' exists, $NOT_BOTH (rename or delete '"'"'refs/heads/backport/queue/2.6.37.y'"'"')" &&
+	unchanged run_kb 1 apply --queue stable.series --name 2.6.37.y --branch 2.6.37.y --dry-run --json &&
+	test "$(qerr)" = "cannot write '"'"'refs/heads/backport/queue/2.6.37.y/2.6.37.y'"'"': the ref '"'"'refs/heads/backport/queue/2.6.37.y'"'"' exists, $NOT_BOTH (rename or delete '"'"'refs/heads/backport/queue/2.6.37.y'"'"')" &&
+	git -C $R update-ref -d refs/heads/backport/queue/2.6.37.y &&
+	run_kb 0 apply --queue stable.series --name 2.6.37.y --branch 2.6.37.y --json &&
+	test "$(echo "$OUT" | jq -r ".branches[0] | \"\(.ref) \(.created)\"")" = "refs/heads/backport/queue/2.6.37.y/2.6.37.y true"
+'
+test_expect_success 'a fix id that is a branch namespace of the repository (a branch backport/<id>): the clash in words, nothing written' '
+	git -C $R branch backport/CVE-2011-4001 linux-2.6.37.y &&
+	unchanged run_kb 1 apply --fix fixes/CVE-2011-4001 --branch 2.6.37.y --json &&
+	test "$(echo "$OUT" | jq -r ".results[0] | \"\(.status): \(.detail)\"")" = "error: cannot write '"'"'refs/heads/backport/CVE-2011-4001/2.6.37.y'"'"': the ref '"'"'refs/heads/backport/CVE-2011-4001'"'"' exists, $NOT_BOTH (rename or delete '"'"'refs/heads/backport/CVE-2011-4001'"'"')" &&
+	git -C $R branch -D -q backport/CVE-2011-4001 &&
+	run_kb 0 apply --fix fixes/CVE-2011-4001 --branch 2.6.37.y --json &&
+	test "$(echo "$OUT" | jq -r ".results[0].status")" = applied
+'
+test_expect_success 'refs inside the ref to write, for a fix and for a queue: the clash in words, nothing written' '
+	git -C $R update-ref -d refs/heads/backport/CVE-2011-4001/2.6.37.y &&
+	git -C $R update-ref refs/heads/backport/CVE-2011-4001/2.6.37.y/old linux-2.6.37.y &&
+	unchanged run_kb 1 apply --fix fixes/CVE-2011-4001 --branch 2.6.37.y --json &&
+	test "$(echo "$OUT" | jq -r ".results[0].detail")" = "cannot write '"'"'refs/heads/backport/CVE-2011-4001/2.6.37.y'"'"': refs exist inside it ('"'"'refs/heads/backport/CVE-2011-4001/2.6.37.y/old'"'"'), $NOT_BOTH (rename or delete them)" &&
+	git -C $R update-ref -d refs/heads/backport/CVE-2011-4001/2.6.37.y/old &&
+	git -C $R update-ref refs/heads/backport/queue/inside/2.6.37.y/x linux-2.6.37.y &&
+	unchanged run_kb 1 apply --queue stable.series --name inside --branch 2.6.37.y --json &&
+	test "$(qerr)" = "cannot write '"'"'refs/heads/backport/queue/inside/2.6.37.y'"'"': refs exist inside it ('"'"'refs/heads/backport/queue/inside/2.6.37.y/x'"'"'), $NOT_BOTH (rename or delete them)" &&
+	git -C $R update-ref -d refs/heads/backport/queue/inside/2.6.37.y/x
+'
+test_expect_success 'a branch named backport: every fix and queue ref is in the way, said in words' '
+	git init -q -b main solo && git -C solo fetch -q ../$R linux-2.6.37.y:linux-2.6.37.y &&
+	git -C solo branch backport linux-2.6.37.y &&
+	printf "repo: solo\nbranches:\n  - {name: 2.6.37.y, ref: linux-2.6.37.y}\n" > solo.yaml &&
+	run_kb 1 apply --config solo.yaml --fix fixes/CVE-2011-4001 --json &&
+	test "$(echo "$OUT" | jq -r ".results[0].detail")" = "cannot write '"'"'refs/heads/backport/CVE-2011-4001/2.6.37.y'"'"': the ref '"'"'refs/heads/backport'"'"' exists, $NOT_BOTH (rename or delete '"'"'refs/heads/backport'"'"')" &&
+	run_kb 1 apply --config solo.yaml --queue stable.series --json &&
+	test "$(qerr)" = "cannot write '"'"'refs/heads/backport/queue/stable/2.6.37.y'"'"': the ref '"'"'refs/heads/backport'"'"' exists, $NOT_BOTH (rename or delete '"'"'refs/heads/backport'"'"')" &&
+	test "$(git -C solo for-each-ref --format="%(refname)")" = "refs/heads/backport
+refs/heads/linux-2.6.37.y"
+'
+test_expect_success 'a queue named as a fix id, and names that are prefixes of each other as strings: no clash' '
+	run_kb 0 apply --fix fixes/CVE-2011-4001 --branch 2.6.37.y --json &&
+	run_kb 0 apply --queue stable.series --name CVE-2011-4001 --branch 2.6.37.y --json &&
+	run_kb 0 apply --queue stable.series --name stable-2 --branch 2.6.37.y --json &&
+	run_kb 0 apply --queue stable.series --name stabl --branch 2.6.37.y --json &&
+	git -C $R for-each-ref --format="%(refname)" refs/heads/backport/CVE-2011-4001 refs/heads/backport/queue/CVE-2011-4001 \
+		refs/heads/backport/queue/stable refs/heads/backport/queue/stable-2 refs/heads/backport/queue/stabl >got &&
+	cat >want <<-\EOF &&
+	refs/heads/backport/CVE-2011-4001/2.6.37.y
+	refs/heads/backport/queue/CVE-2011-4001/2.6.37.y
+	refs/heads/backport/queue/stabl/2.6.37.y
+	refs/heads/backport/queue/stable-2/2.6.37.y
+	refs/heads/backport/queue/stable/2.6.32.y
+	refs/heads/backport/queue/stable/2.6.37.y
+	refs/heads/backport/queue/stable/4.19.y
+	EOF
+	test_cmp want got &&
+	git -C $R fsck --strict --no-dangling --no-progress
+'
+test_expect_success 'a queue name with a slash (queue a/b would take queue a'"'"'s refs of a branch b): refused' '
+	unchanged run_kb 2 apply --queue stable.series --name stable/2.6.37.y &&
+	test "$ERR" = "error: invalid queue name '"'"'stable/2.6.37.y'"'"' (must be usable as one component of a git ref name)"
+'
 finish

@@ -137,6 +137,23 @@ make_fix fixes/BAD p.patch
 { header; hunk ../Makefile; } > fixes/BAD/p.patch
 bad_fix "path with .." "error: fixes/BAD/p.patch:7: path 'a/../Makefile' leaves the tree"
 assert_eq "nothing written outside the tree" "no" "$([ -e "$TMP/repos/Makefile" ] && echo yes || echo no)"
+# mail headers as git mailinfo takes them: a charset iconv does not know, or
+# bytes that are no text in theirs, are no header to guess at
+make_fix fixes/BAD p.patch
+{ header | sed 's/^Subject: .*/Subject: [PATCH] =?x-unknown?Q?name_the_fixture?=/'; hunk Makefile; } > fixes/BAD/p.patch
+bad_fix "a Subject in an unknown charset" "error: fixes/BAD/p.patch:3: the Subject header is in the unknown charset 'x-unknown'"
+make_fix fixes/BAD p.patch
+{ header | sed 's/^From: .*/From: =?UTF-8?Q?A_U_Th=F6r?= <author@example.org>/'; hunk Makefile; } > fixes/BAD/p.patch
+bad_fix "a From: that is not the UTF-8 it says" "error: fixes/BAD/p.patch:1: the From header is not valid UTF-8 text"
+# refs/heads/backport/queue/ holds the queues' refs
+make_fix fixes/queue p.patch
+{ header; hunk Makefile; } > fixes/queue/p.patch
+T_NAME="fix: named queue"
+before
+run_kb 2 apply --fix fixes/queue && assert_eq "message" "error: fixes/queue/fix.yaml:1:5: 'queue' cannot be a fix id: refs/heads/backport/queue/ holds the queues' refs" "$ERR"
+one_line
+nothing_written
+rm -rf fixes/queue
 
 # two fix directories with one id: both would write refs/heads/backport/<id>/
 T_NAME="fix: the same id twice"
@@ -267,6 +284,11 @@ assert_eq "ktap - from /dev/zero: bounded" "2 error: cannot read 'standard input
 printf 'KTAP version 1\n1..1\nok 1 a\n' | ${KB_VALGRIND:-} "$KBACKPORT" ktap - >/dev/null 2>&1
 assert_eq "ktap - from a pipe still reads" 0 "$?"
 run_limited 2 report fiforun && assert_eq "report: results.json a FIFO" "error: cannot read 'fiforun/results.json': not a regular file" "$ERR"
+# import --trees takes a tarball of any size or a directory, nothing else
+run_limited 2 import --repo "$R" --trees fifo &&
+	assert_eq "import --trees a FIFO" "error: 'fifo' is a FIFO, not a tarball or a directory" "$ERR"
+run_limited 2 import --repo "$R" --trees /dev/zero &&
+	assert_eq "import --trees /dev/zero" "error: '/dev/zero' is a character device, not a tarball or a directory" "$ERR"
 nothing_written
 rm -r fifo big.yaml fiforun
 

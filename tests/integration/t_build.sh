@@ -264,12 +264,16 @@ run_kb 1 "${KB_ARGS[@]}" --branch 6.1.y --overlay "$TMP/nowhere"
 assert_contains "a missing --overlay fails the lane" "cannot read overlay directory '$TMP/nowhere'" \
 	"$(row 6.1.y as-is .reason)"
 mv tests/kunit tests/kunit.off
-KBACKPORT_DATADIR=$TMP/no-data run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
-assert_contains "a missing default overlay (not beside the config, not in kbackport's data) is only warned about" \
-	"warning: no overlay directory '$TMP/no-data/tests/kunit'" "$ERR"
-assert_eq "...and the lanes built as they are" '["cached",true]' \
-	"$(row 6.1.y as-is '[.status, .built_tree == .tree]')"
+KBACKPORT_DATADIR=$TMP/no-data run_kb 2 "${KB_ARGS[@]}" --branch 6.1.y
+assert_eq "a missing default overlay (not beside the config, not in kbackport's data) is an error naming both places" \
+	"error: missing data file '$TMP/no-data/tests/kunit' (the KUnit suite; nor is there '$TMP/tests/kunit' beside the branches file): make install puts it there, KBACKPORT_DATADIR says where it is" "$ERR"
+assert_eq "...nothing built" "" "$OUT"
 mv tests/kunit.off tests/kunit
+KBACKPORT_DATADIR=$TMP/no-data run_kb 2 "${KB_ARGS[@]}" --branch 6.1.y
+assert_eq "so are missing build compatibility rules, never taken for none" \
+	"error: missing data file '$TMP/no-data/tests/kernel/compat/rules' (the build compatibility rules; nor is there '$TMP/tests/kernel/compat/rules' beside the branches file): make install puts it there, KBACKPORT_DATADIR says where it is" "$ERR"
+KBACKPORT_DATADIR=$TMP/no-data run_kb 2 test --fix fixes/CVE-2011-1019 --branch 6.1.y --workdir "$TMP/no-builds"
+assert_contains "...in kbackport test too" "error: missing data file '$TMP/no-data/tests/kernel/compat/rules'" "$ERR"
 
 # ---- a backport ref not built on the branch: no lane, and said so ----
 T_NAME=passed-over

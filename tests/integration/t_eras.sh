@@ -100,18 +100,21 @@ hunk 1 of 'include/linux/netdevice.h' does not apply
 hunk 1 of 'net/core/dev.c' does not apply
 hunk 1 of 'net/ipv4/ip_gre.c' does not apply
 hunk 1 of 'net/ipv4/ipip.c' does not apply" "$(field vendor-reworked '.notes | join("\n")')"
-assert_eq "commands to do it by hand" "cd $TMP/repos/vendor.git
-git fetch https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git $UPSTREAM
-git checkout -b backport/CVE-2011-1019/vendor-reworked vendor-2.6.32-reworked
-git cherry-pick -x $UPSTREAM
-# resolve the conflicts (see the failed hunks), then: git add <files>
+WT=$TMP/repos/vendor-CVE-2011-1019-vendor-reworked
+assert_eq "commands to do it by hand: a work tree of the bare repository, git am of the patch whose hunks failed" \
+"git -C $TMP/repos/vendor.git worktree add $WT -b backport/CVE-2011-1019/vendor-reworked vendor-2.6.32-reworked
+git -C $WT am -3 $TOP_DIR/backports/CVE-2011-1019/upstream.patch
+# resolve the conflicts (see the failed hunks), then: git -C $WT add <files>
 # build and test the kernel
-git commit -s" "$(field vendor-reworked '.reproduce | join("\n")')"
+git -C $WT am --continue" "$(field vendor-reworked '.reproduce | join("\n")')"
 # a fix from elsewhere names where its upstream commit is fetched from
 mkdir -p custom && cp -r "$TOP_DIR/backports/CVE-2011-1019" custom/
 sed -i 's|^upstream: .*|&\nupstream-repo: https://git.example.org/net-next.git|' custom/CVE-2011-1019/fix.yaml
 run_kb 1 apply --fix custom/CVE-2011-1019 --branch vendor-reworked --dry-run --json
-assert_eq "the fetch from upstream-repo" "git fetch https://git.example.org/net-next.git $UPSTREAM" \
+assert_eq "with upstream-repo, the cherry-pick from there as the other way" \
+	"# or cherry-pick the upstream commit instead of git am: git -C $WT am --abort && git -C $WT fetch https://git.example.org/net-next.git $UPSTREAM && git -C $WT cherry-pick -x $UPSTREAM" \
+	"$(printf '%s' "$OUT" | jq -r '.results[0].reproduce[-1]')"
+assert_eq "...and the patch of that fix" "git -C $WT am -3 $TMP/custom/CVE-2011-1019/upstream.patch" \
 	"$(printf '%s' "$OUT" | jq -r '.results[0].reproduce[1]')"
 T_NAME=
 assert_eq "only backport refs for applied branches" \
@@ -139,7 +142,7 @@ assert_eq "matrix header and rows" "BRANCH           FIX             STATUS     
 2.6.31.y         CVE-2011-1019   not-affected     -          -
 2.6.32.y         CVE-2011-1019   applied          2.6.32     $(git -C repos/linux rev-parse --short=12 $REF/2.6.32.y)" "$(printf '%s\n' "$OUT" | head -3)"
 assert_contains "conflict explained for people" "vendor-reworked (CVE-2011-1019): no variant fits this tree" "$OUT"
-assert_contains "commands indented under the conflict" "    git cherry-pick -x $UPSTREAM" "$OUT"
+assert_contains "commands indented under the conflict" "    git -C $WT am -3 $TOP_DIR/backports/CVE-2011-1019/upstream.patch" "$OUT"
 
 # --branch selects, exit 0 without conflicts
 run_kb 0 apply --branch 2.6.32.y --branch 2.6.31.y --json

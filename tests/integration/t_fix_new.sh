@@ -107,10 +107,13 @@ assert_eq "the message as git am writes it: no upstream line" "sit: use the netd
 
 Fixes CVE-2011-9999." "$(git -C repos/linux log -1 --format=%B refs/heads/backport/CVE-2011-9999/2.6.37.y)"
 sed 's/"sit0"/"nope0"/' noup.patch > noup-fixes/CVE-2011-9999/fix.patch
+# (the ref the first apply wrote holds a commit with the fix's subject: it
+# would be taken as the conflict resolved by hand, see t_handcmd.sh)
+git -C repos/linux update-ref -d refs/heads/backport/CVE-2011-9999/2.6.37.y
 run_kb 1 apply --fix noup-fixes --branch 2.6.37.y --json
 assert_eq "a conflict's commands: git am of the patch, nothing to cherry-pick" \
-	"git am -3 $TMP/noup-fixes/CVE-2011-9999/fix.patch" \
-	"$(echo "$OUT" | jq -r '.results[0].reproduce[]' | grep -e '^git am -3' -e cherry-pick)"
+	"git -C $TMP/repos/linux-CVE-2011-9999-2.6.37.y am -3 $TMP/noup-fixes/CVE-2011-9999/fix.patch" \
+	"$(echo "$OUT" | jq -r '.results[0].reproduce[]' | grep -e ' am -3 ' -e cherry-pick)"
 
 T_NAME="dry run"
 run_kb 0 fix new -o dry --dry-run "$PATCH"
@@ -132,4 +135,173 @@ run_kb 2 fix new -o bad --id ../x "$PATCH" && assert_contains "an id that is no 
 run_kb 2 fix new -o bad no-such.patch && assert_contains "a missing file" "no-such.patch" "$ERR"
 run_kb 2 fix new && assert_contains "no patch at all" "no patch given" "$ERR"
 assert_eq "nothing written by any of them" "no" "$([ -e bad ] && echo yes || echo no)"
+# ---- mail headers, as git mailinfo takes them: encoded words converted to
+# UTF-8 from their charset, control characters folded; a mail that cannot be
+# taken refused before any fix is written; every commit passes git fsck --strict
+# mail SUBJECT [FROM]: a format-patch mail of the sit.c change, mbox line first
+mail() {
+	printf 'From 2222222222222222222222222222222222222222 Mon Sep 17 00:00:00 2001\n'
+	printf 'From: %s\nDate: Tue, 1 Mar 2011 10:00:00 +0000\nSubject: [PATCH] %s\n\n' \
+		"${2:-A U Thor <author@example.org>}" "$1"
+	printf 'Fixes it.\n\nSigned-off-by: A U Thor <author@example.org>\n---\n'
+	sed -n '/^diff --git/,$p' dep3.patch
+}
+# subject_of DIR: the subject fix.yaml holds, YAML escapes left as written
+subject_of() { sed -n 's/^subject: "\(.*\)"$/\1/p' "$1/fix.yaml"; }
+# backport FIXDIR: apply it to 2.6.37.y; prints its ref
+backport() {
+	run_kb 0 apply --fix "$1" --branch 2.6.37.y --json >/dev/null &&
+	echo "$OUT" | jq -r '.results[0].ref'
+}
+fsck_strict() { git -C repos/linux fsck --strict --no-dangling --no-progress; }
+has_controls() { LC_ALL=C grep -q "[[:cntrl:]]" "$@"; }
+T_NAME="mail headers"
+
+test_expect_success 'an mbox whose second mail has an ISO-8859-1 Subject: both fixes written, in UTF-8' '
+	{ cat "$PATCH"; echo; mail "=?ISO-8859-1?Q?caf=E9?= fix"; } > latin1.mbox &&
+	run_kb 0 fix new -o latin1 --from-mbox latin1.mbox &&
+	test "$(ls latin1 | tr "\n" " ")" = "CVE-2011-1019 caf-fix " &&
+	test "$(subject_of latin1/caf-fix)" = "caf"$'"'\xc3\xa9'"'" fix" &&
+	test "$(echo "$OUT" | sed -n 2p)" = "created latin1/caf-fix/: caf"$'"'\xc3\xa9'"'" fix"
+'
+
+# charsets: ENCODED SUBJECT, the UTF-8 it is
+CHARSETS=(
+	'=?ISO-8859-1?Q?caf=E9?='		$'caf\xc3\xa9'
+	'=?iso-8859-15?q?=A4uro?='		$'\xe2\x82\xacuro'
+	'=?ISO-8859-2?Q?=A3=F3d=BC?='		$'\xc5\x81\xc3\xb3d\xc5\xba'
+	'=?windows-1252?Q?=93quoted=94_=80?='	$'\xe2\x80\x9cquoted\xe2\x80\x9d \xe2\x82\xac'
+	'=?windows-1251?B?z/Do?='		$'\xd0\x9f\xd1\x80\xd0\xb8'
+	'=?KOI8-R?B?9MXT1A==?='			$'\xd0\xa2\xd0\xb5\xd1\x81\xd1\x82'
+	'=?UTF-8?B?Y2Fmw6k=?='			$'caf\xc3\xa9'
+	'=?ISO-8859-1?B?Y2Fm6Q==?= =?UTF-8?Q?_=C3=A0?='	$'caf\xc3\xa9 \xc3\xa0'
+)
+test_expect_success 'legacy charsets and B encoding: fix.yaml, the created line and the commit in UTF-8' '
+	mkdir cs &&
+	for ((i = 0; i < ${#CHARSETS[@]}; i += 2)); do
+		mail "net: ${CHARSETS[i]}" > cs/m$((i / 2)) || break
+	done &&
+	( for ((i = 0; i < ${#CHARSETS[@]}; i += 2)); do
+		n=$((i / 2)) && want="net: ${CHARSETS[i + 1]}" &&
+		run_kb 0 fix new -o cs --id cs$n cs/m$n &&
+		test "$OUT" = "created cs/cs$n/: $want" &&
+		test "$(subject_of cs/cs$n)" = "$want" &&
+		ref=$(backport cs/cs$n) &&
+		test "$(git -C repos/linux log -1 --format=%s $ref)" = "$want" || exit 1
+	done ) &&
+	fsck_strict
+'
+
+# From: names with control characters: AUTHOR LINE NAME they fold to
+FROMS=(
+	'=?UTF-8?Q?A=0Aencoding_x?='			'A encoding x'
+	'=?UTF-8?Q?A=0D=0Acommitter_B_1_+0000?='		'A committer B 1 +0000'
+	'=?UTF-8?Q?A=0Db?='				'A b'
+	'=?UTF-8?Q?A=09b?='				'A b'
+	'=?UTF-8?Q?A=1B[31m=07b=7F?='			'A [31m b'
+	'=?ISO-8859-1?Q?Ren=E9=85=9Bx?='		$'Ren\xc3\xa9 x'
+	'=?UTF-8?B?QQpnaXQ=?='				'A git'
+)
+test_expect_success 'an encoded From: with a line break or other control characters: one author line, git fsck --strict passes' '
+	( for ((i = 0; i < ${#FROMS[@]}; i += 2)); do
+		n=$((i / 2)) &&
+		mail "sit: author $n" "${FROMS[i]} <author@example.org>" > from$n.patch &&
+		run_kb 0 fix new -o from --id from$n from$n.patch &&
+		ref=$(backport from/from$n) &&
+		git -C repos/linux cat-file commit $ref | sed "/^\$/q" > header &&
+		test "$(grep -c . header)" = 4 &&
+		test "$(sed -n 3p header)" = "author ${FROMS[i + 1]} <author@example.org> 1298973600 +0000" &&
+		test "$(git -C repos/linux log -1 --format=%an $ref)" = "${FROMS[i + 1]}" || exit 1
+	done ) &&
+	fsck_strict
+'
+
+test_expect_success 'a Subject whose line break would forge a Signed-off-by: paragraph is one line' '
+	mail "=?UTF-8?Q?sit:_fix=0A=0ASigned-off-by:_Evil_<evil@example.org>?=" > forged.patch &&
+	run_kb 0 fix new -o forged forged.patch &&
+	test "$OUT" = "created forged/sit-fix-signed-off-by-evil-evil-example-org/: sit: fix Signed-off-by: Evil <evil@example.org>" &&
+	ref=$(backport forged/sit-fix-signed-off-by-evil-evil-example-org) &&
+	git -C repos/linux log -1 --format=%B $ref > msg &&
+	printf "%s\n" "sit: fix Signed-off-by: Evil <evil@example.org>" "" "commit 2222222222222222222222222222222222222222 upstream." \
+		"" "Fixes it." "" "Signed-off-by: A U Thor <author@example.org>" "" > want &&
+	test_cmp want msg &&
+	fsck_strict
+'
+
+# subjects with control characters: ENCODED, what they fold to
+CONTROLS=(
+	'=?UTF-8?Q?sit:_a=0Db?='			'sit: a b'
+	'=?UTF-8?Q?sit:_a=0D=0Ab?='			'sit: a b'
+	'=?UTF-8?Q?sit:_a=09=09b?='			'sit: a b'
+	$'sit: raw\ttab'				'sit: raw tab'
+	'=?UTF-8?Q?sit:_=1B]0;owned=07title=1B[2J?='	'sit: ]0;owned title [2J'
+	'=?UTF-8?Q?sit:_del=7Fc1=C2=9B=C2=85end?='	'sit: del c1 end'
+	'=?ISO-8859-1?Q?sit:_c1=9B=85latin1?='		'sit: c1 latin1'
+	'=?UTF-8?Q?sit:_nul=00vt=0Bff=0C?='		'sit: nul vt ff'
+	'=?UTF-8?Q?sit:_trailing=0A=1B?='		'sit: trailing'
+)
+test_expect_success 'ESC, BEL, CR, TAB, DEL and C1 controls in a Subject: folded in fix.yaml, on the terminal and in the commit' '
+	( for ((i = 0; i < ${#CONTROLS[@]}; i += 2)); do
+		n=$((i / 2)) && want="${CONTROLS[i + 1]}" &&
+		mail "${CONTROLS[i]}" > ctl$n.patch &&
+		run_kb 0 fix new -o ctl --id ctl$n ctl$n.patch &&
+		! has_controls "$TMP/out" &&
+		test "$OUT" = "created ctl/ctl$n/: $want" &&
+		test "$(subject_of ctl/ctl$n)" = "$want" &&
+		run_kb 0 fix new -o ctl-dry --id ctl$n --dry-run ctl$n.patch &&
+		! has_controls "$TMP/out" &&
+		ref=$(backport ctl/ctl$n) &&
+		test "$(git -C repos/linux log -1 --format=%s $ref)" = "$want" &&
+		! git -C repos/linux log -1 --format=%B $ref | sed 1q | has_controls || exit 1
+	done ) &&
+	fsck_strict
+'
+
+test_expect_success 'names printed on the terminal: control characters quoted as git quotes them' '
+	run_kb 0 fix new -o "$(printf "esc\033[2Jdir")" --id x ctl0.patch &&
+	test "$OUT" = "created esc\\033[2Jdir/x/: sit: a b" &&
+	run_kb 2 fix new "$(printf "bel\007name.patch")" &&
+	! has_controls "$TMP/err" &&
+	test "$ERR" = "error: cannot open '"'"'bel\\007name.patch'"'"': No such file or directory"
+'
+
+# refuse MBOX ERROR SUBJECT [FROM]: in an mbox after a good mail, the second
+# is refused (exit 2) and nothing at all is written, dry run or not
+refuse() {
+	{ cat "$PATCH"; echo; mail "$3" "${4:-}"; } > "$1" &&
+	run_kb 2 fix new -o refused --from-mbox "$1" &&
+	test "$ERR" = "$2" &&
+	test ! -e refused &&
+	run_kb 2 fix new -o refused --dry-run --from-mbox "$1" &&
+	test "$ERR" = "$2" && test -z "$OUT"
+}
+test_expect_success 'an unknown charset in a later mail: refused before anything is written' '
+	refuse unknown.mbox "error: unknown.mbox (mail 2):4: the Subject header is in the unknown charset '"'"'x-unknown'"'"'" \
+		"=?x-unknown?Q?caf=E9?=" &&
+	refuse unknown-from.mbox "error: unknown-from.mbox (mail 2):2: the From header is in the unknown charset '"'"'X-MAC-ROMAN'"'"'" \
+		"sit: fine" "=?X-MAC-ROMAN?Q?A?= <a@example.org>"
+'
+test_expect_success 'bytes that are no text in their charset, a raw 8-bit Subject: refused before anything is written' '
+	refuse badutf8.mbox "error: badutf8.mbox (mail 2):4: the Subject header is not valid UTF-8 text" \
+		"=?UTF-8?Q?caf=E9?=" &&
+	refuse ascii.mbox "error: ascii.mbox (mail 2):4: the Subject header is not valid US-ASCII text" \
+		"=?US-ASCII?Q?caf=E9?=" &&
+	refuse raw.mbox "error: raw.mbox (mail 2): the Subject is not UTF-8 and names no charset (as an RFC 2047 encoded word would)" \
+		"$(printf "caf\351 raw")"
+'
+test_expect_success 'a later fix that would not load (a Subject YAML refuses): refused before anything is written' '
+	refuse nonchar.mbox "error: nonchar.mbox (mail 2): the fix would not load: refused/sit-a-b/fix.yaml:4:17: control characters are not allowed" \
+		"=?UTF-8?Q?sit:_a=EF=BF=BEb?="
+'
+
+T_NAME="queue is no fix id"
+test_expect_success 'fix new refuses the id queue, given or made of the subject' '
+	run_kb 2 fix new -o q --id queue dep3.patch &&
+	test "$ERR" = "error: dep3.patch: '"'"'queue'"'"' cannot be a fix id: refs/heads/backport/queue/ holds the queues'"'"' refs" &&
+	mail "Queue" > queue.patch &&
+	run_kb 2 fix new -o q queue.patch &&
+	test "$ERR" = "error: queue.patch: '"'"'queue'"'"' cannot be a fix id: refs/heads/backport/queue/ holds the queues'"'"' refs (give another with --id)" &&
+	test ! -e q &&
+	run_kb 0 fix new -o q --id queue-fix queue.patch
+'
 finish

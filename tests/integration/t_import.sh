@@ -62,6 +62,28 @@ tarball 1.3-1 truncated
 import 1 1.3-1 && assert_contains "an error naming the file" \
 	"error: cannot read 'net/core/dev.c' from the tarball: " "$OUT"
 assert_eq "the branch is not written" "$tip" "$(git -C repo.git rev-parse $B)"
+# members read as for --trees (t_import_trees.sh has every kind): a
+# sparse file with its holes, a path given twice refused
+T_NAME="members"
+mkdir -p sp/$P dl/${P}_1.4-1/usr/src dl/${P}_1.5-1/usr/src
+truncate -s 100000 sp/$P/holes && printf 'Makefile\n' > sp/$P/Makefile
+tar --sparse --format=gnu -cJf dl/${P}_1.4-1/usr/src/$P.tar.xz -C sp $P
+import 0 1.4-1 && assert_eq "a sparse member: its bytes, holes as zeros" \
+	"$(git hash-object sp/$P/holes) 100000" \
+	"$(git -C repo.git ls-tree -l $B holes | awk '{ print $3, $4 }')"
+tip=$(git -C repo.git rev-parse $B)
+python3 - dl/${P}_1.5-1/usr/src/$P.tar <<'PY'
+import io, sys, tarfile
+with tarfile.open(sys.argv[1], "w", format=tarfile.USTAR_FORMAT) as tar:
+    for data in (b"old\n", b"new\n"):
+        info = tarfile.TarInfo("linux-source-9.9/Makefile")
+        info.size, info.mtime, info.mode = len(data), 0, 0o644
+        tar.addfile(info, io.BytesIO(data))
+PY
+xz dl/${P}_1.5-1/usr/src/$P.tar
+import 1 1.5-1 && assert_eq "a path given twice: refused" \
+	"$B   $P     error: 'dl/${P}_1.5-1/usr/src/$P.tar.xz': 'Makefile' is in it twice" "$OUT"
+assert_eq "the branch is not written" "$tip" "$(git -C repo.git rev-parse $B)"
 T_NAME="--json"
 run_kb 1 import --repo repo.git --downloads dl --package "$P=1.1-1" --json &&
 	assert_eq "the error in the document" \

@@ -7,6 +7,7 @@
 source "$(dirname "$0")/../lib.sh"
 T_SUITE=install
 hermetic
+cd "$TMP"	# the blocks' files (expect, got) go here
 # make is run from here, outside any make that started this test
 make_kb() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$TOP_DIR" --no-print-directory "$@"; }
 PREFIX=$TMP/opt/kb
@@ -16,14 +17,28 @@ KB=$PREFIX/bin/kbackport
 T_NAME=install
 make_kb install PREFIX="$PREFIX" >"$TMP/install.out" 2>&1
 assert_eq "make install exits 0" "0 installed kbackport in $PREFIX" "$? $(tail -1 "$TMP/install.out")"
-expected_files() {	# ROOT: every file install writes under ROOT
+# the binary's table of the data it reads (lib/datafiles.c), as make install printed it
+TABLE=$("$TOP_DIR/build/list-data")
+expected_files() {	# every file install writes under PREFIX: the table's, a folder's every file
 	printf '%s\n' bin/kbackport share/man/man1/kbackport.1 \
 		share/bash-completion/completions/kbackport share/kbackport/.installed
-	(cd "$TOP_DIR" && find tests/cases.yaml tests/qemu/guest.c tests/kernel/kbackport.config \
-		tests/kunit backports -type f | sed 's|^|share/kbackport/|')
+	printf '%s\n' "$TABLE" | while IFS= read -r p; do
+		case $p in
+		*/) (cd "$TOP_DIR" && find "${p%/}" -type f) ;;
+		*) printf '%s\n' "$p" ;;
+		esac
+	done | sed 's|^|share/kbackport/|'
 }
-assert_eq "the files installed" "$(expected_files | LC_ALL=C sort)" \
+assert_eq "the table names every data file the binary reads" \
+	"tests/cases.yaml tests/qemu/guest.c tests/kernel/kbackport.config tests/kernel/compat/rules tests/kernel/compat/merge_config.sh tests/kunit/ backports/" \
+	"$(printf '%s\n' "$TABLE" | paste -sd' ')"
+assert_eq "the files installed: the table's, no more, no fewer" "$(expected_files | LC_ALL=C sort)" \
 	"$(cd "$PREFIX" && find . -type f | sed 's|^\./||' | LC_ALL=C sort)"
+assert_file_eq "the build compatibility rules installed" "$TOP_DIR/tests/kernel/compat/rules" \
+	"$PREFIX/share/kbackport/tests/kernel/compat/rules"
+assert_eq "...and the file a rule adds, executable as in the source tree" "yes" \
+	"$([ -x "$PREFIX/share/kbackport/tests/kernel/compat/merge_config.sh" ] &&
+	   cmp -s "$TOP_DIR/tests/kernel/compat/merge_config.sh" "$PREFIX/share/kbackport/tests/kernel/compat/merge_config.sh" && echo yes)"
 assert_eq "the binary is executable" yes "$([ -x "$KB" ] && echo yes)"
 assert_file_eq "the data as in the source tree" "$TOP_DIR/tests/cases.yaml" "$PREFIX/share/kbackport/tests/cases.yaml"
 
@@ -59,9 +74,53 @@ assert_eq "the same backport commits" "$(git -C "$TMP/dev/repos/linux" for-each-
 # its data is PREFIX's: without the installed cases.yaml, run says where it looked
 mv "$PREFIX/share/kbackport/tests/cases.yaml" "$TMP/cases.yaml"
 (cd "$TMP/elsewhere" && env -u KBACKPORT_DATADIR "$KB" run --fix "$PREFIX/share/kbackport/backports/CVE-2011-1019") >/dev/null 2>"$TMP/err"
-assert_eq "the installed binary reads its data under PREFIX" \
-	"2 error: cannot open '$PREFIX/share/kbackport/tests/cases.yaml': No such file or directory" "$? $(cat "$TMP/err")"
+assert_eq "the installed binary reads its data under PREFIX: a missing file is an error naming it" \
+	"2 error: missing data file '$PREFIX/share/kbackport/tests/cases.yaml' (the test cases; nor is there '$TMP/elsewhere/tests/cases.yaml' beside the branches file): make install puts it there, KBACKPORT_DATADIR says where it is" "$? $(cat "$TMP/err")"
 mv "$TMP/cases.yaml" "$PREFIX/share/kbackport/tests/cases.yaml"
+
+# ---- the installed binary on an era lane's build setup ----
+T_NAME=era-build
+# a tree shaped like 2.6.32's configuration tools and timeconst.pl (no
+# kernel: the build stops at make, after the rules made the tree to build)
+old_tree() {	# DIR: a repository with the tree on master
+	mkdir -p "$1/scripts/kconfig" "$1/kernel"
+	printf 'config:\n\t$(Q)$< -n $(Kconfig)\nallnoconfig: $(obj)/conf\n' > "$1/scripts/kconfig/Makefile"
+	printf 'int main(void) { return 0; }\n' > "$1/scripts/kconfig/conf.c"
+	printf 'if (defined(@val)) {\n}\n' > "$1/kernel/timeconst.pl"
+	git init -q "$1" && git -C "$1" add -A && git -C "$1" commit -qm v2.6.32
+	printf 'repo: %s\nbranches:\n  - {name: v2.6.32, ref: master}\n' "$(basename "$1")" > "$(dirname "$1")/branches.yaml"
+}
+era_build() {	# KB DIR: the installed binary KB builds the tree of DIR, from DIR; the lane's build log in DIR/log
+	(cd "$2" && env -u KBACKPORT_DATADIR "$1" build --fix "$TOP_DIR/backports/CVE-2011-1019" --no-overlay \
+		--jobs 1 --json) >"$2/build.json" 2>"$2/build.err"
+	echo $? >"$2/rc"
+	jq -r '.builds[0].log // empty' "$2/build.json" | xargs -r cat >"$2/log"
+}
+rules_applied() {	# DATADIR: the log's lines of the rules that hold for that tree
+	cat <<-EOF
+	compat rule 'timeconst-perl' ($1/tests/kernel/compat/rules:19): replace kernel/timeconst.pl
+	compat rule 'kconfig-tinyconfig' ($1/tests/kernel/compat/rules:46): append to scripts/kconfig/Makefile
+	compat rule 'kconfig-merge-config' ($1/tests/kernel/compat/rules:51): add scripts/kconfig/merge_config.sh
+	EOF
+}
+mkdir -p "$TMP/era-build" && old_tree "$TMP/era-build/old"
+era_build "$KB" "$TMP/era-build"
+test_expect_success 'the installed rules hold for the old tree, read from PREFIX' '
+	rules_applied "$PREFIX/share/kbackport" >expect &&
+	grep "compat rule" "$TMP/era-build/log" | sed "s/^### \[[0-9.]*s\] //" >got &&
+	test_cmp expect got
+'
+test_expect_success '...the file a rule adds is the installed one, executable, in the tree built' '
+	cmp "$PREFIX/share/kbackport/tests/kernel/compat/merge_config.sh" "$TMP/era-build/work/src/v2.6.32/scripts/kconfig/merge_config.sh" &&
+	test -x "$TMP/era-build/work/src/v2.6.32/scripts/kconfig/merge_config.sh"
+'
+mv "$PREFIX/share/kbackport/tests/kernel/compat/rules" "$TMP/rules"
+era_build "$KB" "$TMP/era-build"
+test_expect_success 'without the installed rules: an error naming the file, nothing built' '
+	test "$(cat "$TMP/era-build/rc")" = 2 &&
+	test "$(cat "$TMP/era-build/build.err")" = "error: missing data file '"'"'$PREFIX/share/kbackport/tests/kernel/compat/rules'"'"' (the build compatibility rules; nor is there '"'"'$TMP/era-build/tests/kernel/compat/rules'"'"' beside the branches file): make install puts it there, KBACKPORT_DATADIR says where it is"
+'
+mv "$TMP/rules" "$PREFIX/share/kbackport/tests/kernel/compat/rules"
 
 # ---- the man page ----
 T_NAME=man
@@ -132,6 +191,50 @@ assert_eq "installing again replaces the install, the list the same" "0 $before"
 make_kb uninstall DESTDIR="$STAGE" PREFIX=/usr >"$TMP/uninstall.out" 2>&1
 assert_eq "uninstall: what was there before, only" "./usr ./usr/share ./usr/share/man ./usr/share/man/man1 ./usr/share/man/man1/other.1" \
 	"$(cd "$STAGE" && find . -mindepth 1 | LC_ALL=C sort | paste -sd' ')"
+
+# ---- any PREFIX: quotes, backslashes, spaces, '$' ----
+T_NAME=prefix-characters
+W='we\ird b\\ '"'"'q'"'"' "dq" $HOME $$ $(touch pwned) `touch pwned` \b%s?#'
+STAGE2=$TMP/stage2
+make_kb install DESTDIR="$STAGE2" PREFIX="/opt/$W" >"$TMP/install.out" 2>&1
+test_expect_success 'DESTDIR: installed under DESTDIR/PREFIX, as PREFIX says it' '
+	test "$(tail -1 "$TMP/install.out")" = "installed kbackport in $STAGE2/opt/$W" &&
+	expected_files | while IFS= read -r f; do printf "%s\n" "opt/$W/$f"; done | LC_ALL=C sort >expect &&
+	(cd "$STAGE2" && find . -type f | sed "s|^\./||" | LC_ALL=C sort) >got &&
+	test_cmp expect got
+'
+test_expect_success '...the binary'"'"'s data path is PREFIX'"'"'s, byte for byte' '
+	strings "$STAGE2/opt/$W/bin/kbackport" | grep -qxF "/opt/$W/share/kbackport"
+'
+test_expect_success '...the list of what was installed names PREFIX'"'"'s paths' '
+	grep -qxF "f /opt/$W/share/kbackport/tests/kernel/compat/rules" "$STAGE2/opt/$W/share/kbackport/.installed"
+'
+make_kb uninstall DESTDIR="$STAGE2" PREFIX="/opt/$W" >"$TMP/uninstall.out" 2>&1
+test_expect_success '...and uninstalled, nothing left' '
+	test "$(tail -1 "$TMP/uninstall.out")" = "uninstalled kbackport from $STAGE2/opt/$W" &&
+	test -z "$(find "$STAGE2" -mindepth 1)"
+'
+WP=$TMP/p/$W
+make_kb install PREFIX="$WP" >"$TMP/install.out" 2>&1
+mkdir -p "$TMP/era-w" && old_tree "$TMP/era-w/old"
+era_build "$WP/bin/kbackport" "$TMP/era-w"
+test_expect_success 'the binary installed there finds its data there: the rules it applies' '
+	rules_applied "$WP/share/kbackport" >expect &&
+	grep "compat rule" "$TMP/era-w/log" | sed "s/^### \[[0-9.]*s\] //" >got &&
+	test_cmp expect got
+'
+make_kb uninstall PREFIX="$WP" >"$TMP/uninstall.out" 2>&1
+test_expect_success '...uninstalled, nothing left; nothing in PREFIX ran' '
+	test -z "$(find "$TMP/p" -mindepth 1)" &&
+	test -z "$(find "$TMP" "$TOP_DIR" -maxdepth 3 -name pwned)"
+'
+make_kb install PREFIX="$TMP/a"$'\t'"b" >"$TMP/install.out" 2>&1
+assert_eq "a control character in PREFIX is refused, nothing installed" \
+	"error: PREFIX must not hold a control character (a newline, a tab...)|" \
+	"$(grep ^error "$TMP/install.out")|$(ls "$TMP" | grep '^a')"
+make_kb install DESTDIR="$TMP/d"$'\n'"x" PREFIX=/usr >"$TMP/install.out" 2>&1
+assert_eq "...in DESTDIR too" "error: DESTDIR must not hold a control character (a newline, a tab...)" \
+	"$(grep ^error "$TMP/install.out")"
 make_kb install PREFIX=relative >"$TMP/install.out" 2>&1
 assert_eq "a relative PREFIX is refused" "error: PREFIX must be an absolute path, not 'relative'" \
 	"$(grep ^error "$TMP/install.out")"

@@ -9,8 +9,8 @@
 # go down, the expected count comes from the branch's last build from
 # scratch, --quiet removes them, and what the command prints at the end is
 # the same either way. `import` too: a fake apt-get that sleeps before it
-# leaves a .deb, and a tarball read from a FIFO a file at a time. No timing
-# is asserted beyond "at least one line".
+# leaves a .deb, and a tarball whose (fake) decompressor writes a file at
+# a time. No timing is asserted beyond "at least one line".
 source "$(dirname "$0")/../lib.sh"
 T_SUITE=progress
 hermetic
@@ -175,24 +175,31 @@ PATH=$TMP/fakeapt:$PATH run_kb 0 "${IMPORT[@]}" --quiet
 assert_eq "--quiet: no progress line" "" "$ERR"
 assert_contains "imported all the same" "linux-source-9.9 9.9.1-fake   imported" "$OUT"
 
-# A tarball read from a FIFO, its files written one every 0.6 s.
+# A tarball read slowly: a regular file (--trees refuses a FIFO) that
+# libarchive hands to lrzip, a program it runs (it has no lrzip of its
+# own); the fake lrzip first on PATH writes a file every 0.6 s, each
+# 64 KiB, libarchive's read size for a program's output.
 T_NAME=import-tarball
-mkfifo slow.tar
-python3 -c '
+mkdir -p fakelrzip
+cat > fakelrzip/lrzip <<'EOF'
+#!/bin/sh
+cat >/dev/null
+exec python3 -c '
 import io, sys, tarfile, time
-with open(sys.argv[1], "wb", buffering=0) as fifo:
-    with tarfile.open(fileobj=fifo, mode="w|", bufsize=512, format=tarfile.USTAR_FORMAT) as tar:
-        for i in range(6):
-            data = b"int f%d;\n" % i
-            info = tarfile.TarInfo("linux-9.9/f%d.c" % i)
-            info.size, info.mtime, info.mode = len(data), 0, 0o644
-            tar.addfile(info, io.BytesIO(data))
-            time.sleep(0.6)
-' slow.tar &
-writer=$!
-run_kb 0 import --repo repo.git --trees slow.tar --json
-kill "$writer" 2>/dev/null	# only if kbackport never read: it would wait forever
-wait "$writer" 2>/dev/null
+out = sys.stdout.buffer
+with tarfile.open(fileobj=out, mode="w|", bufsize=512, format=tarfile.USTAR_FORMAT) as tar:
+    for i in range(6):
+        data = (b"int f%d;\n" % i).ljust(65536, b" ")
+        info = tarfile.TarInfo("linux-9.9/f%d.c" % i)
+        info.size, info.mtime, info.mode = len(data), 0, 0o644
+        tar.addfile(info, io.BytesIO(data))
+        out.flush()
+        time.sleep(0.6)
+'
+EOF
+chmod +x fakelrzip/lrzip
+printf 'LRZI\000\006' > slow.tar && head -c 100 /dev/zero >> slow.tar	# lrzip 0.6's magic
+PATH=$TMP/fakelrzip:$PATH run_kb 0 import --repo repo.git --trees slow.tar --json
 assert_eq "imported: 6 files" "eras/9.9 6" "$(printf '%s' "$OUT" | jq -r '.trees[0] | "\(.branch) \(.files)"')"
 assert_eq "at least one progress line" yes "$([ -n "$(progress)" ] && echo yes)"
 assert_eq "every line names the tarball and counts files" "" \

@@ -46,8 +46,9 @@ assert_eq "...that git am takes back onto the branch" "yes" "$(
 	git am -q "$TMP/$patch" && [ "$(git rev-parse HEAD^{tree})" = "$(git -C "$TMP/repos/linux" rev-parse refs/heads/backport/CVE-2011-1019/2.6.32.y^{tree})" ] && echo yes)"
 assert_eq "apply.json per lane" "applied applied" \
 	"$(jq -r '"\(.lane.status) \(.branch.status)"' reports/latest/2.6.32.y/backport/apply.json)"
-assert_eq "the conflict's reproduce commands" "git cherry-pick -x 8909c9ad8ff03611c9c96c9a92656213e4bb495b" \
-	"$(jq -r '.branches[] | select(.name == "vendor-reworked") | .apply.reproduce[]' $R | grep cherry-pick)"
+assert_eq "the conflict's commands: git am of the upstream patch in a work tree of the bare repository" \
+	"git -C $TMP/repos/vendor-CVE-2011-1019-vendor-reworked am -3 $TOP_DIR/backports/CVE-2011-1019/upstream.patch" \
+	"$(jq -r '.branches[] | select(.name == "vendor-reworked") | .apply.reproduce[]' $R | grep ' am -3 ')"
 mail=reports/latest/FAILED-vendor-reworked.txt
 assert_contains "FAILED mail to the author" "To: Vasiliy Kulikov <segoon@openwall.com>" "$(cat $mail)"
 assert_contains "...naming the failed hunks" "hunk 1 of 'net/core/dev.c' does not apply" "$(cat $mail)"

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "fix.h"
 #include "lanes.h"
+#include "reproduce.h"
 
 #define FIX_ID "CVE-2011-1019"
 #define BACKPORT_REF "refs/heads/backport/" FIX_ID "/stable"
@@ -262,6 +263,30 @@ static void test_not_affected(void **st)
 }
 
 /* The context differs and fuzz is off: a conflict that says why. */
+/* `res`'s commands to do it by hand, exactly: `first` lines, then from `start`. */
+static void expect_reproduce(struct state *s, const struct kb_result *res, const char *first,
+			     const char *start)
+{
+	char *repo = realpath(s->f.dir, NULL), *patch = NULL, *got = NULL, *want = NULL;
+
+	assert_non_null(repo);
+	assert_non_null(patch = realpath(sb_path(&s->sb, "backports/" FIX_ID "/upstream.patch"), NULL));
+	assert_true(asprintf(&want,
+		"%s"
+		"git -C %s worktree add %s-" FIX_ID "-stable -b backport/" FIX_ID "/stable %s\n"
+		"git -C %s-" FIX_ID "-stable am -3 %s\n"
+		"# resolve the conflicts (see the failed hunks), then: git -C %s-" FIX_ID "-stable add <files>\n"
+		"# build and test the kernel\n"
+		"git -C %s-" FIX_ID "-stable am --continue\n",
+		first, repo, repo, start, repo, patch, repo, repo) > 0);
+	assert_int_equal(kb_reproduce(&got, &s->config->branches[0], s->fix, res, NULL), 0);
+	assert_string_equal(res == &s->res ? res->reproduce : got, want);
+	free(got);
+	free(want);
+	free(patch);
+	free(repo);
+}
+
 static void test_context_mismatch_conflicts(void **st)
 {
 	struct state *s = *st;
@@ -286,8 +311,23 @@ static void test_context_mismatch_conflicts(void **st)
 	assert_string_equal(s->res.commit, "");
 	assert_string_equal(s->res.detail, "variant 'upstream' does not apply: hunk 1 of 'net/core/dev.c' does not apply");
 	assert_string_equal(s->res.notes, "hunk 1 of 'net/core/dev.c' does not apply\n");
-	assert_non_null(s->res.reproduce);
+	expect_reproduce(s, &s->res, "", "stable");
 	assert_false(has_ref(s, BACKPORT_REF));
+}
+
+/* On a pre-fix lane the work tree starts on the pre-fix commit; a dry run wrote none. */
+static void test_reproduce_from_the_pre_fix_commit(void **st)
+{
+	struct state *s = *st;
+	struct kb_result r = { 0 };
+
+	r.variant = "upstream";
+	r.pre_fix_ref = BACKPORT_REF ".pre-fix";
+	snprintf(r.pre_fix_commit, sizeof(r.pre_fix_commit), "%040d", 1);
+	expect_reproduce(s, &r, "", BACKPORT_REF ".pre-fix");
+	r.pre_fix_commit[0] = '\0';
+	expect_reproduce(s, &r, "# a dry run wrote no pre-fix commit: run kbackport apply without "
+			 "--dry-run first\n", BACKPORT_REF ".pre-fix");
 }
 
 static void test_missing_ref_is_an_error(void **st)
@@ -474,6 +514,7 @@ int main(void)
 		T(test_context_mismatch_conflicts),
 		T(test_missing_ref_is_an_error),
 		T(test_pre_fix_without_the_fix),
+		T(test_reproduce_from_the_pre_fix_commit),
 		T(test_stale_backport_ref_is_no_lane),
 	};
 #undef T

@@ -182,6 +182,165 @@ static void test_ref_names(void **st)
 	assert_null(ref);
 	assert_string_equal(kb_error_last(),
 		"'refs/heads/backport/CVE-2011-1019/a..b' is not a valid ref name");
+	/* the queues' namespace is no fix's */
+	ref = (void *)1;
+	assert_int_equal(kb_backport_ref(&ref, "queue", "4.19.y"), KB_EINVALID);
+	assert_null(ref);
+	assert_string_equal(kb_error_last(),
+		"'queue' cannot be a fix id: refs/heads/backport/queue/ holds the queues' refs");
+}
+
+/* A signature's name or address with a control character: refused, never written. */
+static void test_author_control_characters(void **st)
+{
+	static const char *const names[] = {
+		"A\nencoding x", "A\rB", "A\tB", "A\033[31mB", "A\aB", "A\177B",
+	};
+	struct state *s = *st;
+	char *name = s->patch->author_name, *email = s->patch->author_email;
+	git_signature *sig = (void *)1;
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		s->patch->author_name = (char *)names[i];
+		assert_int_equal(kb_commit_author(&sig, &s->fix), KB_EINVALID);
+		assert_null(sig);
+		assert_non_null(strstr(kb_error_last(), "holds control characters"));
+	}
+	s->patch->author_name = name;
+	s->patch->author_email = "a@b\n.c";
+	assert_int_equal(kb_commit_author(&sig, &s->fix), KB_EINVALID);
+	assert_string_equal(kb_error_last(), "fix 'CVE-2011-1019': the upstream patch's author "
+			    "'Vasiliy Kulikov <a@b\n.c>' holds control characters");
+	s->patch->author_email = email;
+}
+
+static void test_committer_control_characters(void **st)
+{
+	struct repo_fixture f;
+	git_signature *sig = (void *)1;
+
+	(void)st;
+	git_libgit2_init();
+	repo_fixture_init(&f);
+	setenv("GIT_COMMITTER_NAME", "Greg\nStable", 1);
+	setenv("GIT_COMMITTER_EMAIL", "greg@example.org", 1);
+	assert_int_equal(kb_committer(&sig, f.repo), KB_EINVALID);
+	assert_null(sig);
+	assert_string_equal(kb_error_last(), "bad committer 'Greg\nStable <greg@example.org>': "
+			    "control characters");
+	setenv("GIT_COMMITTER_NAME", "Greg Stable", 1);
+	setenv("GIT_COMMITTER_EMAIL", "greg@\033example.org", 1);
+	assert_int_equal(kb_committer(&sig, f.repo), KB_EINVALID);
+	unsetenv("GIT_COMMITTER_NAME");
+	unsetenv("GIT_COMMITTER_EMAIL");
+	repo_fixture_release(&f);
+	git_libgit2_shutdown();
+}
+
+/* A commit of the empty tree to point refs at. */
+static void empty_commit(git_oid *id, git_repository *repo)
+{
+	git_treebuilder *tb = NULL;
+	git_signature *sig = NULL;
+	git_tree *tree = NULL;
+	git_oid tree_id;
+
+	assert_int_equal(git_treebuilder_new(&tb, repo, NULL), 0);
+	assert_int_equal(git_treebuilder_write(&tree_id, tb), 0);
+	assert_int_equal(git_tree_lookup(&tree, repo, &tree_id), 0);
+	assert_int_equal(git_signature_new(&sig, "A", "a@b.c", 1262304000, 0), 0);
+	assert_int_equal(git_commit_create(id, repo, NULL, sig, sig, NULL, "base\n", tree, 0, NULL), 0);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_treebuilder_free(tb);
+}
+
+static void set_ref(git_repository *repo, const char *name, const git_oid *id)
+{
+	git_reference *ref = NULL;
+
+	assert_int_equal(git_reference_create(&ref, repo, name, id, 1, NULL), 0);
+	git_reference_free(ref);
+}
+
+static void del_ref(git_repository *repo, const char *name)
+{
+	git_reference *ref = NULL;
+
+	assert_int_equal(git_reference_lookup(&ref, repo, name), 0);
+	assert_int_equal(git_reference_delete(ref), 0);
+	git_reference_free(ref);
+}
+
+/*
+ * Git keeps refs as files in folders: a ref named as a folder of the one to
+ * write, or refs inside it, are said in words, loose or packed; names that
+ * are only string prefixes of each other do not clash.
+ */
+static void test_ref_namespace(void **st)
+{
+	static const char *const fine[] = {
+		"refs/heads/backport/X/4.19.y",		/* the ref itself: moved */
+		"refs/heads/backport/X/4.19.y.pre-fix",
+		"refs/heads/backport/X/4.19",
+		"refs/heads/backport/X-2/4.19.y",
+		"refs/heads/backport/queue/X/4.19.y",	/* a queue named as the fix */
+		"refs/heads/backportX",
+		"refs/heads/X",
+	};
+	const char *want = "refs/heads/backport/X/4.19.y";
+	struct repo_fixture f;
+	git_refdb *refdb = NULL;
+	git_commit *base = NULL;
+	bool created = true;
+	git_oid id, made;
+	size_t i;
+
+	(void)st;
+	git_libgit2_init();
+	repo_fixture_init(&f);
+	empty_commit(&id, f.repo);
+	for (i = 0; i < sizeof(fine) / sizeof(fine[0]); i++)
+		set_ref(f.repo, fine[i], &id);
+	assert_int_equal(kb_ref_check_namespace(f.repo, want), 0);
+
+	del_ref(f.repo, want);
+	set_ref(f.repo, "refs/heads/backport/X/4.19.y/old", &id);
+	assert_int_equal(kb_ref_check_namespace(f.repo, want), KB_EEXISTS);
+	assert_string_equal(kb_error_last(), "cannot write 'refs/heads/backport/X/4.19.y': refs "
+			    "exist inside it ('refs/heads/backport/X/4.19.y/old'), and one name "
+			    "cannot be both a ref and a folder of refs (rename or delete them)");
+	del_ref(f.repo, "refs/heads/backport/X/4.19.y/old");
+
+	/* libgit2 would not make the refs below a ref: those go first */
+	for (i = 1; i < sizeof(fine) / sizeof(fine[0]); i++)
+		del_ref(f.repo, fine[i]);
+	set_ref(f.repo, "refs/heads/backport/X", &id);	/* a user's branch "backport/X" */
+	assert_int_equal(kb_ref_check_namespace(f.repo, want), KB_EEXISTS);
+	assert_string_equal(kb_error_last(), "cannot write 'refs/heads/backport/X/4.19.y': the ref "
+			    "'refs/heads/backport/X' exists, and one name cannot be both a ref and a "
+			    "folder of refs (rename or delete 'refs/heads/backport/X')");
+	/* the same, packed; and what kb_commit_backport says when it meets one */
+	assert_int_equal(git_repository_refdb(&refdb, f.repo), 0);
+	assert_int_equal(git_refdb_compress(refdb), 0);
+	assert_int_equal(kb_ref_check_namespace(f.repo, want), KB_EEXISTS);
+	assert_non_null(strstr(kb_error_last(), "the ref 'refs/heads/backport/X' exists"));
+	assert_int_equal(git_commit_lookup(&base, f.repo, &id), 0);
+	kb_error_clear();
+	assert_true(kb_commit_backport(&made, &created, f.repo, want, base, git_commit_tree_id(base),
+				       "m\n", git_commit_author(base), git_commit_author(base)) < 0);
+	assert_false(created);
+	assert_non_null(strstr(kb_error_last(), "the ref 'refs/heads/backport/X' exists"));
+	del_ref(f.repo, "refs/heads/backport/X");
+
+	set_ref(f.repo, "refs/heads/backport", &id);	/* a user's branch "backport" */
+	assert_int_equal(kb_ref_check_namespace(f.repo, want), KB_EEXISTS);
+	assert_non_null(strstr(kb_error_last(), "the ref 'refs/heads/backport' exists"));
+	git_commit_free(base);
+	git_refdb_free(refdb);
+	repo_fixture_release(&f);
+	git_libgit2_shutdown();
 }
 
 static void test_author_is_upstreams(void **st)
@@ -321,6 +480,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_message_no_upstream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ref_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_author_is_upstreams, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_author_control_characters, setup, teardown),
+		cmocka_unit_test(test_committer_control_characters),
+		cmocka_unit_test(test_ref_namespace),
 		cmocka_unit_test(test_committer_from_environment),
 		cmocka_unit_test(test_committer_date_range),
 		cmocka_unit_test_setup_teardown(test_author_date_range, setup, teardown),

@@ -249,6 +249,31 @@ static void test_id_mismatch(void **state)
 		     "1:5: id 'CVE-2011-1018' does not match the directory name '" FIX_ID "'");
 }
 
+/* refs/heads/backport/queue/ holds the queues' refs: no fix may be named so. */
+static void test_id_queue_reserved(void **state)
+{
+	struct fix_sandbox *s = *state;
+	struct kb_fix *fix = (void *)1;
+	const char *const ids[] = { "queue", "Queue" };
+	char dir[256], yaml[512], want[512];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(dir, sizeof(dir), "%s/%s", s->backports, ids[i]);
+		snprintf(yaml, sizeof(yaml), "id: %s\n" SUBJECT UPSTREAM PATCH "variants:\n"
+			 VARIANT("upstream"), ids[i]);
+		make_fix(dir, yaml);
+		assert_int_equal(kb_fix_load(&fix, dir), KB_EINVALID);
+		assert_null(fix);
+		snprintf(want, sizeof(want), "%s/fix.yaml:1:5: '%s' cannot be a fix id: "
+			 "refs/heads/backport/queue/ holds the queues' refs", dir, ids[i]);
+		assert_string_equal(kb_error_last(), want);
+	}
+	assert_true(kb_fix_id_reserved("QUEUE"));
+	assert_false(kb_fix_id_reserved("queue-6.1"));
+	assert_false(kb_fix_id_reserved("queues"));
+}
+
 static void test_bad_sha(void **state)
 {
 	expect_error(state,
@@ -609,6 +634,7 @@ int main(void)
 		SANDBOXED(test_valid),
 		SANDBOXED(test_minimal),
 		SANDBOXED(test_id_mismatch),
+		SANDBOXED(test_id_queue_reserved),
 		SANDBOXED(test_bad_sha),
 		SANDBOXED(test_short_introduced_by),
 		SANDBOXED(test_bad_upstream_repo),

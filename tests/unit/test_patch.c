@@ -239,6 +239,119 @@ static void test_encoded_and_quoted_names(void **state)
 	kb_patch_free(r);
 }
 
+/* The Subject of "Subject: <header>" in a mail, decoded. */
+static void assert_subject(const char *header, const char *want)
+{
+	char text[512];
+	struct kb_patch *p;
+
+	snprintf(text, sizeof(text), "From: A <a@b.c>\nSubject: %s\n\n---\n" MINI, header);
+	p = parse_ok(text);
+	if (!p->subject || strcmp(p->subject, want))
+		fail_msg("Subject: %s\n  got  '%s'\n  want '%s'", header, p->subject, want);
+	kb_patch_free(p);
+}
+
+/* As git mailinfo: encoded words are converted to UTF-8 from their charset. */
+static void test_encoded_charsets(void **state)
+{
+	(void)state;
+	assert_subject("=?ISO-8859-1?Q?caf=E9?=", "caf\xc3\xa9");
+	assert_subject("=?iso-8859-1?q?caf=E9?= fix", "caf\xc3\xa9 fix");
+	assert_subject("=?ISO-8859-1?B?Y2Fm6Q==?=", "caf\xc3\xa9");
+	assert_subject("=?ISO-8859-15?Q?=A4?=", "\xe2\x82\xac");		/* euro sign */
+	assert_subject("=?ISO-8859-2?Q?=A3=F3d=BC?=", "\xc5\x81\xc3\xb3\x64\xc5\xba");	/* Lodz */
+	assert_subject("=?windows-1252?Q?=80_=93q=94?=", "\xe2\x82\xac \xe2\x80\x9cq\xe2\x80\x9d");
+	assert_subject("=?windows-1251?Q?=CF=F0=E8?=", "\xd0\x9f\xd1\x80\xd0\xb8");
+	assert_subject("=?KOI8-R?B?9MXT1A==?=", "\xd0\xa2\xd0\xb5\xd1\x81\xd1\x82");
+	assert_subject("=?UTF-8*en?Q?hi?=", "hi");	/* RFC 2231's language */
+	assert_subject("=?us-ascii?Q?plain?=", "plain");
+	/* a character cut between two words of one charset, and words of two */
+	assert_subject("=?UTF-8?B?Y2Fmww==?= =?UTF-8?B?qQ==?=", "caf\xc3\xa9");
+	assert_subject("=?UTF-8?Q?a=C3?= =?utf-8?Q?=A9?=", "a\xc3\xa9");
+	assert_subject("=?ISO-8859-1?Q?=E9?= =?KOI8-R?Q?=E1?=", "\xc3\xa9\xd0\x90");
+	/* not an encoded word: a charset with '/' (iconv's //TRANSLIT) is text */
+	assert_subject("=?UTF-8//TRANSLIT?Q?x?=", "=?UTF-8//TRANSLIT?Q?x?=");
+}
+
+/*
+ * As git mailinfo folds line breaks: a run of blanks holding a control
+ * character is one space, none at either end; no header text can add a
+ * line (a forged "Signed-off-by:") or reach a terminal as an escape.
+ */
+static void test_header_controls(void **state)
+{
+	struct kb_patch *p;
+
+	(void)state;
+	assert_subject("=?UTF-8?Q?A=0Aencoding_x?=", "A encoding x");
+	assert_subject("=?UTF-8?Q?fix=0A=0ASigned-off-by:_Evil_<e@x>?=",
+		       "fix Signed-off-by: Evil <e@x>");
+	assert_subject("=?UTF-8?Q?a=0D=0Ab?=", "a b");
+	assert_subject("=?UTF-8?Q?a=0Db?=", "a b");
+	assert_subject("=?UTF-8?Q?a_=09_b?=", "a b");
+	assert_subject("a\tb", "a b");
+	assert_subject("=?UTF-8?Q?a=0B=0Cb?=", "a b");
+	assert_subject("=?UTF-8?Q?a=00b?=", "a b");
+	assert_subject("=?UTF-8?Q?=1B[31mred=1B[0m=07?=", "[31mred [0m");
+	assert_subject("=?UTF-8?Q?a=7Fb?=", "a b");
+	assert_subject("=?UTF-8?Q?a=C2=85b=C2=9B=C2=9Fc?=", "a b c");
+	assert_subject("=?ISO-8859-1?Q?a=85b=9Bc?=", "a b c");	/* C1 in Latin-1 */
+	assert_subject("=?UTF-8?B?YQpi?=", "a b");			/* "a\nb" */
+	assert_subject("=?UTF-8?Q?=0A=0Aleading_and_trailing=0A?=", "leading and trailing");
+	assert_subject("[PATCH] =?UTF-8?Q?=1B?=x", "x");
+	/* plain spaces and characters past U+009F stay */
+	assert_subject("=?UTF-8?Q?a__b=C2=A0c?=", "a  b\xc2\xa0" "c");
+	p = parse_ok("From: =?UTF-8?Q?A=0Aencoding_x?= <a@b.c>\n"
+		     "Author: =?UTF-8?Q?not_used?= <n@u>\n"
+		     "Subject: x\n\n---\n" MINI);
+	assert_string_equal(p->author_name, "A encoding x");
+	assert_string_equal(p->author_email, "a@b.c");
+	kb_patch_free(p);
+	p = parse_ok("From: =?ISO-8859-1?Q?Ren=E9=0D=0Acommitter_x?= <r@b.c>\n\n---\n" MINI);
+	assert_string_equal(p->author_name, "Ren\xc3\xa9 committer x");
+	kb_patch_free(p);
+	p = parse_ok("Description: =?UTF-8?Q?sum=0Amary?=\n\n---\n" MINI);
+	assert_string_equal(p->subject, "sum mary");
+	kb_patch_free(p);
+}
+
+/* An unknown charset, or bytes that are no text in theirs: refused, with the line. */
+static void test_encoded_refusals(void **state)
+{
+	static const struct {
+		const char *text, *message;
+	} bad[] = {
+		{ "From: A <a@b.c>\nSubject: =?x-unknown?Q?caf=E9?=\n\n---\n" MINI,
+		  "t.patch:2: the Subject header is in the unknown charset 'x-unknown'" },
+		{ "From: =?X-MAC-ROMAN?Q?x?= <a@b.c>\nSubject: s\n\n---\n" MINI,
+		  "t.patch:1: the From header is in the unknown charset 'X-MAC-ROMAN'" },
+		{ "From: A <a@b.c>\nSubject: a\n =?x-empty?Q?\?=\n\n---\n" MINI,
+		  "t.patch:2: the Subject header is in the unknown charset 'x-empty'" },
+		{ "From: A <a@b.c>\nSubject: =?UTF-8?Q?caf=E9?=\n\n---\n" MINI,
+		  "t.patch:2: the Subject header is not valid UTF-8 text" },
+		{ "From: A <a@b.c>\nSubject: =?US-ASCII?Q?caf=E9?=\n\n---\n" MINI,
+		  "t.patch:2: the Subject header is not valid US-ASCII text" },
+		{ "Description: =?x-unknown?B?eA==?=\n\n---\n" MINI,
+		  "t.patch:1: the Description header is in the unknown charset 'x-unknown'" },
+		{ "Author: =?UTF-8?B?/w==?= <a@b.c>\n\n---\n" MINI,
+		  "t.patch:1: the Author header is not valid UTF-8 text" },
+	};
+	struct kb_patch *p;
+	size_t i;
+	int err;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p = (struct kb_patch *)1;
+		err = kb_patch_parse(&p, bad[i].text, strlen(bad[i].text), "t.patch");
+		if (err != KB_EINVALID || strcmp(kb_error_last(), bad[i].message))
+			fail_msg("case %zu: got %d '%s', want '%s'", i, err, kb_error_last(),
+				 bad[i].message);
+		assert_null(p);
+	}
+}
+
 /* DEP-3 (Debian's patches): Description and Author stand for Subject and From. */
 static void test_dep3_headers(void **state)
 {
@@ -633,6 +746,9 @@ int main(void)
 		cmocka_unit_test(test_seed_files),
 		cmocka_unit_test(test_subject_folding_and_prefix),
 		cmocka_unit_test(test_encoded_and_quoted_names),
+		cmocka_unit_test(test_encoded_charsets),
+		cmocka_unit_test(test_header_controls),
+		cmocka_unit_test(test_encoded_refusals),
 		cmocka_unit_test(test_dep3_headers),
 		cmocka_unit_test(test_inbody_headers),
 		cmocka_unit_test(test_no_newline_markers),

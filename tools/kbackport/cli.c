@@ -12,15 +12,40 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+const char *cli_quote(struct kb_buf *out, const char *s, const char *keep)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), len, i;
+
+	kb_buf_clear(out);
+	for (; n; p += len, n -= len) {
+		len = kb_utf8_len(p, n);
+		if ((len == 1 && *p < 0x20 && !strchr(keep, *p)) || *p == 0x7f ||
+		    (len == 2 && p[0] == 0xc2 && p[1] < 0xa0) || !len) {
+			len = len ? len : 1;
+			for (i = 0; i < len; i++)
+				kb_buf_printf(out, "\\%03o", p[i]);
+		} else {
+			kb_buf_put(out, (const char *)p, len);
+		}
+	}
+	return out->ptr ? out->ptr : "";
+}
+
 void cli_error(const char *fmt, ...)
 {
+	struct kb_buf quoted = KB_BUF_INIT;
+	char *msg = NULL;
 	va_list ap;
 
-	fputs("error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
-	fputc('\n', stderr);
+	/* messages name files, subjects and refs: nothing in them may drive the terminal */
+	fprintf(stderr, "error: %s\n", msg ? cli_quote(&quoted, msg, "\n\t") : "out of memory");
+	free(msg);
+	kb_buf_release(&quoted);
 }
 
 void cli_error_last(void)
@@ -323,17 +348,11 @@ void cli_help(const char *usage)
 	fputs(usage, stdout);
 }
 
-int cli_data_path(struct kb_buf *out, const struct kb_config *config, const char *rel)
+int cli_data_path(struct kb_buf *out, const struct kb_config *config, enum kb_data_id id)
 {
-	struct stat st;
-	int err;
+	const char *datadir = getenv("KBACKPORT_DATADIR");
 
-	out->size = 0;
-	if ((err = kb_buf_printf(out, "%s/%s", config->dir, rel)) < 0 || stat(out->ptr, &st) == 0)
-		return err;
-	out->size = 0;
-	return kb_buf_printf(out, "%s/%s", getenv("KBACKPORT_DATADIR") ?
-			     getenv("KBACKPORT_DATADIR") : KB_DATADIR, rel);
+	return kb_data_path(out, id, config->dir, datadir ? datadir : KB_DATADIR);
 }
 
 void cli_build_paths_release(struct cli_build_paths *p)
@@ -341,29 +360,23 @@ void cli_build_paths_release(struct cli_build_paths *p)
 	kb_buf_release(&p->workdir);
 	kb_buf_release(&p->fragment);
 	kb_buf_release(&p->overlay);
+	kb_buf_release(&p->compat);
 }
 
 int cli_build_paths(struct cli_build_paths *p, const struct kb_config *config,
 		    const char **workdir, const char **fragment, const char **overlay,
 		    bool no_overlay)
 {
-	struct stat st;
 	int err = 0;
 
 	if (!*workdir && (err = kb_buf_printf(&p->workdir, "%s/work", config->dir)) == 0)
 		*workdir = p->workdir.ptr;
-	if (!err && !*fragment &&
-	    (err = cli_data_path(&p->fragment, config, "tests/kernel/kbackport.config")) == 0)
+	if (!err && !*fragment && (err = cli_data_path(&p->fragment, config, KB_DATA_FRAGMENT)) == 0)
 		*fragment = p->fragment.ptr;
-	if (err || *overlay || no_overlay ||
-	    (err = cli_data_path(&p->overlay, config, "tests/kunit")) < 0)
-		return err;
-	if (stat(p->overlay.ptr, &st) == 0 && S_ISDIR(st.st_mode))
+	if (!err && !*overlay && !no_overlay &&
+	    (err = cli_data_path(&p->overlay, config, KB_DATA_OVERLAY)) == 0)
 		*overlay = p->overlay.ptr;
-	else
-		fprintf(stderr, "warning: no overlay directory '%s': building without the "
-			"KUnit suite (--overlay DIR, or --no-overlay)\n", p->overlay.ptr);
-	return 0;
+	return err < 0 ? err : cli_data_path(&p->compat, config, KB_DATA_COMPAT);
 }
 
 void cli_print_indented(const char *text, const char *indent)
@@ -401,19 +414,4 @@ void cli_print_tick(const char *branch, const char *lane, const struct kb_tick *
 	fflush(stderr);
 	kb_buf_release(&who);
 	kb_buf_release(&line);
-}
-
-const char *cli_compat_rules(const struct kb_config *config)
-{
-	static char path[4096];
-	struct kb_buf buf = KB_BUF_INIT;
-	struct stat st;
-	bool found;
-
-	found = cli_data_path(&buf, config, "tests/kernel/compat/rules") == 0 &&
-		stat(buf.ptr, &st) == 0 && strlen(buf.ptr) < sizeof(path);
-	if (found)
-		strcpy(path, buf.ptr);
-	kb_buf_release(&buf);
-	return found ? path : NULL;
 }

@@ -8,6 +8,7 @@
 
 #include "buf.h"
 #include "config.h"
+#include "datafiles.h"
 #include "fix.h"
 
 enum {
@@ -30,7 +31,14 @@ int cmd_ci_matrix(int argc, char **argv);
 /* `git describe` of the source at build time (build/gen/version.c). */
 extern const char kb_version[];
 
-/* "error: <message>" on stderr. */
+/*
+ * `s` as it may be printed on a terminal, in `out` (whose string is
+ * returned): control characters (C0 but those in `keep`, DEL, C1) and
+ * bytes that are no UTF-8 written as git quotes them ("\033", "\351").
+ */
+const char *cli_quote(struct kb_buf *out, const char *s, const char *keep);
+
+/* "error: <message>" on stderr, the message cli_quote()d (keeping '\n', '\t'). */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* cli_error() with kb_error_last() as the message. */
 void cli_error_last(void);
@@ -111,20 +119,22 @@ int cli_load_fixes(struct kb_fix ***out, size_t *n, const char *const *dirs,
 		   size_t ndirs, const struct kb_config *config);
 
 /*
- * kbackport's own data file `rel` (tests/cases.yaml, tests/qemu/guest.c):
- * beside the config when there, else in $KBACKPORT_DATADIR, else in the
- * source tree kbackport was built from (KB_DATADIR).
+ * kbackport's own data file `id` (datafiles.h): beside the config when
+ * there, else in $KBACKPORT_DATADIR, else in KB_DATADIR (the source tree
+ * kbackport was built from, or $(PREFIX)/share/kbackport once installed).
+ * Missing from both is an error naming the file.
  */
-int cli_data_path(struct kb_buf *out, const struct kb_config *config, const char *rel);
+int cli_data_path(struct kb_buf *out, const struct kb_config *config, enum kb_data_id id);
 
 /*
  * The paths build and test share, each unless given: the work directory
  * (work/ beside the config), the config fragment and the KUnit overlay
- * (kbackport's own data: cli_data_path()). A missing default overlay is
- * warned about and left out. `p` owns what it made.
+ * (none with `no_overlay`), and always the build compatibility rules
+ * (`p->compat`), all but the work directory kbackport's own data
+ * (cli_data_path(): a missing one is an error). `p` owns what it made.
  */
 struct cli_build_paths {
-	struct kb_buf workdir, fragment, overlay;
+	struct kb_buf workdir, fragment, overlay, compat;
 };
 
 int cli_build_paths(struct cli_build_paths *p, const struct kb_config *config,
@@ -132,11 +142,7 @@ int cli_build_paths(struct cli_build_paths *p, const struct kb_config *config,
 		    bool no_overlay);
 void cli_build_paths_release(struct cli_build_paths *p);
 
-/*
- * The build rules for old trees (tests/kernel/compat/rules beside the
- * config, else in the data directory), or NULL when there is none.
- */
-const char *cli_compat_rules(const struct kb_config *config);
+
 
 /* Each line of `text` (NULL: none) on stdout, after `indent`. */
 void cli_print_indented(const char *text, const char *indent);

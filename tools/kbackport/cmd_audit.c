@@ -274,7 +274,7 @@ static int load_rules(struct kb_fix ***fixes, size_t *nfixes, struct audit_opts 
 	const char *dir;
 	int err;
 
-	if ((err = cli_data_path(&def, config, "backports")) < 0)
+	if ((err = cli_data_path(&def, config, KB_DATA_FIXES)) < 0)
 		goto done;
 	dir = def.ptr;
 	if ((err = cli_load_fixes(fixes, nfixes, o->nfixes ? o->fixes : &dir,

@@ -39,7 +39,8 @@ static const char usage[] =
 "A tree today's compiler cannot build as it is (2.6.x) gets, the same way,\n"
 "the build adjustments of tests/kernel/compat/rules (beside the config, else\n"
 "kbackport's own) whose conditions its contents meet; the lane's log starts\n"
-"with the rules applied.\n"
+"with the rules applied. A file of kbackport's own data that is missing (the\n"
+"rules, the fragment, the suite) is an error naming it.\n"
 "\n"
 "  -c, --config FILE   branches file (default: ./branches.yaml)\n"
 "  -f, --fix DIR       a fix directory, or a directory of fixes; repeatable\n"
@@ -50,8 +51,7 @@ static const char usage[] =
 "                      (default: tests/kernel/kbackport.config beside the\n"
 "                      config, else kbackport's own)\n"
 "      --overlay DIR   the KUnit suite to build in (default: tests/kunit beside\n"
-"                      the config, else kbackport's own; left out, with a\n"
-"                      warning, when missing)\n"
+"                      the config, else kbackport's own)\n"
 "      --no-overlay    build each lane's tree as it is\n"
 "  -j, --jobs N        make -jN (default: the number of CPUs)\n"
 "      --json          one JSON document\n"
@@ -291,7 +291,7 @@ static int run(struct build_cli *o)
 	const struct kb_branch **branches = NULL;
 	struct kb_config *config = NULL;
 	struct kb_fix **fixes = NULL;
-	struct cli_build_paths paths = { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT };
+	struct cli_build_paths paths = { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT };
 	struct kb_branch_run *runs = NULL;
 	struct kb_build_result *alone = NULL;
 	struct row *rows = NULL;
@@ -322,7 +322,7 @@ static int run(struct build_cli *o)
 	p.build_opts.workdir = o->t.workdir;
 	p.build_opts.fragment = o->fragment;
 	p.build_opts.overlay = o->overlay;
-	p.build_opts.compat = cli_compat_rules(config);
+	p.build_opts.compat = paths.compat.ptr;
 	p.build_opts.jobs = o->jobs;
 	p.event = show_progress;
 	p.payload = &live;

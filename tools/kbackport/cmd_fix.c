@@ -30,8 +30,12 @@ static const char usage[] =
 "own commit (\"From <sha>\"); a patch naming none (a distribution's own\n"
 "change) makes a fix without one, applied as git am would. The id is --id, else the CVE\n"
 "(--cve, or the first CVE-YYYY-N in the subject or message), else the\n"
-"subject made a name. An id that exists in DIR, or two patches with one id,\n"
-"are refused before anything is written.\n"
+"subject made a name; 'queue' is no fix id. Headers are taken as git\n"
+"mailinfo takes them: encoded words converted to UTF-8 from their charset,\n"
+"line breaks and other control characters folded into spaces. Every patch\n"
+"is checked first (loaded as apply would load its fix): an id that exists\n"
+"in DIR, two patches with one id, a header in an unknown charset are\n"
+"refused before anything is written.\n"
 "\n"
 "  -o, --backports DIR      where fixes go (default: ./backports)\n"
 "      --from-mbox FILE     every mail of FILE (- for standard input)\n"
@@ -222,12 +226,17 @@ static int check_ids(const struct drafts *d, const char *backports)
 
 static void print_dry_run(const struct kb_fix_draft *draft, const char *backports)
 {
+	struct kb_buf dir = KB_BUF_INIT, quoted = KB_BUF_INIT;
 	char *yaml = kb_fix_draft_yaml(draft);
 
-	printf("would create %s/%s/fix.patch (%zu bytes) and %s/%s/fix.yaml:\n",
-	       backports, draft->id, draft->len, backports, draft->id);
-	cli_print_indented(yaml ? yaml : "", "  ");
+	kb_buf_printf(&dir, "%s/%s", backports, draft->id);
+	cli_quote(&quoted, dir.ptr ? dir.ptr : "", "");
+	printf("would create %s/fix.patch (%zu bytes) and %s/fix.yaml:\n",
+	       quoted.ptr ? quoted.ptr : "", draft->len, quoted.ptr ? quoted.ptr : "");
+	cli_print_indented(yaml ? cli_quote(&quoted, yaml, "\n") : "", "  ");
 	free(yaml);
+	kb_buf_release(&dir);
+	kb_buf_release(&quoted);
 }
 
 /* Write one fix and load it back as apply would: a fix that does not load is removed. */
@@ -243,7 +252,12 @@ static int write_one(const struct kb_fix_draft *draft, const char *backports)
 		kb_remove_tree(dir);
 		kb_error_prefix(err, "the new fix does not load, removed");
 	} else {
-		printf("created %s/: %s\n", dir, draft->subject);
+		struct kb_buf qdir = KB_BUF_INIT, qsubject = KB_BUF_INIT;
+		/* the subject is the mail's: no control character reaches the terminal */
+		printf("created %s/: %s\n", cli_quote(&qdir, dir, ""),
+		       cli_quote(&qsubject, draft->subject, ""));
+		kb_buf_release(&qdir);
+		kb_buf_release(&qsubject);
 	}
 	kb_fix_free(fix);
 	free(dir);
@@ -272,6 +286,12 @@ static int fix_new(int argc, char **argv)
 		cli_error_last();
 		goto done;
 	}
+	/* every fix as apply would load it, before any is written */
+	for (i = 0; i < d.n; i++)
+		if (kb_fix_draft_check(d.v[i], d.origins[i], o.backports) < 0) {
+			cli_error_last();
+			goto done;
+		}
 	rc = EXIT_OK;
 	for (i = 0; i < d.n; i++) {
 		if (o.dry_run) {

@@ -41,8 +41,13 @@ static const char usage[] =
 "                        PREFIX + the directory's name without \"linux-\"\n"
 "                        (linux-2.6.32/ -> eras/2.6.32); a branch whose tip\n"
 "                        has that tree already gets nothing; repeatable;\n"
-"                        no Debian package is imported unless --package\n"
-"                        is given too\n"
+"                        every source is read and checked before any\n"
+"                        branch is written (two trees for one branch, a\n"
+"                        path both a file and a directory or given twice,\n"
+"                        a FIFO or device member: the source is refused);\n"
+"                        a PATH that is a FIFO, a device or a socket is\n"
+"                        refused at once (exit 2); no Debian package is\n"
+"                        imported unless --package is given too\n"
 "      --prefix PREFIX   branch prefix for --trees (default: eras/)\n"
 "      --json            one JSON document: {\"repo\", \"imports\": [...],\n"
 "                        \"trees\": [{\"source\", \"name\", \"branch\", \"commit\",\n"
@@ -195,8 +200,16 @@ static void trees_progress(size_t files, void *payload)
 	fflush(stderr);
 }
 
-static int import_trees(struct trees_row *row, git_repository *repo, const char *path,
-			const struct import_opts *o)
+/* A step of one --trees source failed: the error goes in its row. */
+static int row_error(struct trees_row *row, int err)
+{
+	if (err < 0 && !row->error && !(row->error = strdup(kb_error_last())))
+		err = KB_ENOMEM;
+	return err == KB_ENOMEM ? err : 0;
+}
+
+static int read_trees(struct trees_row *row, struct kb_trees *set, const char *path,
+		      const struct import_opts *o)
 {
 	struct kb_import_opts iopts = { .payload = (void *)path, .ticker = ticker(o, path) };
 	double start = now();
@@ -205,13 +218,41 @@ static int import_trees(struct trees_row *row, git_repository *repo, const char 
 	row->source = path;
 	if (isatty(STDERR_FILENO) && !o->json)
 		iopts.progress = trees_progress;
-	err = kb_import_trees(&row->trees, &row->n, repo, path, o->prefix, &iopts);
+	err = kb_trees_read(set, path, &iopts);
 	if (iopts.progress)
 		fputc('\n', stderr);
 	row->seconds = now() - start;
-	if (err < 0 && !(row->error = strdup(kb_error_last())))
-		err = KB_ENOMEM;
-	return err == KB_ENOMEM ? err : 0;
+	return row_error(row, err);
+}
+
+/*
+ * Every --trees source read, then checked against the others, then
+ * committed: a source refused (its error in its row) writes no branch.
+ */
+static int import_trees(struct trees_row *rows, git_repository *repo,
+			const struct import_opts *o)
+{
+	struct kb_trees *set = NULL;
+	double start;
+	size_t i;
+	int err;
+
+	if ((err = kb_trees_new(&set, repo, o->prefix)) < 0)
+		return err;
+	for (i = 0; i < o->ntrees && !err; i++)
+		err = read_trees(&rows[i], set, o->trees[i], o);
+	for (i = 0; i < o->ntrees && !err; i++)
+		if (!rows[i].error)
+			err = row_error(&rows[i], kb_trees_check(set, i));
+	for (i = 0; i < o->ntrees && !err; i++) {
+		if (rows[i].error)
+			continue;
+		start = now();
+		err = row_error(&rows[i], kb_trees_commit(&rows[i].trees, &rows[i].n, set, i));
+		rows[i].seconds += now() - start;
+	}
+	kb_trees_free(set);
+	return err;
 }
 
 static json_t *trees_json(const struct trees_row *rows, size_t n)
@@ -319,27 +360,33 @@ static int run(const struct import_opts *o)
 	static const char *const defaults[] = { "linux-source-6.1", "linux-source-6.12" };
 	const char *const *specs = o->npackages ? o->packages : defaults;
 	size_t n = o->npackages ? o->npackages : o->ntrees ? 0 : 2, i, nt = 0;
-	struct trees_row *trows = calloc(o->ntrees + 1, sizeof(*trows));
+	struct trees_row *trows = NULL;
 	git_repository *repo = NULL;
-	struct import_row *rows;
+	struct import_row *rows = NULL;
 	int rc = EXIT_OK;
 
-	if (!(rows = calloc(n + 1, sizeof(*rows))) || !trows || open_repo(&repo, o->repo) < 0) {
+	for (i = 0; i < o->ntrees; i++) {
+		if (kb_trees_path_check(o->trees[i]) < 0) {
+			cli_error_last();
+			return EXIT_USAGE;
+		}
+	}
+	if (!(trows = calloc(o->ntrees + 1, sizeof(*trows))) ||
+	    !(rows = calloc(n + 1, sizeof(*rows))) || open_repo(&repo, o->repo) < 0) {
 		cli_error_last();
 		free(rows);
 		free(trows);
 		return EXIT_ATTENTION;
 	}
-	for (nt = 0; nt < o->ntrees; nt++) {
-		if (import_trees(&trows[nt], repo, o->trees[nt], o) < 0) {
-			cli_error_last();
-			rc = EXIT_ATTENTION;
-			nt++;
-			break;
-		}
-		if (trows[nt].error)
-			rc = EXIT_ATTENTION;
+	nt = o->ntrees;
+	if (nt && import_trees(trows, repo, o) < 0) {
+		cli_error_last();
+		rc = EXIT_ATTENTION;
+		n = 0;
 	}
+	for (i = 0; i < nt; i++)
+		if (trows[i].error)
+			rc = EXIT_ATTENTION;
 	for (i = 0; i < n; i++) {
 		if (import_one(&rows[i], repo, specs[i], o) < 0) {
 			cli_error_last();

@@ -302,8 +302,8 @@ static int setup(struct kb_pipeline *p, struct kb_tester *tester, struct kb_run_
 
 	if ((err = cli_build_paths(&paths->build, config, &o->t.workdir, &fragment, &overlay,
 				   false)) < 0 ||
-	    (err = cli_data_path(&paths->cases, config, "tests/cases.yaml")) < 0 ||
-	    (err = cli_data_path(&paths->guest, config, "tests/qemu/guest.c")) < 0)
+	    (err = cli_data_path(&paths->cases, config, KB_DATA_CASES)) < 0 ||
+	    (err = cli_data_path(&paths->guest, config, KB_DATA_GUEST)) < 0)
 		return err;
 	if (!o->reports && (err = kb_buf_printf(&paths->reports, "%s/reports", config->dir)) == 0)
 		o->reports = paths->reports.ptr;
@@ -314,7 +314,7 @@ static int setup(struct kb_pipeline *p, struct kb_tester *tester, struct kb_run_
 	p->build_opts.workdir = o->t.workdir;
 	p->build_opts.fragment = fragment;
 	p->build_opts.overlay = overlay;
-	p->build_opts.compat = cli_compat_rules(config);
+	p->build_opts.compat = paths->build.compat.ptr;
 	p->build_opts.jobs = o->jobs;
 	kb_test_opts_init(&topts);
 	topts.workdir = o->t.workdir;
@@ -356,7 +356,7 @@ static int run(struct run_cli *o)
 	struct kb_fix **fixes = NULL;
 	const struct kb_fix *fix = NULL;
 	struct kb_series series = { 0 };
-	struct run_paths paths = { { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT }, KB_BUF_INIT,
+	struct run_paths paths = { { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT }, KB_BUF_INIT,
 				   KB_BUF_INIT, KB_BUF_INIT };
 	struct kb_pipeline p;
 	struct kb_tester tester;

@@ -303,9 +303,9 @@ static int default_paths(struct test_cli *o, struct paths *p, const struct kb_co
 	if ((err = cli_build_paths(&p->build, config, &o->t.workdir, &o->fragment, &o->overlay,
 				   o->no_overlay)) < 0)
 		return err;
-	if (!o->cases && (err = cli_data_path(&p->cases, config, "tests/cases.yaml")) == 0)
+	if (!o->cases && (err = cli_data_path(&p->cases, config, KB_DATA_CASES)) == 0)
 		o->cases = p->cases.ptr;
-	return err < 0 ? err : cli_data_path(&p->guest, config, "tests/qemu/guest.c");
+	return err < 0 ? err : cli_data_path(&p->guest, config, KB_DATA_GUEST);
 }
 
 static int setup(struct kb_pipeline *p, struct kb_tester *t, const struct test_cli *o,
@@ -332,7 +332,7 @@ static int run(struct test_cli *o)
 	const struct kb_branch **branches = NULL;
 	struct kb_config *config = NULL;
 	struct kb_fix **fixes = NULL;
-	struct paths paths = { { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT }, KB_BUF_INIT, KB_BUF_INIT };
+	struct paths paths = { { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT }, KB_BUF_INIT, KB_BUF_INIT };
 	struct kb_branch_run *rows = NULL;
 	struct kb_pipeline p;
 	struct kb_tester t;
@@ -357,7 +357,7 @@ static int run(struct test_cli *o)
 	}
 	p.fixes = (const struct kb_fix *const *)fixes;
 	p.nfixes = nfixes;
-	p.build_opts.compat = cli_compat_rules(config);
+	p.build_opts.compat = paths.build.compat.ptr;
 	rc = EXIT_OK;
 	for (i = 0; i < nbranches && !err; i++)
 		if ((err = kb_pipeline_branch(&rows[i], &p, branches[i])) == 0 &&

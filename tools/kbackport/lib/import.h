@@ -57,9 +57,10 @@ struct kb_import_result {
  * Import `tarball` as a commit titled `title` on refs/heads/<branch> of
  * `repo`, on top of the branch's tip. The first path component of every
  * entry is dropped ("linux-source-6.1/Makefile" -> "Makefile"); regular
- * files, executables and symlinks are kept. When a commit with the same
- * title is already in the branch's first-parent history, nothing is
- * read or written.
+ * files, executables and symlinks are kept; the tarball is refused as
+ * kb_trees_read() refuses a source (a FIFO member, two members with one
+ * path, ...). When a commit with the same title is already in the
+ * branch's first-parent history, nothing is read or written.
  */
 int kb_import_tarball(struct kb_import_result *out, git_repository *repo,
 		      const char *branch, const char *tarball, const char *title,
@@ -82,16 +83,52 @@ struct kb_import_tree {
 int kb_trees_branch(char **out, const char *prefix, const char *name);
 
 /*
- * Import every top-level directory of `path` (a tarball, read with
- * libarchive, or a directory whose subdirectories are the trees; names
- * starting with '.' and .git directories are left out) as one commit on
- * its own branch (kb_trees_branch()), titled with the directory's name,
- * on top of the branch's tip. When the tip already has that tree, nothing
- * is written. *out (n entries, sorted by name) is filled as far as the
- * import went, also on error; free it with kb_import_trees_free().
+ * The trees of every --trees PATH of one run (struct kb_trees): each PATH
+ * is a tarball, read with libarchive, or a directory whose subdirectories
+ * are the trees (names starting with '.' and .git directories are left
+ * out); every top-level directory is one tree, to be one commit on its own
+ * branch (kb_trees_branch()), titled with the directory's name, on top of
+ * the branch's tip. All sources are read and checked before any branch
+ * is written: kb_trees_read() each, kb_trees_check() each, then
+ * kb_trees_commit() each source that passed both.
  */
-int kb_import_trees(struct kb_import_tree **out, size_t *n, git_repository *repo,
-		    const char *path, const char *prefix, const struct kb_import_opts *opts);
+struct kb_trees;
+
+int kb_trees_new(struct kb_trees **out, git_repository *repo, const char *prefix);
+void kb_trees_free(struct kb_trees *set);
+
+/*
+ * KB_EINVALID when `path` is there but neither a regular file nor a
+ * directory (a FIFO, a device, a socket): "'<path>' is a FIFO, not a
+ * tarball or a directory". Never opens it.
+ */
+int kb_trees_path_check(const char *path);
+
+/*
+ * Read source number set->n (the calls so far): its blobs are written,
+ * no ref. Refused, and nothing of it will be committed: a member that is
+ * a FIFO, a device or a socket; two members with one path; a path that is
+ * a file (or a symlink) and a directory; a member whose data is not its
+ * size (a sparse member's holes are read as zeros); a branch name git
+ * does not take; anything unreadable or damaged.
+ */
+int kb_trees_read(struct kb_trees *set, const char *path, const struct kb_import_opts *opts);
+
+/*
+ * Source `i` (read without error) against every source read: refused
+ * when one of its trees makes the same branch as another tree of any
+ * source ("linux-1.0/" and "1.0/" both make "eras/1.0"), or when a branch
+ * is in the way of one of its branches (eras/1.0 of eras/1.0/x).
+ */
+int kb_trees_check(const struct kb_trees *set, size_t i);
+
+/*
+ * Commit each tree of source `i` on its branch; when the tip already has
+ * that tree, nothing is written. *out (n entries, sorted by name) is
+ * filled as far as the import went, also on error; free it with
+ * kb_import_trees_free().
+ */
+int kb_trees_commit(struct kb_import_tree **out, size_t *n, struct kb_trees *set, size_t i);
 void kb_import_trees_free(struct kb_import_tree *trees, size_t n);
 
 #endif

@@ -5,6 +5,7 @@
 #include "error.h"
 #include "lanes.h"
 #include "repo.h"
+#include "reproduce.h"
 #include "source.h"
 
 #include <git2/sys/mempack.h>
@@ -217,6 +218,7 @@ static int reconstruct(struct kb_result *res, struct lane *lane, const struct kb
 
 	if ((err = kb_prefix_ref(&res->pre_fix_ref, fix->id, branch->name)) < 0 ||
 	    (err = set_str(&res->pre_fix_variant, survey->present->name)) < 0 ||
+	    (err = kb_ref_check_namespace(lane->repo, res->pre_fix_ref)) < 0 ||
 	    (!opts->dry_run && (err = kb_ref_check_lock(lane->repo, res->pre_fix_ref)) < 0) ||
 	    (err = kb_apply_write_tree(&tree, lane->repo, lane->tree, survey->present_apply, true)) < 0 ||
 	    (err = pre_fix_message(&message, branch, lane, fix, survey->present)) < 0 ||
@@ -259,53 +261,6 @@ static int candidates(const struct kb_variant ***out, size_t *n, struct kb_resul
 			list[(*n)++] = &fix->variants[i];
 	}
 	return 0;
-}
-
-/*
- * A fix of no upstream commit (a distribution's own patch) has nothing to
- * cherry-pick: its patch (the tried variant's, else the first) goes in
- * with git am instead.
- */
-static char *reproduce_am(const struct kb_branch *branch, const struct kb_fix *fix,
-			  const struct kb_variant *variant)
-{
-	struct kb_buf out = KB_BUF_INIT;
-	char *abs;
-
-	if (!variant)
-		variant = fix->nvariants ? &fix->variants[0] : NULL;
-	abs = variant ? realpath(variant->patch_path, NULL) : NULL;
-	kb_buf_printf(&out,
-		"cd %s\n"
-		"git checkout -b backport/%s/%s %s\n"
-		"git am -3 %s\n"
-		"# resolve the conflicts (see the failed hunks), then: git add <files>\n"
-		"# build and test the kernel\n"
-		"git am --continue\n",
-		branch->repo, fix->id, branch->name, branch->ref,
-		abs ? abs : variant ? variant->patch_path : fix->dir);
-	free(abs);
-	return kb_buf_detach(&out);
-}
-
-static char *reproduce_commands(const struct kb_branch *branch, const struct kb_fix *fix,
-				const struct kb_variant *variant)
-{
-	struct kb_buf out = KB_BUF_INIT;
-
-	if (!fix->upstream)
-		return reproduce_am(branch, fix, variant);
-	kb_buf_printf(&out,
-		"cd %s\n"
-		"git fetch %s %s\n"
-		"git checkout -b backport/%s/%s %s\n"
-		"git cherry-pick -x %s\n"
-		"# resolve the conflicts (see the failed hunks), then: git add <files>\n"
-		"# build and test the kernel\n"
-		"git commit -s\n",
-		branch->repo, fix->upstream_repo ? fix->upstream_repo : KB_MAINLINE_REPO,
-		fix->upstream, fix->id, branch->name, branch->ref, fix->upstream);
-	return kb_buf_detach(&out);
 }
 
 static const char *hunk_status(const struct kb_file_result *fr, const struct kb_hunk_result *r)
@@ -446,8 +401,10 @@ static int no_candidate(struct kb_result *res, struct kb_source *src,
 				 *first ? first : kb_file_state_name(apply.state));
 	free(res->notes);
 	res->notes = kb_buf_detach(&notes);
-	if (!err && (!res->notes || !(res->reproduce = reproduce_commands(branch, fix, NULL))))
+	if (!err && !res->notes)
 		err = KB_ENOMEM;
+	if (!err)
+		err = kb_reproduce(&res->reproduce, branch, fix, res, NULL);
 done:
 	kb_apply_release(&apply);
 	kb_buf_release(&notes);
@@ -461,6 +418,7 @@ static int conflict(struct kb_result *res, const struct kb_apply *apply,
 		    const struct kb_variant *tried)
 {
 	char *first_line;
+	int err;
 
 	res->status = KB_STATUS_CONFLICT;
 	free(res->notes);
@@ -471,9 +429,10 @@ static int conflict(struct kb_result *res, const struct kb_apply *apply,
 	set_detail(res, "variant '%s' does not apply: %s", tried->name,
 		   *first_line ? first_line : kb_file_state_name(apply->state));
 	free(first_line);
-	res->reproduce = reproduce_commands(branch, fix, tried);
-	if (!res->detail || !res->reproduce)
+	if (!res->detail)
 		return KB_ENOMEM;
+	if ((err = kb_reproduce(&res->reproduce, branch, fix, res, NULL)) < 0)
+		return err;
 	return set_placements(res, apply, tried);
 }
 
@@ -499,6 +458,7 @@ static int commit_result(struct kb_result *res, struct lane *lane,
 		return queue_record(res, lane, &tree, variant, fix);
 	}
 	if ((err = kb_backport_ref(&refname, fix->id, res->branch)) < 0 ||
+	    (err = kb_ref_check_namespace(lane->repo, refname)) < 0 ||
 	    (!dry_run && (err = kb_ref_check_lock(lane->repo, refname)) < 0) ||
 	    (err = kb_apply_write_tree(&tree, lane->repo, lane->tree, apply, false)) < 0)
 		goto done;
@@ -646,6 +606,207 @@ static int note_no_pre_fix(struct kb_result *res, const struct kb_branch *branch
 	return 0;
 }
 
+/* Add a line to the notes. */
+static int add_note(struct kb_result *res, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int add_note(struct kb_result *res, const char *fmt, ...)
+{
+	struct kb_buf notes = KB_BUF_INIT;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || kb_buf_puts(&notes, res->notes ? res->notes : "") < 0 ||
+	    kb_buf_grow(&notes, (size_t)n + 1) < 0)
+		goto nomem;
+	va_start(ap, fmt);
+	vsnprintf(notes.ptr + notes.size, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	notes.size += (size_t)n;
+	if (kb_buf_putc(&notes, '\n') < 0)
+		goto nomem;
+	free(res->notes);
+	res->notes = kb_buf_detach(&notes);
+	return 0;
+nomem:
+	kb_buf_release(&notes);
+	return kb_error_set(KB_ENOMEM, "out of memory");
+}
+
+/* A commit in base..tip whose subject is the fix's: git am and cherry-pick keep it. */
+static int subject_commit(git_oid *found, git_repository *repo, const git_oid *tip,
+			  const git_oid *base, const char *subject)
+{
+	git_revwalk *walk = NULL;
+	git_commit *c = NULL;
+	git_oid id;
+	int err, found_one = 0;
+
+	if ((err = git_revwalk_new(&walk, repo)) < 0 || (err = git_revwalk_push(walk, tip)) < 0 ||
+	    (err = git_revwalk_hide(walk, base)) < 0)
+		goto done;
+	while (!found_one && (err = git_revwalk_next(&id, walk)) == 0) {
+		if ((err = git_commit_lookup(&c, repo, &id)) < 0)
+			goto done;
+		if ((found_one = subject && git_commit_summary(c) &&
+				 !strcmp(git_commit_summary(c), subject)))
+			git_oid_cpy(found, &id);
+		git_commit_free(c);
+		c = NULL;
+	}
+	if (err == GIT_ITEROVER)
+		err = 0;
+done:
+	git_revwalk_free(walk);
+	if (err < 0)
+		return kb_error_git(err, "cannot walk the commits of the backport ref");
+	return found_one;
+}
+
+/*
+ * Does the tree of the commit `tip` (on the lane's base) hold the fix?
+ * Yes when a variant is wholly in it, or the fix's vulnerable code is gone
+ * from it; for a fix that names no vulnerable code, when a commit on the
+ * base has the fix's subject. `how` says why, either way.
+ */
+static int holds_fix(bool *holds, struct kb_buf *how, struct lane *lane, git_commit *tip,
+		     const struct kb_fix *fix, const struct kb_backport_opts *opts)
+{
+	struct kb_survey survey = { 0 };
+	struct kb_source *src = NULL;
+	git_tree *tree = NULL;
+	const char *where = NULL;
+	git_oid found;
+	int err;
+
+	*holds = false;
+	if ((err = git_commit_tree(&tree, tip)) < 0) {
+		err = kb_error_git(err, "cannot read the tree of the backport ref");
+		goto done;
+	}
+	if ((err = kb_source_new(&src, lane->repo, tree)) < 0 ||
+	    (err = kb_survey_fix(&survey, src, fix, &opts->locate)) < 0 ||
+	    (!survey.present && (err = kb_detect_vulnerable(&where, src, fix)) < 0))
+		goto done;
+	if (survey.present) {
+		*holds = true;
+		err = kb_buf_printf(how, "variant '%s' is in its tree", survey.present->name);
+	} else if (fix->nvulnerable) {
+		*holds = !where;
+		err = where ? kb_buf_printf(how, "the vulnerable code is still in '%s'", where) :
+			      kb_buf_puts(how, "the vulnerable code is not in its tree");
+	} else if ((err = subject_commit(&found, lane->repo, git_commit_id(tip),
+					 git_commit_id(lane->base), fix->subject)) >= 0) {
+		char hex[GIT_OID_HEXSZ + 1];
+		*holds = err > 0;
+		err = *holds ? kb_buf_printf(how, "its commit %.12s is '%s'",
+					     git_oid_tostr(hex, sizeof(hex), &found), fix->subject) :
+			       kb_buf_printf(how, "no commit on it is '%s'", fix->subject);
+	}
+done:
+	kb_survey_release(&survey);
+	kb_source_free(src);
+	git_tree_free(tree);
+	return err;
+}
+
+/* The conflict resolved by hand on `refname` at `hex`: that commit is the result. */
+static int resolved(struct kb_result *res, char **refname, const char *hex, const char *how)
+{
+	char *was = res->detail;
+	size_t i;
+	int err;
+
+	res->detail = NULL;
+	free(res->notes);
+	res->notes = NULL;
+	if ((err = set_detail(res, "resolved by hand: %s at %.12s holds the fix", *refname, hex)) < 0 ||
+	    (err = add_note(res, "%s", how)) < 0 ||
+	    (err = add_note(res, "kbackport alone: %s", was ? was : "conflict")) < 0)
+		goto done;
+	res->status = KB_STATUS_APPLIED;
+	res->created = false;
+	snprintf(res->commit, sizeof(res->commit), "%s", hex);
+	free(res->ref);
+	res->ref = *refname;
+	*refname = NULL;
+	free(res->variant);
+	res->variant = NULL;
+	free(res->reproduce);
+	res->reproduce = NULL;
+	for (i = 0; i < res->nhunks; i++) {
+		free(res->hunks[i].path);
+		free(res->hunks[i].variant);
+	}
+	free(res->hunks);
+	res->hunks = NULL;
+	res->nhunks = 0;
+done:
+	free(was);
+	return err;
+}
+
+/*
+ * A conflict (or a partial fix) a person resolved with the commands of
+ * `reproduce`: the backport ref is a commit on the lane's base (the
+ * branch's commit, or its pre-fix commit) whose tree holds the fix. That
+ * commit is the result, as one kbackport wrote would be (`build`, `test`
+ * and `run` take it as the backport lane); a ref that is not on the base,
+ * or does not hold the fix, is named in the notes and the conflict stays.
+ */
+static int by_hand(struct kb_result *res, struct lane *lane, const struct kb_branch *branch,
+		   const struct kb_fix *fix, const struct kb_backport_opts *opts)
+{
+	struct kb_buf how = KB_BUF_INIT;
+	char *refname = NULL;
+	char hex[GIT_OID_HEXSZ + 1], base[GIT_OID_HEXSZ + 1];
+	git_commit *tip = NULL;
+	git_oid id;
+	bool holds = false;
+	int err, on;
+
+	if ((err = kb_backport_ref(&refname, fix->id, branch->name)) < 0)
+		goto done;
+	if ((err = git_reference_name_to_id(&id, lane->repo, refname)) == GIT_ENOTFOUND) {
+		err = 0;
+		goto done;
+	}
+	if (err < 0 || (err = git_commit_lookup(&tip, lane->repo, &id)) < 0) {
+		err = kb_error_git(err, "cannot read '%s'", refname);
+		goto done;
+	}
+	git_oid_tostr(hex, sizeof(hex), &id);
+	git_oid_tostr(base, sizeof(base), git_commit_id(lane->base));
+	on = git_oid_equal(&id, git_commit_id(lane->base)) ? 0 :
+	     git_graph_descendant_of(lane->repo, &id, git_commit_id(lane->base));
+	if (on < 0) {
+		err = kb_error_git(on, "cannot tell whether '%s' is built on '%s'", refname, base);
+		goto done;
+	}
+	if (!on) {
+		err = add_note(res, "%s at %.12s is not built on %s at %.12s: not taken as resolved by hand",
+			       refname, hex, res->pre_fix_ref ? res->pre_fix_ref : branch->ref, base);
+		goto done;
+	}
+	if ((err = holds_fix(&holds, &how, lane, tip, fix, opts)) < 0)
+		goto done;
+	if (!how.ptr)
+		err = kb_error_set(KB_ENOMEM, "out of memory");
+	else if (holds)
+		err = resolved(res, &refname, hex, how.ptr);
+	else
+		err = add_note(res, "%s at %.12s does not hold the fix (%s): not taken as resolved by hand",
+			       refname, hex, how.ptr);
+done:
+	git_commit_free(tip);
+	kb_buf_release(&how);
+	free(refname);
+	return err;
+}
+
 static int run(struct kb_result *res, struct lane *lane, const struct kb_branch *branch,
 	       const struct kb_fix *fix, const struct kb_backport_opts *opts)
 {
@@ -669,7 +830,12 @@ static int run(struct kb_result *res, struct lane *lane, const struct kb_branch 
 		if ((err = kb_survey_fix(&survey, lane->src, fix, &opts->locate)) < 0)
 			goto done;
 	}
-	if ((err = decide(res, lane, &survey, branch, fix, opts)) >= 0 && absent)
+	if ((err = decide(res, lane, &survey, branch, fix, opts)) < 0)
+		goto done;
+	if ((res->status == KB_STATUS_CONFLICT || res->status == KB_STATUS_PARTIAL) &&
+	    (err = by_hand(res, lane, branch, fix, opts)) < 0)
+		goto done;
+	if (absent)
 		err = note_no_pre_fix(res, branch);
 done:
 	kb_survey_release(&survey);
@@ -769,6 +935,10 @@ int kb_queue_ref(char **out, const char *queue, const char *branch)
 	int valid = 0;
 
 	*out = NULL;
+	/* one component, as a branch name: queue "a/b" would take queue "a"'s refs of a branch "b" */
+	if (!*queue || strchr(queue, '/'))
+		return kb_error_set(KB_EINVALID, "invalid queue name '%s' (must be usable as one "
+				    "component of a git ref name)", queue);
 	if (kb_buf_printf(&name, "refs/heads/backport/queue/%s/%s", queue, branch) < 0)
 		return KB_ENOMEM;
 	if (git_reference_name_is_valid(&valid, name.ptr) < 0 || !valid) {
@@ -834,6 +1004,7 @@ int kb_queue_open(struct kb_queue **out, const struct kb_branch *branch, const c
 	q->lane.queue = q;
 	if ((err = kb_queue_ref(&q->refname, queue, branch->name)) < 0 ||
 	    (err = lane_open(&q->lane, &scratch, branch, dry_run)) < 0 ||
+	    (err = kb_ref_check_namespace(q->lane.repo, q->refname)) < 0 ||
 	    (!dry_run && (err = kb_ref_check_lock(q->lane.repo, q->refname)) < 0))
 		goto fail;
 	git_oid_cpy(&q->tip, git_commit_id(q->lane.base));

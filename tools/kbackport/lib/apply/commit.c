@@ -100,6 +100,9 @@ int kb_backport_ref(char **out, const char *fix_id, const char *branch)
 	int valid = 0;
 
 	*out = NULL;
+	if (kb_fix_id_reserved(fix_id))
+		return kb_error_set(KB_EINVALID, "'%s' cannot be a fix id: %s", fix_id,
+				    KB_FIX_ID_RESERVED_WHY);
 	if (kb_buf_printf(&name, "refs/heads/backport/%s/%s", fix_id, branch) < 0)
 		return KB_ENOMEM;
 	if (git_reference_name_is_valid(&valid, name.ptr) < 0 || !valid) {
@@ -125,6 +128,19 @@ static bool date_ok(long long time, int offset)
 	return time >= 0 && time <= KB_TIME_MAX && offset >= -KB_ZONE_MAX && offset <= KB_ZONE_MAX;
 }
 
+/*
+ * libgit2 writes a name or address as given: a line break in it would
+ * add header lines to the commit (git fsck: badName), any other control
+ * character would reach every terminal that shows the commit.
+ */
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
 int kb_commit_author(git_signature **out, const struct kb_fix *fix)
 {
 	const struct kb_patch *p = fix->patch;
@@ -134,6 +150,9 @@ int kb_commit_author(git_signature **out, const struct kb_fix *fix)
 	if (!p->author_name || !p->author_email || !p->date)
 		return kb_error_set(KB_EINVALID, "fix '%s': the upstream patch has no From: or Date: header",
 				    fix->id);
+	if (has_control(p->author_name) || has_control(p->author_email))
+		return kb_error_set(KB_EINVALID, "fix '%s': the upstream patch's author '%s <%s>' "
+				    "holds control characters", fix->id, p->author_name, p->author_email);
 	if (!date_ok(p->time, p->tz_offset))
 		return kb_error_set(KB_EINVALID, "fix '%s': the upstream patch's Date: is out of range "
 				    "for a git commit (time %lld, time zone %c%02d%02d)", fix->id,
@@ -232,6 +251,11 @@ int kb_committer(git_signature **out, git_repository *repo)
 		name = def->name;
 	if (!email)
 		email = def->email;
+	if (has_control(name) || has_control(email)) {
+		git_signature_free(def);
+		return kb_error_set(KB_EINVALID, "bad committer '%s <%s>': control characters",
+				    name, email);
+	}
 	err = dated ? git_signature_new(out, name, email, when, offset) :
 		      git_signature_now(out, name, email);
 	git_signature_free(def);
@@ -402,6 +426,59 @@ int kb_ref_check_lock(git_repository *repo, const char *refname)
 	return wait_for_lock(repo, refname);
 }
 
+#define NOT_BOTH "and one name cannot be both a ref and a folder of refs"
+
+/* A ref named as one of the folders of `refname`. */
+static int ref_above(git_repository *repo, const char *refname)
+{
+	struct kb_buf folder = KB_BUF_INIT;
+	git_reference *ref = NULL;
+	const char *slash;
+	int err = 0;
+
+	for (slash = strchr(refname, '/'); slash && !err; slash = strchr(slash + 1, '/')) {
+		kb_buf_clear(&folder);
+		if ((err = kb_buf_put(&folder, refname, (size_t)(slash - refname))) < 0)
+			break;
+		if (git_reference_lookup(&ref, repo, folder.ptr) == 0)
+			err = kb_error_set(KB_EEXISTS, "cannot write '%s': the ref '%s' exists, "
+					   NOT_BOTH " (rename or delete '%s')", refname,
+					   folder.ptr, folder.ptr);
+		git_reference_free(ref);
+		ref = NULL;
+	}
+	kb_buf_release(&folder);
+	return err;
+}
+
+/* A ref inside `refname`, taken as a folder. */
+static int ref_below(git_repository *repo, const char *refname)
+{
+	git_reference_iterator *it = NULL;
+	struct kb_buf glob = KB_BUF_INIT;
+	const char *name;
+	int err;
+
+	if ((err = kb_buf_printf(&glob, "%s/*", refname)) < 0)
+		return err;
+	if (git_reference_iterator_glob_new(&it, repo, glob.ptr) == 0 &&
+	    git_reference_next_name(&name, it) == 0)
+		err = kb_error_set(KB_EEXISTS, "cannot write '%s': refs exist inside it ('%s'), "
+				   NOT_BOTH " (rename or delete them)", refname, name);
+	git_reference_iterator_free(it);
+	kb_buf_release(&glob);
+	return err;
+}
+
+int kb_ref_check_namespace(git_repository *repo, const char *refname)
+{
+	int err;
+
+	if ((err = ref_above(repo, refname)) == 0)
+		err = ref_below(repo, refname);
+	return err;
+}
+
 /*
  * Move `refname` from `old` to `id`, a zero `old` meaning "it must not
  * exist". libgit2 compares the old value under the ref's lock file, so of
@@ -490,10 +567,13 @@ static int commit_backport(git_oid *commit_id, bool *created, git_repository *re
 	err = update_ref(repo, refname, commit_id, &old);
 	if (err == GIT_EMODIFIED || err == GIT_ELOCKED)
 		err = lost_race(commit_id, created, repo, refname, base, tree_id, message, &old);
-	else if (err < 0)
+	else if (err < 0) {
 		err = kb_error_git(err, "cannot update '%s'", refname);
-	else
+		/* a clash made meanwhile: said in words rather than libgit2's */
+		kb_ref_check_namespace(repo, refname);
+	} else {
 		*created = true;
+	}
 done:
 	free(where);
 	git_tree_free(tree);

@@ -41,6 +41,15 @@ int kb_committer(git_signature **out, git_repository *repo);
 int kb_ref_check_lock(git_repository *repo, const char *refname);
 
 /*
+ * Fails (KB_EEXISTS, saying which ref is in the way and what to do) when
+ * `refname` cannot be written for the refs already there: a ref named as
+ * one of its folders (a branch "backport/X" for refs/heads/backport/X/
+ * <branch>), or refs inside it as a folder. Git keeps refs as files in
+ * folders: one name cannot be both. Checked before anything is written.
+ */
+int kb_ref_check_namespace(git_repository *repo, const char *refname);
+
+/*
  * Make `refname` point at a commit with parent `base`, `tree` and `message`.
  * When the ref already points at such a commit (same parent, tree and
  * message) nothing is written and *created is false: re-running is

@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 struct loader {
@@ -391,6 +392,9 @@ static int add_id(void *ctx, void *obj, yaml_node_t *value)
 		return kb_yaml_error(&l->y, value, KB_EINVALID,
 				     "id '%s' does not match the directory name '%s'",
 				     fix->id, base);
+	if (kb_fix_id_reserved(fix->id))
+		return kb_yaml_error(&l->y, value, KB_EINVALID, "'%s' cannot be a fix id: %s",
+				     fix->id, KB_FIX_ID_RESERVED_WHY);
 	return 0;
 }
 
@@ -442,7 +446,7 @@ static int add_patch(void *ctx, void *obj, yaml_node_t *value)
 	int err;
 
 	l->patch = value;
-	if ((err = load_patch(&fix->patch, NULL, l, value)) < 0)
+	if ((err = load_patch(&fix->patch, &fix->patch_path, l, value)) < 0)
 		return err;
 	return kb_patch_reverse(&fix->reverse, fix->patch);
 }
@@ -719,6 +723,7 @@ void kb_fix_free(struct kb_fix *fix)
 	kb_audit_rules_free(fix->audit);
 	free(fix->id);
 	free(fix->dir);
+	free(fix->patch_path);
 	free(fix->subject);
 	free(fix->upstream);
 	free(fix->upstream_repo);
@@ -727,6 +732,11 @@ void kb_fix_free(struct kb_fix *fix)
 	kb_patch_free(fix->patch);
 	kb_patch_free(fix->reverse);
 	free(fix);
+}
+
+bool kb_fix_id_reserved(const char *id)
+{
+	return !strcasecmp(id, "queue");
 }
 
 void kb_fix_free_all(struct kb_fix **fixes, size_t n)

@@ -77,18 +77,17 @@ struct kb_marker {
 	char *code;
 };
 
-/* Where a fix's upstream commit is fetched from unless fix.yaml says. */
-#define KB_MAINLINE_REPO "https://git.kernel.org/pub/scm/linux/kernel/git/torvalds/linux.git"
-
 struct kb_fix {
 	char *id;
 	char *dir;
 	char *subject;
 	char *upstream;		/* 40 hex, or NULL: a patch of no upstream commit */
-	char *upstream_repo;	/* where to fetch it: `upstream-repo`, or KB_MAINLINE_REPO */
+	char *upstream_repo;	/* where to fetch it: `upstream-repo`, or NULL (the
+				 * commands to do it by hand then use the patch) */
 	char *cve;		/* or NULL */
 	char *introduced_by;	/* or NULL */
 	struct kb_patch *patch;	/* the upstream commit: author, date, body */
+	char *patch_path;	/* resolved path of `patch` */
 	struct kb_patch *reverse;	/* `patch` undone */
 	struct kb_marker *vulnerable;
 	size_t nvulnerable;
@@ -110,6 +109,15 @@ int kb_fix_load(struct kb_fix **out, const char *dir);
  * fix.yaml), sorted by id. Fails on the first fix that does not load.
  */
 int kb_fix_load_all(struct kb_fix ***out, size_t *n, const char *backports_dir);
+
+/*
+ * Is `id` the name the queues' refs take, "queue" (in any case)? The refs
+ * of fix X are refs/heads/backport/X/<branch> and those of a queue
+ * refs/heads/backport/queue/<queue>/<branch>: a fix named so would put
+ * its refs among the queues'. No fix may have it.
+ */
+bool kb_fix_id_reserved(const char *id);
+#define KB_FIX_ID_RESERVED_WHY "refs/heads/backport/queue/ holds the queues' refs"
 
 void kb_fix_free(struct kb_fix *fix);
 void kb_fix_free_all(struct kb_fix **fixes, size_t n);

@@ -142,6 +142,16 @@ static char *slug(const char *subject)
 	return b.size ? kb_buf_detach(&b) : (kb_buf_release(&b), NULL);
 }
 
+static bool is_utf8(const char *s)
+{
+	size_t n = strlen(s), len;
+
+	for (; n; s += len, n -= len)
+		if (!(len = kb_utf8_len((const unsigned char *)s, n)))
+			return false;
+	return true;
+}
+
 static int set(char **field, const char *value)
 {
 	if (value && !(*field = kb_strdup(value)))
@@ -157,6 +167,10 @@ static int fill(struct kb_fix_draft *d, const struct kb_patch *patch, const char
 
 	if (!patch->subject || !*patch->subject)
 		return kb_error_set(KB_EINVALID, "%s: the patch has no Subject", origin);
+	/* fix.yaml is UTF-8; encoded words were converted, raw bytes cannot be */
+	if (!is_utf8(patch->subject))
+		return kb_error_set(KB_EINVALID, "%s: the Subject is not UTF-8 and names no charset "
+				    "(as an RFC 2047 encoded word would)", origin);
 	if ((err = set(&d->subject, patch->subject)) < 0 || (err = set(&d->upstream, opts->upstream)) < 0)
 		return err;
 	if (!d->upstream && !(d->upstream = upstream_of(body)) &&
@@ -182,6 +196,9 @@ static int fill(struct kb_fix_draft *d, const struct kb_patch *patch, const char
 	if (!valid_id(d->id))
 		return kb_error_set(KB_EINVALID, "%s: '%s' cannot be a fix id (letters, digits, '.', '_', '-')",
 				    origin, d->id);
+	if (kb_fix_id_reserved(d->id))
+		return kb_error_set(KB_EINVALID, "%s: '%s' cannot be a fix id: %s%s", origin, d->id,
+				    KB_FIX_ID_RESERVED_WHY, opts->id ? "" : " (give another with --id)");
 	return 0;
 }
 
@@ -320,15 +337,20 @@ int kb_mbox_split(size_t **starts, size_t **lens, size_t *n, const char *buf, si
 	return 0;
 }
 
-/* A YAML double-quoted scalar. */
+/* A YAML double-quoted scalar: control characters (C0, DEL, C1) escaped. */
 static void quoted(struct kb_buf *b, const char *s)
 {
+	const unsigned char *u;
+
 	kb_buf_putc(b, '"');
 	for (; *s; s++) {
+		u = (const unsigned char *)s;
 		if (*s == '"' || *s == '\\')
 			kb_buf_printf(b, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			kb_buf_printf(b, "\\x%02x", (unsigned char)*s);
+		else if (*u < 0x20 || *u == 0x7f)
+			kb_buf_printf(b, "\\x%02x", *u);
+		else if (u[0] == 0xc2 && u[1] >= 0x80 && u[1] < 0xa0)
+			kb_buf_printf(b, "\\x%02x", *++s & 0xff);	/* U+0080..U+009F */
 		else
 			kb_buf_putc(b, *s);
 	}
@@ -404,6 +426,50 @@ done:
 	return err;
 }
 
+/* The last error with each "<from>/" in it said as "<to>/". */
+static int error_moved(int err, const char *from, const char *to)
+{
+	struct kb_buf msg = KB_BUF_INIT;
+	const char *p = kb_error_last(), *at;
+	size_t n = strlen(from);
+
+	while ((at = strstr(p, from)) && at[n] == '/') {
+		kb_buf_put(&msg, p, (size_t)(at - p));
+		kb_buf_puts(&msg, to);
+		p = at + n;
+	}
+	kb_buf_puts(&msg, p);
+	err = kb_error_set(err, "%s", msg.ptr ? msg.ptr : "out of memory");
+	kb_buf_release(&msg);
+	return err;
+}
+
+int kb_fix_draft_check(const struct kb_fix_draft *d, const char *origin, const char *backports)
+{
+	struct kb_buf tmp = KB_BUF_INIT;
+	const char *base = getenv("TMPDIR");
+	struct kb_fix *fix = NULL;
+	char *dir = NULL;
+	int err;
+
+	if ((err = kb_buf_printf(&tmp, "%s/kbackport-fix.XXXXXX", base && *base ? base : "/tmp")) < 0)
+		return err;
+	if (!mkdtemp(tmp.ptr)) {
+		err = kb_error_set(KB_ERROR, "cannot create '%s': %m", tmp.ptr);
+		kb_buf_release(&tmp);
+		return err;
+	}
+	if ((err = kb_fix_draft_write(&dir, d, tmp.ptr)) == 0 && (err = kb_fix_load(&fix, dir)) < 0) {
+		err = error_moved(KB_EINVALID, tmp.ptr, backports);
+		kb_error_prefix(err, "%s: the fix would not load", origin);
+	}
+	kb_fix_free(fix);
+	free(dir);
+	kb_remove_tree(tmp.ptr);
+	kb_buf_release(&tmp);
+	return err;
+}
+
 int kb_fix_draft_to_fix(struct kb_fix **out, const struct kb_fix_draft *d, const char *dir)
 {
 	struct kb_fix *fix;
@@ -419,7 +485,7 @@ int kb_fix_draft_to_fix(struct kb_fix **out, const struct kb_fix_draft *d, const
 	if (set(&fix->id, d->id) < 0 || set(&fix->dir, dir) < 0 || set(&fix->subject, d->subject) < 0 ||
 	    set(&fix->upstream, d->upstream) < 0 || set(&fix->cve, d->cve) < 0 ||
 	    set(&v->name, "patch") < 0 || set(&v->why, "the fix's own patch") < 0 ||
-	    set(&v->patch_path, dir) < 0)
+	    set(&v->patch_path, dir) < 0 || set(&fix->patch_path, dir) < 0)
 		err = nomem();
 	if (!err && (err = kb_patch_parse(&fix->patch, d->patch, d->len, dir)) == 0 &&
 	    (err = kb_patch_reverse(&fix->reverse, fix->patch)) == 0 &&

@@ -58,6 +58,16 @@ char *kb_fix_draft_yaml(const struct kb_fix_draft *draft);
  */
 int kb_fix_draft_write(char **dir, const struct kb_fix_draft *draft, const char *backports);
 
+/*
+ * Does the draft make a fix that loads as apply loads it? It is written
+ * into a temporary directory (under $TMPDIR), loaded back with
+ * kb_fix_load() and removed: fix new checks every draft so before it
+ * writes any. The load's error (KB_EINVALID) names `origin` and the fix
+ * as it would be under `backports`.
+ */
+int kb_fix_draft_check(const struct kb_fix_draft *draft, const char *origin,
+		       const char *backports);
+
 struct kb_fix;
 
 /*

@@ -19,6 +19,8 @@
 #include "error.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <iconv.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,7 +168,9 @@ static bool is_file_start(const struct parser *p)
 }
 
 /* ---- RFC 2047 encoded words ("=?UTF-8?q?Ond=C5=99ej?="), as format-patch
- * writes non-ASCII names and subjects ---- */
+ * writes non-ASCII names and subjects. As git mailinfo, the text is
+ * converted to UTF-8 (iconv) from the charset each word names, and line
+ * breaks and other control characters are folded into spaces. ---- */
 
 static int hexval(int c)
 {
@@ -221,58 +225,210 @@ static int decode_b(struct kb_buf *out, const char *s, size_t len)
 	return err;
 }
 
+#define CHARSET_MAX 40
+
+/* A charset as RFC 2047 writes it: a token (no '/', so no iconv suffix). */
+static bool is_charset_char(int c)
+{
+	return isalnum(c) || (c && strchr("!#$%&'*+-^_`{|}~", c));
+}
+
+struct word {
+	char charset[CHARSET_MAX + 1];	/* without RFC 2231's "*language" */
+	char enc;			/* 'q' or 'b' */
+	const char *text;
+	size_t tlen;
+};
+
 /* Length of the encoded word at `s`, 0 when there is none. */
-static size_t encoded_word(const char *s, char *enc, const char **text,
-			   size_t *tlen)
+static size_t encoded_word(const char *s, struct word *w)
 {
 	const char *q, *e;
+	size_t n;
 
 	if (s[0] != '=' || s[1] != '?' || !(q = strchr(s + 2, '?')) ||
 	    !q[1] || q[2] != '?' || !(e = strstr(q + 3, "?=")))
 		return 0;
-	*enc = (char)tolower((unsigned char)q[1]);
-	*text = q + 3;
-	*tlen = (size_t)(e - *text);
-	if ((*enc != 'q' && *enc != 'b') || memchr(*text, ' ', *tlen))
+	for (n = 0; s + 2 + n < q && is_charset_char((unsigned char)s[2 + n]); n++)
+		;
+	if (s + 2 + n != q)
+		return 0;
+	n = strcspn(s + 2, "*?");
+	if (n == 0 || n > CHARSET_MAX)
+		return 0;
+	memcpy(w->charset, s + 2, n);
+	w->charset[n] = '\0';
+	w->enc = (char)tolower((unsigned char)q[1]);
+	w->text = q + 3;
+	w->tlen = (size_t)(e - w->text);
+	if ((w->enc != 'q' && w->enc != 'b') || memchr(w->text, ' ', w->tlen))
 		return 0;
 	return (size_t)(e + 2 - s);
 }
 
-/* Decode encoded words; blanks between two encoded words vanish. */
-static int decode_header(char **out, const char *s)
+/*
+ * `len` bytes in `charset` appended to `out` in UTF-8: 0, KB_ENOMEM,
+ * KB_ENOTFOUND for a charset iconv does not know, KB_EINVALID for bytes
+ * that are not text in it.
+ */
+static int to_utf8(struct kb_buf *out, const char *in, size_t len, const char *charset)
 {
-	struct kb_buf buf = KB_BUF_INIT;
-	const char *ws = NULL, *text;
-	bool after_word = false;
-	size_t n, tlen;
-	char enc;
+	char chunk[256], *inp = (char *)in, *outp;
+	size_t inleft = len, outleft, r;
+	iconv_t cd;
 	int err = 0;
 
+	if ((cd = iconv_open("UTF-8", charset)) == (iconv_t)-1)
+		return KB_ENOTFOUND;
+	for (;;) {
+		bool last = inleft == 0;	/* no input: ends a stateful charset's shift */
+
+		outp = chunk;
+		outleft = sizeof(chunk);
+		r = iconv(cd, last ? NULL : &inp, last ? NULL : &inleft, &outp, &outleft);
+		if (r == (size_t)-1 && errno != E2BIG) {
+			err = KB_EINVALID;
+			break;
+		}
+		if (outp > chunk && (err = kb_buf_put(out, chunk, (size_t)(outp - chunk))) < 0)
+			break;
+		if (last && r != (size_t)-1)
+			break;
+	}
+	iconv_close(cd);
+	return err;
+}
+
+struct decoder {
+	struct parser *p;
+	size_t lineno;		/* the header's first line */
+	const char *what;	/* "Subject" */
+	struct kb_buf out;	/* the text so far, in UTF-8 */
+	struct kb_buf raw;	/* a run of encoded words in `charset`, decoded */
+	char charset[CHARSET_MAX + 1];	/* "" when there is no run */
+};
+
+/* The run of encoded words converted onto the text (a character may be
+ * cut between two words of one charset: they are converted together). */
+static int flush_words(struct decoder *d)
+{
+	int err;
+
+	if (!d->charset[0])
+		return 0;
+	err = to_utf8(&d->out, d->raw.ptr ? d->raw.ptr : "", d->raw.size, d->charset);
+	kb_buf_clear(&d->raw);
+	if (err == KB_ENOTFOUND)
+		return fail(d->p, d->lineno, "the %s header is in the unknown charset '%s'",
+			    d->what, d->charset);
+	if (err == KB_EINVALID)
+		return fail(d->p, d->lineno, "the %s header is not valid %s text", d->what,
+			    d->charset);
+	d->charset[0] = '\0';
+	return err < 0 ? nomem() : 0;
+}
+
+static int add_word(struct decoder *d, const struct word *w)
+{
+	int err;
+
+	if (strcasecmp(w->charset, d->charset) && (err = flush_words(d)) < 0)
+		return err;
+	strcpy(d->charset, w->charset);
+	return (w->enc == 'q' ? decode_q : decode_b)(&d->raw, w->text, w->tlen);
+}
+
+/* A control character at `s` (C0, DEL, or C1 in UTF-8): its length, else 0. */
+static size_t control_len(const unsigned char *s, size_t n)
+{
+	if (*s < 0x20 || *s == 0x7f)
+		return 1;
+	return n >= 2 && s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f ? 2 : 0;
+}
+
+/*
+ * As git mailinfo folds a header's line breaks: a run of blanks that holds
+ * a line break, a tab or any other control character becomes one space
+ * (nothing at either end), so that no header adds lines to a commit or
+ * escapes to a terminal. Runs of plain spaces stay as they are.
+ */
+static void fold_controls(struct kb_buf *b)
+{
+	unsigned char *s = (unsigned char *)b->ptr;
+	size_t r = 0, w = 0, end, n;
+	bool control;
+
+	while (r < b->size) {
+		for (end = r, control = false; end < b->size; end += n) {
+			if (s[end] == ' ')
+				n = 1;
+			else if ((n = control_len(s + end, b->size - end)))
+				control = true;
+			else
+				break;
+		}
+		if (end == r) {
+			s[w++] = s[r++];
+			continue;
+		}
+		if (!control) {
+			memmove(s + w, s + r, end - r);
+			w += end - r;
+		} else if (w && end < b->size) {
+			s[w++] = ' ';
+		}
+		r = end;
+	}
+	b->size = w;
+	if (b->ptr)
+		b->ptr[w] = '\0';
+}
+
+/*
+ * The header `what` (its first line `lineno`) decoded: encoded words in
+ * UTF-8, blanks between two of them gone, control characters folded. An
+ * unknown charset, or bytes that are no text in theirs, are KB_EINVALID.
+ */
+static int decode_header(char **out, struct parser *p, const char *s, size_t lineno,
+			 const char *what)
+{
+	struct decoder d = { p, lineno, what, KB_BUF_INIT, KB_BUF_INIT, "" };
+	const char *ws = NULL;
+	bool after_word = false;
+	struct word w;
+	size_t n;
+	int err = 0;
+
+	*out = NULL;
 	for (; *s && !err; s += n) {
 		n = 1;
 		if (*s == ' ' || *s == '\t') {
 			ws = ws ? ws : s;
 			continue;
 		}
-		if ((n = encoded_word(s, &enc, &text, &tlen))) {
+		if ((n = encoded_word(s, &w))) {
 			if (ws && !after_word)
-				err = kb_buf_put(&buf, ws, (size_t)(s - ws));
+				err = kb_buf_put(&d.out, ws, (size_t)(s - ws));
 			if (!err)
-				err = (enc == 'q' ? decode_q : decode_b)(&buf, text, tlen);
+				err = add_word(&d, &w);
 			after_word = true;
 		} else {
 			n = 1;
-			if (ws)
-				err = kb_buf_put(&buf, ws, (size_t)(s - ws));
+			if ((err = flush_words(&d)) == 0 && ws)
+				err = kb_buf_put(&d.out, ws, (size_t)(s - ws));
 			if (!err)
-				err = kb_buf_putc(&buf, *s);
+				err = kb_buf_putc(&d.out, *s);
 			after_word = false;
 		}
 		ws = NULL;
 	}
-	if (!err && !(*out = kb_buf_detach(&buf)))
-		err = nomem();
-	kb_buf_release(&buf);
+	if (!err && (err = flush_words(&d)) == 0) {
+		fold_controls(&d.out);
+		if (!(*out = kb_buf_detach(&d.out)))
+			err = nomem();
+	}
+	kb_buf_release(&d.out);
+	kb_buf_release(&d.raw);
 	return err;
 }
 
@@ -341,12 +497,13 @@ static const char *strip_subject_prefix(const char *s)
 	}
 }
 
-static int set_subject(struct kb_patch *patch, const char *value)
+static int set_subject(struct parser *p, const char *value, size_t lineno, const char *what)
 {
+	struct kb_patch *patch = p->patch;
 	char *decoded = NULL;
 	int err;
 
-	if ((err = decode_header(&decoded, value)) < 0)
+	if ((err = decode_header(&decoded, p, value, lineno, what)) < 0)
 		return err;
 	free(patch->subject);
 	patch->subject = kb_strdup(strip_subject_prefix(decoded));
@@ -355,13 +512,14 @@ static int set_subject(struct kb_patch *patch, const char *value)
 }
 
 /* "Name <email>", "\"Last, First\" <email>" or a bare address. */
-static int set_author(struct kb_patch *patch, const char *value)
+static int set_author(struct parser *p, const char *value, size_t lineno, const char *what)
 {
+	struct kb_patch *patch = p->patch;
 	char *v = NULL;
 	const char *lt, *gt, *name, *end;
 	int err;
 
-	if ((err = decode_header(&v, value)) < 0)
+	if ((err = decode_header(&v, p, value, lineno, what)) < 0)
 		return err;
 	free(patch->author_name);
 	free(patch->author_email);
@@ -405,7 +563,7 @@ static int set_description(struct parser *p, size_t namelen)
 {
 	struct kb_buf text = KB_BUF_INIT;
 	const char *s = p->line + namelen + 1;
-	size_t n = p->len - namelen - 1;
+	size_t n = p->len - namelen - 1, lineno = p->lineno;
 	char *summary;
 	int err = 0;
 
@@ -427,7 +585,7 @@ static int set_description(struct parser *p, size_t namelen)
 			err = kb_buf_putc(&text, '\n');
 	}
 	if (!err && *summary && !p->patch->subject)
-		err = set_subject(p->patch, summary);
+		err = set_subject(p, summary, lineno, "Description");
 	if (!err && text.size) {
 		free(p->description);
 		if (!(p->description = kb_buf_detach(&text)))
@@ -450,11 +608,11 @@ static int parse_header(struct parser *p, size_t namelen)
 	if ((err = header_value(&value, p, namelen)) < 0)
 		return err;
 	if (namelen == 4 && !strncasecmp(name, "From", 4))
-		err = set_author(p->patch, value);
+		err = set_author(p, value, lineno, "From");
 	else if (namelen == 6 && !strncasecmp(name, "Author", 6) && !p->patch->author_email)
-		err = set_author(p->patch, value);	/* DEP-3's alias of From */
+		err = set_author(p, value, lineno, "Author");	/* DEP-3's alias of From */
 	else if (namelen == 7 && !strncasecmp(name, "Subject", 7))
-		err = set_subject(p->patch, value);
+		err = set_subject(p, value, lineno, "Subject");
 	else if (namelen == 4 && !strncasecmp(name, "Date", 4))
 		return set_date(p, value, lineno);
 	else if (namelen == 25 && !strncasecmp(name, "Content-Transfer-Encoding", 25) &&

@@ -1,6 +1,7 @@
 #include "queue.h"
 #include "error.h"
 #include "patch.h"
+#include "reproduce.h"
 #include "report.h"
 
 #include <stdlib.h>
@@ -17,60 +18,42 @@ static int branch_failed(struct kb_queue_result *out)
 	return (out->error = strdup(kb_error_last())) ? 0 : KB_ENOMEM;
 }
 
-/* The patch file of the variant `name` of `fix`, as an absolute path. */
-static int variant_patch(struct kb_buf *out, const struct kb_fix *fix, const char *name)
+/* The patch file of the variant `name` of `fix`. */
+static int variant_patch(const char **out, const struct kb_fix *fix, const char *name)
 {
-	char *abs;
-	size_t i;
-	int err;
+	const struct kb_variant *v = name ? kb_fix_variant(fix, name) : NULL;
 
-	for (i = 0; i < fix->nvariants; i++)
-		if (name && !strcmp(fix->variants[i].name, name))
-			break;
-	if (i == fix->nvariants)
+	if (!v)
 		return kb_error_set(KB_ENOTFOUND, "fix '%s' has no variant '%s'", fix->id,
 				    name ? name : "");
-	if (!(abs = realpath(fix->variants[i].patch_path, NULL)))
-		return kb_error_set(KB_ENOTFOUND, "cannot resolve '%s'", fix->variants[i].patch_path);
-	err = kb_buf_puts(out, abs);
-	free(abs);
-	return err;
+	*out = v->patch_path;
+	return 0;
 }
 
 /*
  * A skipped fix's commands to do it by hand start from the queue as it
  * stood: the branch, then `git am -3` of each fix applied before it.
  */
-static int queue_reproduce(struct kb_queue_result *out, size_t at,
+static int queue_reproduce(struct kb_queue_result *out, size_t at, const struct kb_branch *branch,
 			   const struct kb_series *series)
 {
 	struct kb_result *r = &out->results[at];
-	struct kb_buf cmds = KB_BUF_INIT;
-	const char *line, *nl;
-	size_t i, len;
+	const char **before;
+	char *cmds = NULL;
+	size_t i, n = 0;
 	int err = 0;
 
-	for (line = r->reproduce; line && *line && !err; line = nl ? nl + 1 : line + len) {
-		nl = strchr(line, '\n');
-		len = nl ? (size_t)(nl - line) : strlen(line);
-		err = kb_buf_printf(&cmds, "%.*s\n", (int)len, line);
-		if (strncmp(line, "git checkout -b ", 16))
-			continue;
-		for (i = 0; i < at && !err; i++) {
-			if (out->results[i].status != KB_STATUS_APPLIED)
-				continue;
-			if ((err = kb_buf_puts(&cmds, "git am -3 ")) == 0 &&
-			    (err = variant_patch(&cmds, series->fixes[i], out->results[i].variant)) == 0)
-				err = kb_buf_putc(&cmds, '\n');
-		}
+	if (!(before = calloc(at + 1, sizeof(*before))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	for (i = 0; i < at && !err; i++)
+		if (out->results[i].status == KB_STATUS_APPLIED)
+			err = variant_patch(&before[n++], series->fixes[i], out->results[i].variant);
+	if (!err && (err = kb_reproduce(&cmds, branch, series->fixes[at], r, before)) == 0) {
+		free(r->reproduce);
+		r->reproduce = cmds;
 	}
-	if (err < 0) {
-		kb_buf_release(&cmds);
-		return err;
-	}
-	free(r->reproduce);
-	r->reproduce = kb_buf_detach(&cmds);
-	return 0;
+	free(before);
+	return err;
 }
 
 /* Found in the queue's tree: say that the tree has the earlier fixes. */
@@ -114,7 +97,7 @@ int kb_queue_apply(struct kb_queue_result *out, const struct kb_branch *branch,
 		if (r->status == KB_STATUS_ALREADY_APPLIED && kb_queue_applied(out) &&
 		    (err = append_detail(r, " (with the fixes applied before it in the queue)")) < 0)
 			goto done;
-		if (r->reproduce && queue_reproduce(out, at, series) < 0) {
+		if (r->reproduce && queue_reproduce(out, at, branch, series) < 0) {
 			err = branch_failed(out);
 			goto done;
 		}

@@ -17,6 +17,55 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Drop "." and "//", and ".." with the component before it, in place. */
+static void normalise(char *abs)
+{
+	char *in = abs, *out = abs;
+	size_t len;
+
+	while (*in) {
+		while (*in == '/')
+			in++;
+		len = strcspn(in, "/");
+		if (!len || (len == 1 && in[0] == '.')) {
+			in += len;
+			continue;
+		}
+		if (len == 2 && in[0] == '.' && in[1] == '.') {
+			while (out > abs && *--out != '/')
+				;
+			in += len;
+			continue;
+		}
+		*out++ = '/';
+		memmove(out, in, len);
+		out += len;
+		in += len;
+	}
+	if (out == abs)
+		*out++ = '/';
+	*out = '\0';
+}
+
+int kb_path_absolute(char **out, const char *path)
+{
+	struct kb_buf abs = KB_BUF_INIT;
+	char *cwd = NULL;
+	int err = 0;
+
+	if ((*out = realpath(path, NULL)))
+		return 0;
+	if (path[0] != '/' && !(cwd = getcwd(NULL, 0)))
+		return kb_error_set(KB_ERROR, "cannot get the current directory: %s",
+				    strerror(errno));
+	if ((err = kb_buf_printf(&abs, "%s/%s", cwd ? cwd : "", path)) == 0) {
+		normalise(abs.ptr);
+		*out = kb_buf_detach(&abs);
+	}
+	free(cwd);
+	return err;
+}
+
 bool kb_path_exists(const char *path)
 {
 	struct stat st;

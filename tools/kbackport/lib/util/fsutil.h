@@ -11,6 +11,13 @@
 /* Whether `path` names something (stat(): a symlink by what it points to). */
 bool kb_path_exists(const char *path);
 
+/*
+ * `path` as an absolute path with no "." or ".." component and no "//":
+ * realpath() when it resolves, else (a path that is not there) made
+ * absolute against the current directory and normalised by its words.
+ */
+int kb_path_absolute(char **out, const char *path);
+
 /* `path` and whichever of its parents are missing (mode 0755), as mkdir -p. */
 int kb_mkdir_p(const char *path);
 
