@@ -1,7 +1,7 @@
 /*
  * kb_patch_parse() on arbitrary bytes. A patch that parses has no control
  * character in its subject and author, and is reversed twice: the result
- * must have the same shape as the original.
+ * must have the same shape (files, hunks, modes) as the original.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +19,9 @@ static void check_reverse(const struct kb_patch *patch)
 	if (back->nfiles != patch->nfiles)
 		abort();
 	for (size_t i = 0; i < patch->nfiles; i++) {
-		if (back->files[i].nhunks != patch->files[i].nhunks)
+		if (back->files[i].nhunks != patch->files[i].nhunks ||
+		    back->files[i].old_mode != patch->files[i].old_mode ||
+		    back->files[i].new_mode != patch->files[i].new_mode)
 			abort();
 		(void)kb_file_patch_path(&back->files[i]);
 	}

@@ -170,13 +170,50 @@ tcp: say that modules load on demand" &&
 '
 
 T_NAME="re-run"
+# lib.sh pins GIT_COMMITTER_DATE: a re-run at another time (another date,
+# or none: now) must find the queue's commits all the same
 refs=$(git -C $R for-each-ref refs/heads/backport)
 logs=$(cat $R/.git/logs/refs/heads/backport/queue/stable/* | wc -l)
-run_kb 1 apply --queue stable.series --json
-assert_eq "nothing written again" "false false false" "$(echo "$OUT" | jq -r '[.branches[].created] | join(" ")')"
-assert_eq "...the same commits" "$(jq -c '[.branches[].results[].commit]' q.json)" "$(echo "$OUT" | jq -c '[.branches[].results[].commit]')"
-assert_eq "...the refs and their reflogs unchanged" "$refs $logs" \
-	"$(git -C $R for-each-ref refs/heads/backport) $(cat $R/.git/logs/refs/heads/backport/queue/stable/* | wc -l)"
+nobj=$(find $R/.git/objects -type f | wc -l)
+rerun() {
+	local date=$1
+	if [ "$date" = now ]; then
+		(unset GIT_COMMITTER_DATE; ${KB_VALGRIND:-} "$KBACKPORT" apply --queue stable.series --json >rerun.json 2>rerun.err)
+	else
+		GIT_COMMITTER_DATE="$date" ${KB_VALGRIND:-} "$KBACKPORT" apply --queue stable.series --json >rerun.json 2>rerun.err
+	fi
+}
+for date in "1800000000 +0200" now; do
+	test_expect_success "again at another committer date ($date): nothing written, the same commits" '
+		rerun "$date"; test $? = 1 &&
+		test "$(jq -r "[.branches[].created] | join(\" \")" rerun.json)" = "false false false" &&
+		test "$(jq -c "[.branches[] | .commit, [.results[] | .commit, .base]]" q.json)" = \
+		     "$(jq -c "[.branches[] | .commit, [.results[] | .commit, .base]]" rerun.json)" &&
+		test "$(jq -r "[.branches[].results[] | select(.status == \"applied\") | .created] | unique | join(\" \")" rerun.json)" = false &&
+		test "$(jq -r ".branches[0].results[0].detail" rerun.json)" = "unchanged, already backported with variant '"'patch'"'"
+	'
+	test_expect_success "...the refs, their reflogs and the object store unchanged ($date)" '
+		test "$(git -C $R for-each-ref refs/heads/backport)" = "$refs" &&
+		test "$(cat $R/.git/logs/refs/heads/backport/queue/stable/* | wc -l)" = "$logs" &&
+		test "$(find $R/.git/objects -type f | wc -l)" = "$nobj"
+	'
+done
+test_expect_success 'a dry run at another date: the same statuses, nothing written' '
+	GIT_COMMITTER_DATE="1900000000 +0000" ${KB_VALGRIND:-} "$KBACKPORT" apply --queue stable.series --dry-run --json >dry.json
+	test $? = 1 &&
+	test "$(jq -c "[.branches[].results[].status]" dry.json)" = "$(jq -c "[.branches[].results[].status]" q.json)" &&
+	test "$(find $R/.git/objects -type f | wc -l)" = "$nobj" &&
+	test "$(git -C $R for-each-ref refs/heads/backport)" = "$refs"
+'
+test_expect_success 'a queue grown by fixes at its end keeps its first commits' '
+	head -4 stable.series >short.series &&
+	GIT_COMMITTER_DATE="1700000100 +0000" ${KB_VALGRIND:-} "$KBACKPORT" apply --queue short.series --name grow -b 4.19.y --json >short.json &&
+	{ GIT_COMMITTER_DATE="1700000200 +0000" ${KB_VALGRIND:-} "$KBACKPORT" apply --queue stable.series --name grow -b 4.19.y --json >grown.json; test $? = 1; } &&
+	test "$(jq -r ".branches[0].created" grown.json)" = true &&
+	test "$(jq -c "[.branches[0].results[:3][] | .commit]" short.json)" = "$(jq -c "[.branches[0].results[:3][] | .commit]" grown.json)" &&
+	test "$(jq -r "[.branches[0].results[] | .created] | join(\" \")" grown.json)" = "false false false false true" &&
+	test "$(git -C $R rev-parse refs/heads/backport/queue/grow/4.19.y~1)" = "$(jq -r ".branches[0].commit" short.json)"
+'
 
 T_NAME="text"
 run_kb 1 apply --queue stable.series --branch 2.6.37.y --branch 4.19.y

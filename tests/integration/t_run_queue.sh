@@ -142,14 +142,23 @@ assert_contains "progress: the queue's tip" \
 assert_eq "the user's repository untouched" "$before_linux" "$(user_state repos/linux)"
 
 T_NAME="again"
+# at another committer date (lib.sh pins one): the queue is found all the same
 sleep 1
-run_kb 0 run --queue stable.series --branch 2.6.32.y --branch 2.6.31.y
+refs=$(git -C repos/linux for-each-ref refs/heads/backport/queue)
+GIT_COMMITTER_DATE="1800000000 +0200" run_kb 0 run --queue stable.series --branch 2.6.32.y --branch 2.6.31.y
 run2=$(readlink reports/latest)
 assert_eq "a new run directory; the old one kept" "yes yes" \
 	"$([ "$run1" != "$run2" ] && echo yes) $([ -f "reports/$run1/results.json" ] && echo yes)"
 assert_eq "nothing to do twice: the queue's commits reused, no ref written" \
 	"$(jq -r '.branches[] | select(.name == "2.6.32.y") | .queue.commit' "reports/$run1/results.json") false" \
 	"$(b 2.6.32.y '"\(.queue.commit) \(.queue.created)"')"
+assert_eq "...every fix's commit the first run's, none created" \
+	"$(jq -c '.branches[] | select(.name == "2.6.32.y") | [.queue.results[] | .commit, .base, .created]' "reports/$run1/results.json" | sed 's/true/false/g')" \
+	"$(b 2.6.32.y '[.queue.results[] | .commit, .base, .created]' | jq -c .)"
+assert_eq "...the backport lane is the first run's commit (its build, keyed by the tree, is the first run's)" \
+	"$(jq -r '.branches[] | select(.name == "2.6.32.y") | .lanes[1] | "\(.ref) \(.commit)"' "reports/$run1/results.json")" \
+	"$(b 2.6.32.y '.lanes[1] | "\(.ref) \(.commit)"')"
+assert_eq "...the queue refs unchanged" "$refs" "$(git -C repos/linux for-each-ref refs/heads/backport/queue)"
 assert_eq "...the same statuses" "2.6.31.y: not-affected applied applied|2.6.32.y: applied applied applied" \
 	"$(jq -r '[.branches[] | "\(.name): \([.queue.results[].status] | join(" "))"] | join("|")' $R)"
 assert_eq "exit 0: skipped needs nobody" "skipped skipped" "$(jq -r '[.branches[].verdict] | join(" ")' $R)"

@@ -595,9 +595,11 @@ static const struct bad bad_patches[] = {
 	  "t.patch:2: renames and copies are not supported (write the patch with "
 	  "'git format-patch --no-renames', or make the fix with 'kbackport fix new "
 	  "--from-commit')" },
-	{ "diff --git a/f b/f\nold mode 100644\nnew mode 100755\n",
+	/* a mode change or an empty file needs no hunks (test_modes.c); this
+	 * changes nothing */
+	{ "diff --git a/f b/f\nold mode 100644\nnew mode 100644\n",
 	  "t.patch:1: no hunks for 'f'" },
-	{ "diff --git a/e b/e\nnew file mode 100644\nindex 0000000..e69de29\n"
+	{ "diff --git a/e b/e\nindex 1234567..89abcde 100755\n"
 	  "diff --git a/f b/f\n" MINI,
 	  "t.patch:1: no hunks for 'e'" },
 	{ "--- a/f\n+++ b/f\n-- \n2.30.0\n", "t.patch:1: no hunks for 'f'" },

@@ -2,6 +2,7 @@
 #include "buf.h"
 #include "error.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -282,6 +283,30 @@ static int choose(struct kb_apply *apply, struct kb_file_result *fr, struct cand
 	return 0;
 }
 
+/* Is the file a symlink, as the patch sees it? */
+static bool wants_link(const struct kb_file_patch *fp)
+{
+	return (fp->old_path ? fp->old_mode : fp->new_mode) == GIT_FILEMODE_LINK;
+}
+
+/*
+ * The tree's file and its mode. A symlink (its target) is read only where
+ * the patch says the file is one; a symlink where the patch expects a
+ * regular file, or the other way round, is not the patch's file.
+ */
+static int read_file(const char **buf, size_t *len, git_filemode_t *mode,
+		     struct kb_source *src, const char *path, bool link)
+{
+	int err;
+
+	if ((err = kb_source_read_any(buf, len, mode, src, path)) < 0)
+		return err;
+	if (link != (*mode == GIT_FILEMODE_LINK))
+		return kb_error_set(KB_EINVALID, "'%s' is not a %s (mode %06o)", path,
+				    link ? "symlink" : "regular file", (unsigned)*mode);
+	return 0;
+}
+
 /* A new file: applies where nothing is, is in where exactly it is. */
 static int create_file(struct kb_apply *apply, struct kb_file_result *fr,
 		       const struct kb_file_patch *rfp, struct kb_source *src,
@@ -289,10 +314,11 @@ static int create_file(struct kb_apply *apply, struct kb_file_result *fr,
 {
 	const char *path = fr->fp->new_path, *buf;
 	struct cands c = { NULL, 0 };
+	git_filemode_t mode;
 	size_t len;
 	int err;
 
-	if ((err = kb_source_read(&buf, &len, src, path)) == KB_ENOTFOUND) {
+	if ((err = read_file(&buf, &len, &mode, src, path, wants_link(fr->fp))) == KB_ENOTFOUND) {
 		buf = "";
 		len = 0;
 	} else if (err < 0) {
@@ -321,13 +347,12 @@ static int delete_file(struct kb_apply *apply, struct kb_file_result *fr,
 	git_filemode_t mode = GIT_FILEMODE_BLOB;
 	struct cands c = { NULL, 0 };
 	size_t len;
-	git_oid id;
 	int err;
 
-	if ((err = kb_source_read(&buf, &len, src, path)) == KB_ENOTFOUND) {
+	if ((err = read_file(&buf, &len, &mode, src, path, wants_link(fr->fp))) == KB_ENOTFOUND) {
 		buf = "";
 		len = 0;
-	} else if (err < 0 || (err = kb_source_entry(&id, &mode, src, path)) < 0) {
+	} else if (err < 0) {
 		return file_error(fr, err);
 	}
 	if ((err = cands_add(&c, fr->fp, rfp, NULL)) < 0 ||
@@ -363,21 +388,195 @@ static int apply_file(struct kb_apply *apply, struct kb_file_result *fr,
 	struct cands c = { NULL, 0 };
 	const char *buf;
 	size_t len = 0;
-	git_oid id;
 	int err;
 
 	if (!fp->old_path)
 		return create_file(apply, fr, rfp, src, opts);
 	if (!fp->new_path)
 		return delete_file(apply, fr, rfp, src, opts);
-	if ((err = kb_source_read(&buf, &len, src, fp->old_path)) < 0 ||
-	    (err = kb_source_entry(&id, &mode, src, fp->old_path)) < 0)
+	if ((err = read_file(&buf, &len, &mode, src, fp->old_path, wants_link(fp))) < 0)
 		return file_error(fr, err);
 	if ((err = gather(&c, fp, rfp, fix, self)) == 0 &&
 	    (err = decide_all(&c, buf, len, opts)) == 0)
 		err = choose(apply, fr, &c, src, buf, len, mode);
 	cands_release(&c);
 	return err;
+}
+
+/* ---- modes: checked against the tree as the content is ---- */
+
+/* Does the patch change the mode of a file it keeps? */
+static bool changes_mode(const struct kb_file_patch *fp)
+{
+	return fp->old_path && fp->new_path && fp->old_mode != fp->new_mode;
+}
+
+/* A file's mode after the patch; `tree` its mode before (0: no file). */
+static git_filemode_t mode_after(const struct kb_file_patch *fp, git_filemode_t tree)
+{
+	if (fp->old_path && !changes_mode(fp))
+		return tree;
+	return fp->new_mode ? (git_filemode_t)fp->new_mode : GIT_FILEMODE_BLOB;
+}
+
+/* A file's mode with the patch undone; `tree` its mode with it. */
+static git_filemode_t mode_before(const struct kb_file_patch *fp, git_filemode_t tree)
+{
+	if (fp->new_path && !changes_mode(fp))
+		return tree;
+	return fp->old_mode ? (git_filemode_t)fp->old_mode : GIT_FILEMODE_BLOB;
+}
+
+/* The file and its mode, or no file (*mode 0). */
+static int tree_mode(git_filemode_t *mode, struct kb_source *src, const char *path)
+{
+	const char *buf;
+	int err;
+
+	*mode = 0;
+	if ((err = kb_source_read_any(&buf, NULL, mode, src, path)) == KB_ENOTFOUND)
+		return 0;
+	return err;
+}
+
+/* The content decided one way, the mode says another: neither fits. */
+static int mode_mismatch(struct kb_file_result *fr, const char *fmt, unsigned has,
+			 unsigned want)
+{
+	char msg[128];
+
+	snprintf(msg, sizeof(msg), fmt, has, want);
+	fr->state = KB_FILE_FAILED;
+	free(fr->hunks);
+	fr->hunks = NULL;
+	return (fr->error = kb_strdup(msg)) ? 0 : kb_error_set(KB_ENOMEM, "out of memory");
+}
+
+/*
+ * A change applies where the file has the patch's old mode ("old mode",
+ * "deleted file mode") and is in where it has the new one ("new mode",
+ * "new file mode"), as its content is; then the outputs written since
+ * `nout` and `nundo` get the mode the file has after, and before, the
+ * change. The mode of a file the patch leaves alone is the tree's.
+ */
+static int check_mode(struct kb_apply *apply, struct kb_file_result *fr, struct kb_source *src,
+		      size_t nout, size_t nundo)
+{
+	const struct kb_file_patch *fp = fr->fp;
+	git_filemode_t tree;
+	int err;
+
+	if (fr->state != KB_FILE_APPLIES && fr->state != KB_FILE_PRESENT)
+		return 0;
+	if ((err = tree_mode(&tree, src, kb_file_patch_path(fp))) < 0)
+		return err;
+	if (fr->state == KB_FILE_APPLIES && tree && fp->old_mode &&
+	    (changes_mode(fp) || !fp->new_path) && tree != fp->old_mode)
+		return mode_mismatch(fr, "mode %06o in the tree, the patch expects %06o",
+				     tree, fp->old_mode);
+	if (fr->state == KB_FILE_PRESENT && tree && fp->new_mode &&
+	    (changes_mode(fp) || !fp->old_path) && tree != fp->new_mode)
+		return mode_mismatch(fr, "in, but with mode %06o, not the patch's %06o",
+				     tree, fp->new_mode);
+	if (apply->noutputs > nout)
+		apply->outputs[nout].mode = mode_after(fp, tree);
+	if (apply->nundo > nundo) {
+		struct kb_apply_output *u = &apply->undo[nundo];
+		u->mode = mode_before(fp, tree);
+		if (!fp->old_path) {	/* a file the patch creates: undone, it is gone */
+			free(u->data);
+			u->data = NULL;
+			u->len = 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The whole file after the change (APPLIES) or before it (PRESENT), as it
+ * is in the tree: no file where the change deletes it, or undoes its
+ * creation. check_mode() sets the mode.
+ */
+static int whole_output(struct kb_apply *apply, const struct kb_file_result *fr,
+			const char *buf, size_t len)
+{
+	const struct kb_file_patch *fp = fr->fp;
+	const char *path = kb_file_patch_path(fp);
+	bool applies = fr->state == KB_FILE_APPLIES;
+	char *data = NULL;
+
+	if ((applies ? fp->new_path : fp->old_path) && !(data = kb_strndup(buf, len)))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	if (applies)
+		return add_output(apply, path, data, len, 0);
+	return add_undo(apply, path, data, len, 0);
+}
+
+/*
+ * A file patch without hunks: the mode alone changes, or an empty file is
+ * created or deleted. Its content is all or nothing; check_mode() does
+ * the rest.
+ */
+static int file_without_hunks(struct kb_apply *apply, struct kb_file_result *fr,
+			      struct kb_source *src)
+{
+	const struct kb_file_patch *fp = fr->fp;
+	const char *path = kb_file_patch_path(fp), *buf = "";
+	git_filemode_t mode = 0;
+	bool exists = true;
+	size_t len = 0;
+	int err;
+
+	if ((err = read_file(&buf, &len, &mode, src, path, wants_link(fp))) == KB_ENOTFOUND &&
+	    !(fp->old_path && fp->new_path)) {
+		buf = "";
+		exists = false;
+	} else if (err < 0) {
+		return file_error(fr, err);
+	}
+	if (fp->old_path && fp->new_path) {
+		fr->state = mode == fp->new_mode ? KB_FILE_PRESENT : KB_FILE_APPLIES;
+	} else if (len && !fp->old_path) {
+		kb_error_set(KB_EEXISTS, "'%s' already exists", path);
+		return file_error(fr, KB_EEXISTS);
+	} else if (len) {
+		fr->state = KB_FILE_FAILED;
+		if (!(fr->error = kb_strdup("not empty: the patch deletes an empty file")))
+			return kb_error_set(KB_ENOMEM, "out of memory");
+		return 0;
+	} else if (!fp->old_path) {	/* an empty file created */
+		fr->state = exists ? KB_FILE_PRESENT : KB_FILE_APPLIES;
+	} else {			/* an empty file deleted */
+		fr->state = exists ? KB_FILE_APPLIES : KB_FILE_PRESENT;
+	}
+	return whole_output(apply, fr, buf, len);
+}
+
+/* A file's content, then its mode. */
+static int apply_file_and_mode(struct kb_apply *apply, struct kb_file_result *fr,
+			       const struct kb_file_patch *rfp, struct kb_source *src,
+			       const struct kb_fix *fix, const struct kb_variant *self,
+			       const struct kb_locate_opts *opts)
+{
+	size_t nout = apply->noutputs, nundo = apply->nundo;
+	int err;
+
+	if (!fr->fp->nhunks)
+		err = file_without_hunks(apply, fr, src);
+	else
+		err = apply_file(apply, fr, rfp, src, fix, self, opts);
+	return err < 0 ? err : check_mode(apply, fr, src, nout, nundo);
+}
+
+/* Files found in by their mode, or whole (without hunks to find). */
+static size_t in_whole(const struct kb_apply *apply)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < apply->patch->nfiles; i++)
+		n += apply->files[i].state == KB_FILE_PRESENT &&
+		     (!apply->files[i].fp->nhunks || changes_mode(apply->files[i].fp));
+	return n;
 }
 
 /* Hunks found in the tree with some of their context around them. */
@@ -408,7 +607,8 @@ static enum kb_file_state overall(const struct kb_apply *apply)
 		count[apply->files[i].state]++;
 	if (count[KB_FILE_FAILED] || count[KB_FILE_AMBIGUOUS] || !n)
 		return KB_FILE_FAILED;
-	if ((count[KB_FILE_PRESENT] || count[KB_FILE_PARTIAL]) && !in_with_context(apply))
+	if ((count[KB_FILE_PRESENT] || count[KB_FILE_PARTIAL]) && !in_with_context(apply) &&
+	    !in_whole(apply))
 		return KB_FILE_FAILED;
 	if (count[KB_FILE_APPLIES] == n)
 		return KB_FILE_APPLIES;
@@ -434,7 +634,8 @@ static int apply_all(struct kb_apply *out, struct kb_source *src,
 	for (i = 0; i < patch->nfiles; i++) {
 		struct kb_file_result *fr = &out->files[i];
 		fr->fp = fr->used = &patch->files[i];
-		if ((err = apply_file(out, fr, &reverse->files[i], src, fix, self, opts)) < 0)
+		if ((err = apply_file_and_mode(out, fr, &reverse->files[i], src, fix, self,
+					       opts)) < 0)
 			return err;
 	}
 	out->state = overall(out);

@@ -932,6 +932,21 @@ struct kb_queue {
 	const struct kb_branch *branch;
 	char *refname;
 	bool dry_run;
+	git_oid tip;		/* the branch's commit the queue starts on */
+	/*
+	 * An earlier run's queue on the same branch commit: the ref's commits
+	 * from the tip on, oldest first. A queue commit this run would make is
+	 * taken from there when it is the same change on the same parent, so
+	 * that a re-run writes nothing (whenever it runs, whoever runs it).
+	 */
+	git_oid *known;
+	size_t nknown;
+	/* This run's queue commits (made or taken), oldest first, and whose. */
+	git_oid *made;
+	struct kb_result **made_res;
+	size_t nmade;
+	struct kb_result **steps;	/* every fix's result, in order */
+	size_t nsteps, max;		/* max: the fixes the queue may have */
 	/*
 	 * The last applied fix, whose commit is written when the next fix
 	 * applies (then as a plain object) or when the queue ends (on the
@@ -966,8 +981,46 @@ int kb_queue_ref(char **out, const char *queue, const char *branch)
 	return 0;
 }
 
+/*
+ * The queue's ref's commits down to the branch's commit, oldest first,
+ * when it sits on that commit at most `max` commits away (an earlier run
+ * of the queue on this branch commit); else none. A commit that cannot be
+ * read ends the walk: nothing is taken from a chain not seen whole.
+ */
+static int load_known(struct kb_queue *q, size_t max)
+{
+	git_commit *c = NULL;
+	git_oid id, *v;
+	size_t n = 0, i;
+
+	if (!max || git_reference_name_to_id(&id, q->lane.repo, q->refname) < 0)
+		return 0;
+	if (!(v = calloc(max, sizeof(*v))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	while (n < max && !git_oid_equal(&id, &q->tip) &&
+	       git_commit_lookup(&c, q->lane.repo, &id) == 0 && git_commit_parentcount(c) == 1) {
+		git_oid_cpy(&v[n++], &id);
+		git_oid_cpy(&id, git_commit_parent_id(c, 0));
+		git_commit_free(c);
+		c = NULL;
+	}
+	git_commit_free(c);
+	if (!n || !git_oid_equal(&id, &q->tip)) {
+		free(v);
+		return 0;
+	}
+	for (i = 0; i < n / 2; i++) {
+		git_oid t = v[i];
+		v[i] = v[n - 1 - i];
+		v[n - 1 - i] = t;
+	}
+	q->known = v;
+	q->nknown = n;
+	return 0;
+}
+
 int kb_queue_open(struct kb_queue **out, const struct kb_branch *branch, const char *queue,
-		  bool dry_run)
+		  size_t nfixes, bool dry_run)
 {
 	struct kb_queue *q;
 	struct kb_result scratch = { 0 };
@@ -978,16 +1031,27 @@ int kb_queue_open(struct kb_queue **out, const struct kb_branch *branch, const c
 		return kb_error_set(KB_ENOMEM, "out of memory");
 	q->branch = branch;
 	q->dry_run = dry_run;
+	q->max = nfixes;
 	q->lane.queue = q;
 	if ((err = kb_queue_ref(&q->refname, queue, branch->name)) < 0 ||
 	    (err = lane_open(&q->lane, &scratch, branch, dry_run)) < 0 ||
 	    (err = kb_ref_check_namespace(q->lane.repo, q->refname)) < 0 ||
-	    (!dry_run && (err = kb_ref_check_lock(q->lane.repo, q->refname)) < 0)) {
-		kb_queue_free(q);
-		return err;
+	    (!dry_run && (err = kb_ref_check_lock(q->lane.repo, q->refname)) < 0))
+		goto fail;
+	git_oid_cpy(&q->tip, git_commit_id(q->lane.base));
+	if ((err = load_known(q, nfixes)) < 0)
+		goto fail;
+	if (!(q->made = calloc(nfixes + 1, sizeof(*q->made))) ||
+	    !(q->made_res = calloc(nfixes + 1, sizeof(*q->made_res))) ||
+	    !(q->steps = calloc(nfixes + 1, sizeof(*q->steps)))) {
+		err = kb_error_set(KB_ENOMEM, "out of memory");
+		goto fail;
 	}
 	*out = q;
 	return 0;
+fail:
+	kb_queue_free(q);
+	return err;
 }
 
 /* The lane now holds `tree` (the fix's changes), its commit not yet written. */
@@ -1020,44 +1084,84 @@ static void pending_clear(struct kb_queue *q)
 	q->pending = false;
 }
 
+static bool same_signature(const git_signature *a, const git_signature *b)
+{
+	return !strcmp(a->name, b->name) && !strcmp(a->email, b->email) &&
+	       a->when.time == b->when.time && a->when.offset == b->when.offset;
+}
+
+/* Is `c` this change: the same tree, message and author (whoever
+ * committed it, and when)? */
+static bool same_change(git_commit *c, const git_oid *tree, const char *message,
+			const git_signature *author)
+{
+	return git_commit_parentcount(c) == 1 && git_oid_equal(git_commit_tree_id(c), tree) &&
+	       !strcmp(git_commit_message(c), message) &&
+	       same_signature(git_commit_author(c), author);
+}
+
+/* The earlier run's commit of the pending change on the lane's base, or NULL. */
+static git_commit *known_commit(struct kb_queue *q)
+{
+	git_commit *c = NULL;
+
+	if (q->nmade >= q->nknown || git_commit_lookup(&c, q->lane.repo, &q->known[q->nmade]) < 0)
+		return NULL;
+	if (git_oid_equal(git_commit_parent_id(c, 0), git_commit_id(q->lane.base)) &&
+	    same_change(c, &q->pending_tree, q->pending_message, q->pending_author))
+		return c;
+	git_commit_free(c);
+	return NULL;
+}
+
 /* Write the pending fix's commit as an object on the lane's base. */
-static int flush_pending(struct kb_queue *q)
+static int write_pending(git_commit **out, struct kb_queue *q)
 {
 	const git_commit *parents[1] = { q->lane.base };
 	git_signature *committer = NULL;
-	git_commit *commit = NULL;
 	git_tree *tree = NULL;
 	git_oid id;
 	int err;
 
-	if (!q->pending)
-		return 0;
 	if ((err = kb_committer(&committer, q->lane.repo)) < 0)
 		return err;
 	if ((err = git_tree_lookup(&tree, q->lane.repo, &q->pending_tree)) < 0 ||
 	    (err = git_commit_create(&id, q->lane.repo, NULL, q->pending_author, committer, NULL,
 				     q->pending_message, tree, 1, parents)) < 0 ||
-	    (err = git_commit_lookup(&commit, q->lane.repo, &id)) < 0) {
+	    (err = git_commit_lookup(out, q->lane.repo, &id)) < 0)
 		err = kb_error_git(err, "cannot write the queue's commit");
-		goto done;
-	}
-	if (!q->dry_run)
-		git_oid_tostr(q->pending_res->commit, sizeof(q->pending_res->commit), &id);
-	git_commit_free(q->lane.base);
-	q->lane.base = commit;
-	commit = NULL;
-	pending_clear(q);
-done:
-	git_commit_free(commit);
 	git_tree_free(tree);
 	git_signature_free(committer);
 	return err;
+}
+
+/* The pending fix's commit, an earlier run's or written now, becomes the
+ * lane's base. */
+static int flush_pending(struct kb_queue *q)
+{
+	git_commit *commit;
+	int err;
+
+	if (!q->pending)
+		return 0;
+	if (!(commit = known_commit(q)) && (err = write_pending(&commit, q)) < 0)
+		return err;
+	if (!q->dry_run)
+		git_oid_tostr(q->pending_res->commit, sizeof(q->pending_res->commit),
+			      git_commit_id(commit));
+	git_oid_cpy(&q->made[q->nmade], git_commit_id(commit));
+	q->made_res[q->nmade++] = q->pending_res;
+	git_commit_free(q->lane.base);
+	q->lane.base = commit;
+	pending_clear(q);
+	return 0;
 }
 
 static int queue_record(struct kb_result *res, struct lane *lane, const git_oid *tree,
 			const struct kb_variant *variant, const struct kb_fix *fix)
 {
 	struct kb_queue *q = lane->queue;
+	git_commit *known;
 	int err;
 
 	if ((err = flush_pending(q)) < 0)
@@ -1073,7 +1177,9 @@ static int queue_record(struct kb_result *res, struct lane *lane, const git_oid 
 	q->pending_res = res;
 	q->pending = true;
 	res->status = KB_STATUS_APPLIED;
-	res->created = !q->dry_run;
+	known = known_commit(q);
+	res->created = !q->dry_run && !known;	/* an earlier run's commit is taken */
+	git_commit_free(known);
 	return 0;
 }
 
@@ -1087,6 +1193,12 @@ int kb_queue_step(struct kb_result *out, struct kb_queue *q, const struct kb_fix
 	if (set_str(&out->fix, fix->id) < 0 || set_str(&out->branch, q->branch->name) < 0 ||
 	    set_str(&out->repo, q->branch->repo) < 0)
 		return KB_ENOMEM;
+	if (q->nsteps == q->max) {	/* its arrays have room for that many */
+		out->status = KB_STATUS_ERROR;
+		return set_detail(out, "the queue was opened for %zu fixes", q->max) < 0 ||
+		       !(out->notes = kb_strdup("")) ? KB_ENOMEM : 0;
+	}
+	q->steps[q->nsteps++] = out;
 	kb_error_clear();
 	git_oid_tostr(out->base, sizeof(out->base), git_commit_id(q->lane.base));
 	if ((err = kb_survey_fix(&survey, q->lane.src, fix, &opts->locate)) == 0)
@@ -1104,10 +1216,94 @@ int kb_queue_step(struct kb_result *out, struct kb_queue *q, const struct kb_fix
 	return 0;
 }
 
+/* This run's queue commit `i` (the pending one at nmade) is the same change as `c`. */
+static bool same_as_made(struct kb_queue *q, size_t i, git_commit *c)
+{
+	git_commit *mine = NULL;
+	bool same;
+
+	if (i == q->nmade)
+		return same_change(c, &q->pending_tree, q->pending_message, q->pending_author);
+	if (git_commit_lookup(&mine, q->lane.repo, &q->made[i]) < 0)
+		return false;
+	same = same_change(c, git_commit_tree_id(mine), git_commit_message(mine),
+			   git_commit_author(mine));
+	git_commit_free(mine);
+	return same;
+}
+
+/* A queue fix's detail once its commit is known: this run's or not. */
+static int queue_detail(struct kb_result *r)
+{
+	return set_detail(r, "%s variant '%s'%s",
+			  r->created ? "applied" : "unchanged, already backported with",
+			  r->variant, r->forced ? " (forced)" : "");
+}
+
+/*
+ * The results name `chain`'s commits for this run's own: as commits, and
+ * as the bases of the fixes looked at on them. Nothing of it was created
+ * by this run.
+ */
+static int take_chain(struct kb_queue *q, const git_oid *chain)
+{
+	char mine[GIT_OID_HEXSZ + 1], theirs[GIT_OID_HEXSZ + 1];
+	size_t i, s;
+	int err = 0;
+
+	for (i = 0; i <= q->nmade && !err; i++) {
+		struct kb_result *r = i < q->nmade ? q->made_res[i] : q->pending_res;
+		git_oid_tostr(theirs, sizeof(theirs), &chain[i]);
+		memcpy(r->commit, theirs, sizeof(theirs));
+		r->created = false;
+		err = queue_detail(r);
+		if (i == q->nmade)
+			break;
+		git_oid_tostr(mine, sizeof(mine), &q->made[i]);
+		for (s = 0; s < q->nsteps; s++)
+			if (!strcmp(q->steps[s]->base, mine))
+				memcpy(q->steps[s]->base, theirs, sizeof(theirs));
+	}
+	return err < 0 ? kb_error_set(KB_ENOMEM, "out of memory") : 0;
+}
+
+/*
+ * Does the queue's ref hold this run's queue already: one commit per
+ * applied fix on the branch's commit, each the same change as this run's
+ * (an earlier run at another time, or another kbackport meanwhile, whose
+ * committer dates differ)? Then that chain is the result: 0 with its tip
+ * in `commit`, else KB_ENOTFOUND. *seen is what the ref held (zero: none).
+ */
+static int take_existing(struct kb_queue *q, char commit[GIT_OID_HEXSZ + 1], git_oid *seen)
+{
+	size_t n = q->nmade + 1, i = n;
+	git_commit *c = NULL;
+	git_oid id, *chain;
+	int err = KB_ENOTFOUND;
+
+	memset(seen, 0, sizeof(*seen));
+	if (git_reference_name_to_id(&id, q->lane.repo, q->refname) < 0)
+		return KB_ENOTFOUND;
+	git_oid_cpy(seen, &id);
+	if (!(chain = calloc(n, sizeof(*chain))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	while (i > 0 && git_commit_lookup(&c, q->lane.repo, &id) == 0 && same_as_made(q, i - 1, c)) {
+		git_oid_cpy(&chain[--i], &id);
+		git_oid_cpy(&id, git_commit_parent_id(c, 0));
+		git_commit_free(c);
+		c = NULL;
+	}
+	git_commit_free(c);
+	if (i == 0 && git_oid_equal(&id, &q->tip) && (err = take_chain(q, chain)) == 0)
+		git_oid_tostr(commit, GIT_OID_HEXSZ + 1, &chain[n - 1]);
+	free(chain);
+	return err;
+}
+
 int kb_queue_finish(struct kb_queue *q, char commit[GIT_OID_HEXSZ + 1], bool *created)
 {
 	git_signature *committer = NULL;
-	git_oid id;
+	git_oid id, seen;
 	int err = 0;
 
 	commit[0] = '\0';
@@ -1116,14 +1312,30 @@ int kb_queue_finish(struct kb_queue *q, char commit[GIT_OID_HEXSZ + 1], bool *cr
 		return 0;	/* nothing applied: no ref */
 	if (q->dry_run)
 		return flush_pending(q);
-	if ((err = kb_committer(&committer, q->lane.repo)) < 0 ||
-	    (err = kb_commit_backport(&id, created, q->lane.repo, q->refname, q->lane.base,
+	if ((err = take_existing(q, commit, &seen)) != KB_ENOTFOUND)
+		goto taken;
+	/* the ref moves only from what was seen: a queue written meanwhile is
+	 * looked at again, never overwritten */
+	if ((err = kb_committer(&committer, q->lane.repo)) < 0)
+		goto done;
+	err = kb_commit_backport_seen(&id, created, q->lane.repo, q->refname, q->lane.base,
 				      &q->pending_tree, q->pending_message, q->pending_author,
-				      committer)) < 0)
+				      committer, &seen);
+	/* another kbackport wrote this queue meanwhile, with its own commits */
+	if (err == KB_EEXISTS && take_existing(q, commit, &seen) == 0) {
+		kb_error_clear();
+		err = 0;
+		goto taken;
+	}
+	if (err < 0)
 		goto done;
 	git_oid_tostr(commit, GIT_OID_HEXSZ + 1, &id);
 	git_oid_tostr(q->pending_res->commit, sizeof(q->pending_res->commit), &id);
-	pending_clear(q);
+	q->pending_res->created = *created;
+	err = queue_detail(q->pending_res) < 0 ? kb_error_set(KB_ENOMEM, "out of memory") : 0;
+taken:
+	if (err == 0)
+		pending_clear(q);
 done:
 	git_signature_free(committer);
 	return err;
@@ -1141,5 +1353,9 @@ void kb_queue_free(struct kb_queue *q)
 	pending_clear(q);
 	lane_release(&q->lane);
 	free(q->refname);
+	free(q->known);
+	free(q->made);
+	free(q->made_res);
+	free(q->steps);
 	free(q);
 }

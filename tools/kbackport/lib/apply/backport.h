@@ -102,12 +102,21 @@ void kb_result_release(struct kb_result *result);
 struct kb_queue;
 
 int kb_queue_ref(char **out, const char *queue, const char *branch);
+/*
+ * Open the queue `queue` of at most `nfixes` fixes on `branch`. A re-run of
+ * the same queue on the same branch commit finds the ref's chain (the same
+ * changes: trees, messages, authors, in order, whatever their committer)
+ * and takes its commits: nothing is written, the ref does not move, and
+ * the results say `created` false. Another kbackport that wrote the same
+ * queue meanwhile is found the same way by kb_queue_finish().
+ */
 int kb_queue_open(struct kb_queue **out, const struct kb_branch *branch, const char *queue,
-		  bool dry_run);
+		  size_t nfixes, bool dry_run);
 /* One fix on the queue's tip: fills `out` as kb_backport() does. */
 int kb_queue_step(struct kb_result *out, struct kb_queue *q, const struct kb_fix *fix,
 		  const struct kb_backport_opts *opts);
-/* Write the last commit and the queue's ref; `commit` "" when nothing applied. */
+/* Write the last commit and the queue's ref; `commit` "" when nothing applied;
+ * *created false when the ref already held this queue (see kb_queue_open). */
 int kb_queue_finish(struct kb_queue *q, char commit[GIT_OID_HEXSZ + 1], bool *created);
 const char *kb_queue_refname(const struct kb_queue *q);
 void kb_queue_free(struct kb_queue *q);

@@ -529,10 +529,10 @@ static int lost_race(git_oid *commit_id, bool *created, git_repository *repo,
 			    "not overwritten", refname);
 }
 
-int kb_commit_backport(git_oid *commit_id, bool *created, git_repository *repo,
-		       const char *refname, git_commit *base, const git_oid *tree_id,
-		       const char *message, const git_signature *author,
-		       const git_signature *committer)
+static int commit_backport(git_oid *commit_id, bool *created, git_repository *repo,
+			   const char *refname, git_commit *base, const git_oid *tree_id,
+			   const char *message, const git_signature *author,
+			   const git_signature *committer, const git_oid *seen)
 {
 	const git_commit *parents[1] = { base };
 	git_tree *tree = NULL;
@@ -545,6 +545,9 @@ int kb_commit_backport(git_oid *commit_id, bool *created, git_repository *repo,
 		git_oid_cpy(commit_id, &old);
 		return 0;
 	}
+	if (seen && !git_oid_equal(&old, seen))
+		return kb_error_set(KB_EEXISTS, "'%s' was changed by another writer meanwhile: "
+				    "not overwritten", refname);
 	if ((err = checked_out(&where, repo, refname)) < 0)
 		goto done;
 	if (where) {
@@ -575,4 +578,22 @@ done:
 	free(where);
 	git_tree_free(tree);
 	return err;
+}
+
+int kb_commit_backport(git_oid *commit_id, bool *created, git_repository *repo,
+		       const char *refname, git_commit *base, const git_oid *tree_id,
+		       const char *message, const git_signature *author,
+		       const git_signature *committer)
+{
+	return commit_backport(commit_id, created, repo, refname, base, tree_id, message,
+			       author, committer, NULL);
+}
+
+int kb_commit_backport_seen(git_oid *commit_id, bool *created, git_repository *repo,
+			    const char *refname, git_commit *base, const git_oid *tree_id,
+			    const char *message, const git_signature *author,
+			    const git_signature *committer, const git_oid *seen)
+{
+	return commit_backport(commit_id, created, repo, refname, base, tree_id, message,
+			       author, committer, seen);
 }

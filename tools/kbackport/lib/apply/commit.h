@@ -67,4 +67,16 @@ int kb_commit_backport(git_oid *commit_id, bool *created, git_repository *repo,
 		       const char *message, const git_signature *author,
 		       const git_signature *committer);
 
+/*
+ * kb_commit_backport() for a caller that looked at `refname` before and
+ * decided on what it saw there: `seen` (zero: no ref). A ref that holds
+ * something else by the time of the compare-and-swap was changed by
+ * another writer: KB_EEXISTS, never overwritten (unless it holds the very
+ * commit this would write: then *created is false, as above).
+ */
+int kb_commit_backport_seen(git_oid *commit_id, bool *created, git_repository *repo,
+			    const char *refname, git_commit *base, const git_oid *tree,
+			    const char *message, const git_signature *author,
+			    const git_signature *committer, const git_oid *seen);
+
 #endif

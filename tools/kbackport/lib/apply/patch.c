@@ -10,6 +10,9 @@
  *
  * Paths lose their first component ("a/", "b/"), as with `patch -p1`.
  * Renames and copies are rejected: the apply stage only edits files in place.
+ * Modes are kept (a regular file, an executable, a symlink); a section
+ * without "---"/"+++" lines (a mode change, an empty file) takes its path
+ * from the "diff --git" line.
  */
 #include "patch.h"
 #include "buf.h"
@@ -35,6 +38,7 @@ struct parser {
 	bool again;		/* next_line() gives the current line again */
 	const char *diff_line;	/* the current file's "diff --git" line */
 	size_t diff_len;
+	bool created, deleted;	/* it said "new file mode" / "deleted file mode" */
 	size_t files_alloc, hunks_alloc, lines_alloc;
 	char *description;	/* a DEP-3 Description's long text, or NULL */
 };
@@ -738,26 +742,26 @@ static int parse_mail(struct parser *p)
 
 /* ---- file diffs ---- */
 
-static int check_path(struct parser *p, const char *raw, size_t len)
+static int check_path(struct parser *p, size_t lineno, const char *raw, size_t len)
 {
 	const char *s = raw, *end = raw + len, *slash;
 	size_t n;
 
 	if (*raw == '/')
-		return fail(p, p->lineno, "absolute path '%.*s' is not allowed",
+		return fail(p, lineno, "absolute path '%.*s' is not allowed",
 			    (int)len, raw);
 	for (; s <= end; s = slash + 1) {
 		if (!(slash = memchr(s, '/', (size_t)(end - s))))
 			slash = end;
 		n = (size_t)(slash - s);
 		if (n == 2 && !memcmp(s, "..", 2))
-			return fail(p, p->lineno, "path '%.*s' leaves the tree",
+			return fail(p, lineno, "path '%.*s' leaves the tree",
 				    (int)len, raw);
 		if (n == 4 && !strncasecmp(s, ".git", 4))
-			return fail(p, p->lineno, "path '%.*s' is inside .git",
+			return fail(p, lineno, "path '%.*s' is inside .git",
 				    (int)len, raw);
 		if (n == 0)
-			return fail(p, p->lineno, "malformed path '%.*s'",
+			return fail(p, lineno, "malformed path '%.*s'",
 				    (int)len, raw);
 	}
 	return 0;
@@ -782,7 +786,7 @@ static int parse_path(char **out, struct parser *p)
 		return 0;
 	if (len && *s == '"')
 		return fail(p, p->lineno, "quoted paths are not supported");
-	if ((err = check_path(p, s, len)) < 0)
+	if ((err = check_path(p, p->lineno, s, len)) < 0)
 		return err;
 	if (!(slash = memchr(s, '/', len)))
 		return fail(p, p->lineno, "path '%.*s' has no a/ or b/ prefix",
@@ -822,21 +826,80 @@ static size_t hex_run(const char *s, const char *end)
 	return (size_t)(q - s);
 }
 
-/* "index d971346..71caf7a 100644" */
+static int git_line_name(const char *line, size_t len);
+
+/* The current section's file for messages: X of "diff --git a/X b/X", else
+ * the rest of that line. */
+static void diff_name(const struct parser *p, const char **name, int *n)
+{
+	int half = git_line_name(p->diff_line, p->diff_len);
+
+	*name = p->diff_line + (half >= 0 ? 13 : 11);
+	*n = half >= 0 ? half : (int)(p->diff_len - 11);
+}
+
+/*
+ * The octal mode from `s` to `end` ("100644"), canonical as git keeps
+ * it: a regular file is 100644 or 100755. A submodule, or any other mode
+ * that is no file or symlink, is refused, naming the file.
+ */
+static int parse_mode(unsigned *mode, struct parser *p, const char *s, const char *end,
+		      const char *what)
+{
+	const char *name;
+	unsigned m = 0;
+	int n;
+
+	if (s >= end || end - s > 6)
+		return fail(p, p->lineno, "malformed %s", what);
+	for (; s < end; s++) {
+		if (*s < '0' || *s > '7')
+			return fail(p, p->lineno, "malformed %s", what);
+		m = m * 8 + (unsigned)(*s - '0');
+	}
+	if ((m & 0170000) == 0100000)
+		m = m & 0100 ? 0100755 : 0100644;
+	if (m == 0100644 || m == 0100755 || m == 0120000) {
+		*mode = m;
+		return 0;
+	}
+	diff_name(p, &name, &n);
+	if (m == 0160000)
+		return fail(p, p->lineno, "'%.*s' is a submodule (mode 160000): "
+			    "submodules are not supported", n, name);
+	return fail(p, p->lineno, "'%.*s': mode %06o is not supported (only files, "
+		    "executables and symlinks)", n, name, m);
+}
+
+/* "old mode 100644" and the like: `skip` is the length of the words. */
+static int parse_mode_line(unsigned *mode, struct parser *p, size_t skip)
+{
+	return parse_mode(mode, p, p->line + skip, p->line + p->len, "mode line");
+}
+
+/* "index d971346..71caf7a 100644": the mode, when there, is the file's
+ * before and after (no mode line says it changes). */
 static int parse_index(struct parser *p, struct kb_file_patch *fp)
 {
 	const char *s = p->line + 6, *end = p->line + p->len;
 	size_t a = hex_run(s, end), b;
+	unsigned mode = 0;
+	int err;
 
 	if (a < 4 || a > 40 || end - (s + a) < 2 || memcmp(s + a, "..", 2))
 		return fail(p, p->lineno, "malformed index line");
 	b = hex_run(s + a + 2, end);
 	if (b < 4 || b > 40 || (s + a + 2 + b < end && s[a + 2 + b] != ' '))
 		return fail(p, p->lineno, "malformed index line");
+	if (s + a + 2 + b < end &&
+	    (err = parse_mode(&mode, p, s + a + 3 + b, end, "index line")) < 0)
+		return err;
 	memcpy(fp->old_id, s, a);
 	fp->old_id[a] = '\0';
 	memcpy(fp->new_id, s + a + 2, b);
 	fp->new_id[b] = '\0';
+	if (mode && !fp->old_mode && !fp->new_mode)
+		fp->old_mode = fp->new_mode = mode;
 	return 0;
 }
 
@@ -851,24 +914,33 @@ static bool starts_any(const struct parser *p, const char *const *prefixes)
 /* The lines between "diff --git" and "---": index, modes, renames. */
 static int parse_extended_header(struct parser *p, struct kb_file_patch *fp)
 {
-	static const char *const ignored[] = { "new file mode ", "deleted file mode ",
-		"old mode ", "new mode ", NULL };
 	static const char *const renames[] = { "similarity index ",
 		"dissimilarity index ", "rename from ", "rename to ", "copy from ",
 		"copy to ", NULL };
 	int err = 0;
 
+	p->created = p->deleted = false;
 	while (!err && next_line(p)) {
 		if (starts(p, "index "))
 			err = parse_index(p, fp);
-		else if (starts_any(p, renames))
+		else if (starts(p, "old mode "))
+			err = parse_mode_line(&fp->old_mode, p, 9);
+		else if (starts(p, "new mode "))
+			err = parse_mode_line(&fp->new_mode, p, 9);
+		else if (starts(p, "deleted file mode ")) {
+			p->deleted = true;
+			err = parse_mode_line(&fp->old_mode, p, 18);
+		} else if (starts(p, "new file mode ")) {
+			p->created = true;
+			err = parse_mode_line(&fp->new_mode, p, 14);
+		} else if (starts_any(p, renames))
 			err = fail(p, p->lineno, "renames and copies are not supported ("
 				   NO_RENAMES_HINT ")");
 		else if (starts(p, "GIT binary patch") || starts(p, "Binary files "))
 			err = fail(p, p->lineno, "binary patches are not supported");
 		else if (starts(p, "--- "))
 			return parse_paths(p, fp);
-		else if (!starts_any(p, ignored)) {
+		else {
 			p->again = true;
 			break;
 		}
@@ -1057,23 +1129,73 @@ static int git_line_name(const char *line, size_t len)
 
 static int no_hunks(struct parser *p, const struct kb_file_patch *fp)
 {
-	const char *path = kb_file_patch_path(fp), *line = p->diff_line;
+	const char *path = kb_file_patch_path(fp), *name;
 	int n;
 
-	if (path || !line)
+	if (path || !p->diff_line)
 		return fail(p, fp->source_line, "no hunks for '%s'", path ? path : "");
-	if ((n = git_line_name(line, p->diff_len)) >= 0)
-		return fail(p, fp->source_line, "no hunks for '%.*s'", n, line + 13);
-	return fail(p, fp->source_line, "no hunks for '%.*s'",
-		    (int)(p->diff_len - 11), line + 11);
+	diff_name(p, &name, &n);
+	return fail(p, fp->source_line, "no hunks for '%.*s'", n, name);
 }
 
-static int check_file(struct parser *p, const struct kb_file_patch *fp)
+/*
+ * A section without "---" and "+++" lines (a mode change, an empty file
+ * created or deleted) is about the file of "diff --git a/X b/X".
+ */
+static int git_line_paths(struct parser *p, struct kb_file_patch *fp)
+{
+	int n = git_line_name(p->diff_line, p->diff_len), err;
+
+	if (n < 0)
+		return 0;	/* no name to trust: no_hunks() says so */
+	if ((err = check_path(p, fp->source_line, p->diff_line + 11, (size_t)n + 2)) < 0)
+		return err;
+	if ((!p->created && !(fp->old_path = kb_strndup(p->diff_line + 13, (size_t)n))) ||
+	    (!p->deleted && !(fp->new_path = kb_strndup(p->diff_line + 13, (size_t)n))))
+		return nomem();
+	return 0;
+}
+
+/* One side's mode for a file on both sides; git keeps a file's type. */
+static int check_modes(struct parser *p, struct kb_file_patch *fp)
+{
+	if (!fp->old_path)
+		fp->old_mode = 0;
+	else if (!fp->new_path)
+		fp->new_mode = 0;
+	else if (!fp->old_mode || !fp->new_mode)
+		fp->old_mode = fp->new_mode = fp->old_mode | fp->new_mode;
+	else if ((fp->old_mode ^ fp->new_mode) & 0170000)
+		return fail(p, fp->source_line, "'%s': the file's type changes (mode %06o "
+			    "to %06o): not supported", fp->new_path, fp->old_mode,
+			    fp->new_mode);
+	return 0;
+}
+
+/* A section without hunks changes the mode only, or creates or deletes an
+ * empty file (git's "new file mode" / "deleted file mode" without hunks). */
+static bool whole_file(const struct parser *p, const struct kb_file_patch *fp)
+{
+	if (!fp->old_path)
+		return p->created;
+	if (!fp->new_path)
+		return p->deleted;
+	return fp->old_mode != fp->new_mode;
+}
+
+static int check_file(struct parser *p, struct kb_file_patch *fp)
 {
 	const char *path = kb_file_patch_path(fp);
+	int err;
 
-	if (!fp->nhunks)
+	if (!path && fp->nhunks)
+		return fail(p, fp->source_line, "expected '---' and '+++' lines");
+	if (path && (err = check_modes(p, fp)) < 0)
+		return err;
+	if (!path || (!fp->nhunks && !whole_file(p, fp)))
 		return no_hunks(p, fp);
+	if (!fp->nhunks)
+		return 0;
 	if (!fp->old_path && (fp->hunks[0].old_lines || fp->nhunks > 1))
 		return fail(p, fp->hunks[0].source_line,
 			    "new file '%s' has old lines", path);
@@ -1101,9 +1223,35 @@ static int parse_file(struct parser *p)
 		err = parse_extended_header(p, fp);
 	else
 		err = parse_paths(p, fp);
+	if (err == 0 && p->diff_line && !fp->old_path && !fp->new_path)
+		err = git_line_paths(p, fp);
 	if (err < 0 || (err = parse_hunks(p, fp)) < 0)
 		return err;
 	return check_file(p, fp);
+}
+
+/*
+ * git writes a file whose type changes (a file that becomes a symlink) as
+ * its deletion and its creation, both read against one tree: refused,
+ * naming it, rather than taken for a file that is in the way.
+ */
+static int check_type_changes(struct parser *p)
+{
+	const struct kb_patch *patch = p->patch;
+	size_t i, j;
+
+	for (j = 0; j < patch->nfiles; j++) {
+		const struct kb_file_patch *made = &patch->files[j];
+		for (i = 0; i < j && !made->old_path; i++) {
+			const struct kb_file_patch *gone = &patch->files[i];
+			if (!gone->new_path && !strcmp(gone->old_path, made->new_path))
+				return fail(p, made->source_line, "'%s' is deleted and created "
+					    "again (mode %06o to %06o): file type changes are "
+					    "not supported", made->new_path, gone->old_mode,
+					    made->new_mode);
+		}
+	}
+	return 0;
 }
 
 static int parse_files(struct parser *p)
@@ -1119,7 +1267,7 @@ static int parse_files(struct parser *p)
 	}
 	if (!err && !p->patch->nfiles)
 		err = kb_error_set(KB_EINVALID, "%s: no diff found", p->origin);
-	return err;
+	return err < 0 ? err : check_type_changes(p);
 }
 
 /* NULs and CRLFs are refused before parsing: both would be carried into
@@ -1378,6 +1526,8 @@ static int reverse_file(struct kb_file_patch *to, const struct kb_file_patch *fr
 	to->source_line = from->source_line;
 	memcpy(to->old_id, from->new_id, sizeof(to->old_id));
 	memcpy(to->new_id, from->old_id, sizeof(to->new_id));
+	to->old_mode = from->new_mode;
+	to->new_mode = from->old_mode;
 	if ((from->new_path && !(to->old_path = kb_strdup(from->new_path))) ||
 	    (from->old_path && !(to->new_path = kb_strdup(from->old_path))) ||
 	    !(to->hunks = calloc(from->nhunks ? from->nhunks : 1, sizeof(*to->hunks))))

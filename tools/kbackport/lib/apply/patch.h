@@ -39,6 +39,14 @@ struct kb_file_patch {
 	char *new_path;		/* without "b/"; NULL for /dev/null (deleted) */
 	char old_id[41];	/* abbreviated blob id from "index", or "" */
 	char new_id[41];
+	/*
+	 * Modes as git writes them: 0100644, 0100755 or 0120000 (a symlink,
+	 * whose blob is its target). old_mode from "old mode" or "deleted file
+	 * mode", new_mode from "new mode" or "new file mode"; a file whose mode
+	 * does not change has its "index" line's mode in both. 0: the patch
+	 * does not say (a plain diff).
+	 */
+	unsigned old_mode, new_mode;
 	struct kb_hunk *hunks;
 	size_t nhunks;
 	size_t source_line;	/* 1-based line of "diff --git" */
@@ -65,7 +73,11 @@ struct kb_patch {
  * ("backports/X/upstream.patch:12: hunk header is malformed"). Errors are
  * KB_EINVALID: no diff at all, malformed "@@" header, hunk shorter or longer
  * than its header says, binary patches, CRLF line endings, NUL bytes, paths
- * that are absolute or contain a ".." component.
+ * that are absolute or contain a ".." component, modes other than a regular
+ * file's, an executable's or a symlink's (a submodule), a file whose type
+ * changes (a mode change from a file to a symlink, or a file deleted and
+ * created again). A file diff without hunks is one that changes only the
+ * mode, or creates or deletes an empty file.
  */
 int kb_patch_parse(struct kb_patch **out, const char *buf, size_t len,
 		   const char *origin);
@@ -77,7 +89,7 @@ void kb_patch_free(struct kb_patch *patch);
 
 /*
  * A patch that undoes `patch`: '+' and '-' lines swapped, old and new sides
- * (paths, blob ids, line ranges) exchanged. The mail fields are copied.
+ * (paths, blob ids, modes, line ranges) exchanged. The mail fields are copied.
  * Used to reconstruct a branch's state before a fix it already carries.
  */
 int kb_patch_reverse(struct kb_patch **out, const struct kb_patch *patch);

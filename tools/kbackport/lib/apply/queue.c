@@ -81,7 +81,7 @@ int kb_queue_apply(struct kb_queue_result *out, const struct kb_branch *branch,
 	if (!(out->results = calloc(series->nfixes ? series->nfixes : 1, sizeof(*out->results))))
 		return kb_error_set(KB_ENOMEM, "out of memory");
 	kb_error_clear();
-	if (kb_queue_open(&q, branch, name, opts->dry_run) < 0) {
+	if (kb_queue_open(&q, branch, name, series->nfixes, opts->dry_run) < 0) {
 		err = branch_failed(out);
 		goto done;
 	}

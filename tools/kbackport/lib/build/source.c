@@ -9,6 +9,7 @@ struct cached_file {
 	char *path;
 	char *data;		/* NULL: the tree has no such file */
 	size_t len;
+	git_filemode_t mode;	/* a regular file's, an executable's or a symlink's */
 	int err;		/* what the lookup returned */
 	char *errmsg;		/* its message, replayed on later reads */
 };
@@ -126,9 +127,11 @@ static int load_blob(struct cached_file *file, struct kb_source *src)
 
 	if ((err = kb_source_entry(&id, &mode, src, file->path)) < 0)
 		return err;
-	if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE)
+	if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE &&
+	    mode != GIT_FILEMODE_LINK)
 		return kb_error_set(KB_EINVALID, "'%s' is not a regular file (mode %06o)",
 				    file->path, (unsigned)mode);
+	file->mode = mode;
 	if ((err = git_blob_lookup(&blob, src->repo, &id)) < 0)
 		return unreadable(err, file->path, strlen(file->path), "blob", &id);
 	file->len = (size_t)git_blob_rawsize(blob);
@@ -152,8 +155,8 @@ static struct cached_file *find_cached(struct kb_source *src, const char *path)
 	return NULL;
 }
 
-int kb_source_read(const char **buf, size_t *len, struct kb_source *src,
-		   const char *path)
+/* The cached entry of `path`, loaded on first use. */
+static int cached(struct cached_file **out, struct kb_source *src, const char *path)
 {
 	struct cached_file *file = find_cached(src, path);
 
@@ -177,8 +180,35 @@ int kb_source_read(const char **buf, size_t *len, struct kb_source *src,
 	}
 	if (file->err < 0)
 		return kb_error_set(file->err, "%s", file->errmsg);
+	*out = file;
+	return 0;
+}
+
+int kb_source_read(const char **buf, size_t *len, struct kb_source *src,
+		   const char *path)
+{
+	git_filemode_t mode;
+	int err;
+
+	if ((err = kb_source_read_any(buf, len, &mode, src, path)) < 0)
+		return err;
+	if (mode == GIT_FILEMODE_LINK)
+		return kb_error_set(KB_EINVALID, "'%s' is not a regular file (mode %06o)",
+				    path, (unsigned)mode);
+	return 0;
+}
+
+int kb_source_read_any(const char **buf, size_t *len, git_filemode_t *mode,
+		       struct kb_source *src, const char *path)
+{
+	struct cached_file *file = NULL;
+	int err;
+
+	if ((err = cached(&file, src, path)) < 0)
+		return err;
 	*buf = file->data;
 	if (len)
 		*len = file->len;
+	*mode = file->mode;
 	return 0;
 }

@@ -25,6 +25,13 @@ void kb_source_free(struct kb_source *src);
 int kb_source_read(const char **buf, size_t *len, struct kb_source *src,
 		   const char *path);
 
+/*
+ * The same for a regular file, an executable or a symlink (whose contents
+ * are its target), with its mode in *mode.
+ */
+int kb_source_read_any(const char **buf, size_t *len, git_filemode_t *mode,
+		       struct kb_source *src, const char *path);
+
 /* The blob id of `path` and its file mode; KB_ENOTFOUND when the tree has
  * no such path, KB_ERROR when a tree on the way cannot be read. */
 int kb_source_entry(git_oid *id, git_filemode_t *mode, struct kb_source *src,
