@@ -289,6 +289,24 @@ static void queue_matrix(const struct kb_queue_result *rows, const struct kb_bra
 	}
 }
 
+/* A queue's pre-fix lane: its ref and what was reversed, or why there is none. */
+static void print_pre_fix(const struct kb_queue_pre_fix *p)
+{
+	size_t i;
+
+	if (p->note)
+		printf("  %s\n", p->note);
+	if (!p->ref)
+		return;
+	if (p->commit[0])
+		printf("  pre-fix: %s at %.12s, the queue's fixes reversed:", p->ref, p->commit);
+	else
+		printf("  pre-fix (dry run: no ref), the queue's fixes reversed:");
+	for (i = 0; i < p->nreversed; i++)
+		printf("%s %s", i ? "," : "", p->reversed[i]);
+	printf("\n");
+}
+
 /* Per branch: its ref, then every fix that was not applied and why. */
 static void queue_text(const struct kb_queue_result *rows, char ***mails,
 		       const struct kb_branch **branches, size_t nbranches,
@@ -310,6 +328,7 @@ static void queue_text(const struct kb_queue_result *rows, char ***mails,
 			printf("\n%s: %zu of %zu fixes applied%s\n", branches[b]->name,
 			       kb_queue_applied(q), series->nfixes,
 			       kb_queue_applied(q) ? " (dry run: no ref)" : ": no ref written");
+		print_pre_fix(&q->pre_fix);
 		for (f = 0; f < q->nresults; f++) {
 			const struct kb_result *r = &q->results[f];
 			if (r->status == KB_STATUS_APPLIED)

@@ -176,8 +176,14 @@ static void step(const struct progress *pr, const char *fmt, ...)
 static void show_queue(const struct progress *pr, const struct kb_branch_run *b)
 {
 	const char *name = b->branch->name;
+	const struct kb_queue_pre_fix *pre = &b->queue.pre_fix;
 	size_t f;
 
+	if (pre->note)
+		step(pr, "%s: %s", name, pre->note);
+	if (pre->ref)
+		step(pr, "%s: pre-fix %s at %.12s: %zu of %zu fixes reversed", name, pre->ref,
+		     pre->commit, pre->nreversed, b->series->nfixes);
 	for (f = 0; f < b->queue.nresults; f++) {
 		const struct kb_result *r = &b->queue.results[f];
 		step(pr, "%s: apply %zu %s: %s%s%s", name, f + 1, r->fix, kb_status_name(r->status),

@@ -220,7 +220,8 @@ static int queue_lanes(struct walk *w)
 	int err = 0;
 
 	if (kb_branch_open(&repo, &tip, b) < 0 ||
-	    kb_queue_lanes(&lanes, &nlanes, repo, b,
+	    kb_queue_lanes(&lanes, &nlanes, repo, b, w->out->queue.pre_fix.commit[0] ?
+			   w->out->queue.pre_fix.ref : NULL,
 			   w->out->queue.commit[0] ? w->out->queue.ref : NULL) < 0)
 		err = set_error(&w->out->error, kb_error_last());
 	for (i = 0; i < nlanes && !err; i++)

@@ -1183,6 +1183,127 @@ static int queue_record(struct kb_result *res, struct lane *lane, const git_oid 
 	return 0;
 }
 
+/* ---- a queue's pre-fix lane ---- */
+
+void kb_queue_pre_fix_release(struct kb_queue_pre_fix *p)
+{
+	size_t i;
+
+	free(p->ref);
+	for (i = 0; i < p->nreversed; i++)
+		free(p->reversed[i]);
+	free(p->reversed);
+	free(p->note);
+	memset(p, 0, sizeof(*p));
+}
+
+/* `fix`, if the lane's tree carries it: reversed there, and named in `out`. */
+static int reverse_one(struct kb_queue_pre_fix *out, struct kb_queue *q, const struct kb_fix *fix,
+		       const struct kb_backport_opts *opts)
+{
+	struct kb_survey survey = { 0 };
+	struct kb_buf name = KB_BUF_INIT;
+	git_oid tree;
+	int err;
+
+	if ((err = kb_survey_fix(&survey, q->lane.src, fix, &opts->locate)) < 0 || !survey.present)
+		goto done;
+	if ((err = kb_apply_write_tree(&tree, q->lane.repo, q->lane.tree, survey.present_apply,
+				       true)) < 0 ||
+	    (err = lane_move_tree(&q->lane, &tree)) < 0 ||
+	    (err = kb_buf_printf(&name, "%s (variant '%s')", fix->id, survey.present->name)) < 0)
+		goto done;
+	out->reversed[out->nreversed++] = kb_buf_detach(&name);
+done:
+	kb_survey_release(&survey);
+	kb_buf_release(&name);
+	return err;
+}
+
+static int queue_pre_fix_message(char **out, const struct kb_queue *q, const char *queue,
+				 const struct kb_queue_pre_fix *p)
+{
+	struct kb_buf msg = KB_BUF_INIT;
+	size_t i;
+
+	kb_buf_printf(&msg,
+		"kbackport: reconstructed pre-fix state of %s for the queue %s\n\n"
+		"NOT A STABLE RELEASE. This is %s (%.12s) with the fixes of the queue\n"
+		"'%s' it carries reverse-applied, in this order:\n\n",
+		q->branch->ref, queue, q->branch->ref, git_oid_tostr_s(&q->tip), queue);
+	for (i = 0; i < p->nreversed; i++)
+		kb_buf_printf(&msg, "  %s\n", p->reversed[i]);
+	kb_buf_puts(&msg, "\nso that the queue can be backported onto, built and tested against a\n"
+			  "tree that is vulnerable again.\n");
+	if (!msg.ptr)
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	*out = kb_buf_detach(&msg);
+	return 0;
+}
+
+/* The reversed tree, committed on the pre-fix ref; the queue starts there. */
+static int queue_pre_fix_commit(struct kb_queue_pre_fix *out, struct kb_queue *q,
+				const char *queue, bool dry_run)
+{
+	const git_commit *parents[1] = { q->lane.base };
+	struct kb_buf name = KB_BUF_INIT;
+	git_signature *sig = NULL;
+	char *message = NULL;
+	git_oid commit;
+	int err;
+
+	if ((err = kb_buf_printf(&name, "%s.pre-fix", q->branch->name)) < 0 ||
+	    (err = kb_queue_ref(&out->ref, queue, name.ptr)) < 0 ||
+	    (err = kb_ref_check_namespace(q->lane.repo, out->ref)) < 0 ||
+	    (!dry_run && (err = kb_ref_check_lock(q->lane.repo, out->ref)) < 0) ||
+	    (err = queue_pre_fix_message(&message, q, queue, out)) < 0 ||
+	    (err = kb_committer(&sig, q->lane.repo)) < 0)
+		goto done;
+	if (!dry_run)
+		err = kb_commit_backport(&commit, &out->created, q->lane.repo, out->ref,
+					 q->lane.base, git_tree_id(q->lane.tree), message, sig, sig);
+	else if ((err = git_commit_create(&commit, q->lane.repo, NULL, sig, sig, NULL, message,
+					  q->lane.tree, 1, parents)) < 0)
+		err = kb_error_git(err, "cannot write the queue's pre-fix commit");
+	if (err < 0 || (err = lane_move(&q->lane, &commit)) < 0)
+		goto done;
+	if (!dry_run)
+		git_oid_tostr(out->commit, sizeof(out->commit), &commit);
+	git_oid_cpy(&q->tip, &commit);
+	free(q->known);
+	q->known = NULL;
+	q->nknown = 0;
+	err = load_known(q, q->max);
+done:
+	free(message);
+	git_signature_free(sig);
+	kb_buf_release(&name);
+	return err;
+}
+
+int kb_queue_pre_fix(struct kb_queue_pre_fix *out, struct kb_queue *q, const char *queue,
+		     const struct kb_fix *const *fixes, size_t n,
+		     const struct kb_backport_opts *opts)
+{
+	struct kb_buf note = KB_BUF_INIT;
+	size_t i;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!(out->reversed = calloc(n + 1, sizeof(*out->reversed))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	for (i = n; i-- > 0 && !err;)
+		err = reverse_one(out, q, fixes[i], opts);
+	if (!err && out->nreversed)
+		return queue_pre_fix_commit(out, q, queue, opts->dry_run);
+	if (!err && (err = kb_buf_printf(&note, "pre-fix: no fix of the queue is in '%s': the "
+					 "branch itself is the state before it, no pre-fix lane",
+					 q->branch->ref)) == 0)
+		out->note = kb_buf_detach(&note);
+	kb_buf_release(&note);
+	return err;
+}
+
 int kb_queue_step(struct kb_result *out, struct kb_queue *q, const struct kb_fix *fix,
 		  const struct kb_backport_opts *opts)
 {

@@ -97,7 +97,7 @@ void kb_result_release(struct kb_result *result);
  * <branch> (written by kb_queue_finish() with a compare-and-swap; no ref
  * when nothing applied). A fix that does not apply, or is already in, is
  * skipped and the next is looked at on the same tree. The branch's tip is
- * the start (pre-fix lanes do not take part).
+ * the start, or its pre-fix commit (kb_queue_pre_fix()).
  */
 struct kb_queue;
 
@@ -112,6 +112,31 @@ int kb_queue_ref(char **out, const char *queue, const char *branch);
  */
 int kb_queue_open(struct kb_queue **out, const struct kb_branch *branch, const char *queue,
 		  size_t nfixes, bool dry_run);
+/* A queue's pre-fix state (kb_queue_pre_fix()). */
+struct kb_queue_pre_fix {
+	char *ref;		/* refs/heads/backport/queue/<queue>/<branch>.pre-fix,
+				 * or NULL: no pre-fix lane (`note` says why) */
+	char commit[GIT_OID_HEXSZ + 1];	/* its commit, "" in a dry run */
+	bool created;		/* this run wrote it */
+	char **reversed;	/* "<fix> (variant '<v>')", in the order reversed */
+	size_t nreversed;
+	char *note;		/* the branch carries none of the queue: no lane */
+};
+
+/*
+ * A queue's pre-fix lane, right after kb_queue_open(): the branch with
+ * every fix of `fixes` it carries reversed, the last fix first, each on
+ * the tree the later ones' reversal left, committed on the queue's
+ * pre-fix ref (a commit on the branch's), which the queue then starts
+ * from. A branch that carries none of them is itself the state before the
+ * queue: no pre-fix lane, `out->note` says so. A re-run on the same branch
+ * commit finds the same commit.
+ */
+int kb_queue_pre_fix(struct kb_queue_pre_fix *out, struct kb_queue *q, const char *queue,
+		     const struct kb_fix *const *fixes, size_t n,
+		     const struct kb_backport_opts *opts);
+void kb_queue_pre_fix_release(struct kb_queue_pre_fix *p);
+
 /* One fix on the queue's tip: fills `out` as kb_backport() does. */
 int kb_queue_step(struct kb_result *out, struct kb_queue *q, const struct kb_fix *fix,
 		  const struct kb_backport_opts *opts);

@@ -89,6 +89,12 @@ int kb_queue_apply(struct kb_queue_result *out, const struct kb_branch *branch,
 		err = KB_ENOMEM;
 		goto done;
 	}
+	if (branch->pre_fix &&
+	    kb_queue_pre_fix(&out->pre_fix, q, name, (const struct kb_fix *const *)series->fixes,
+			     series->nfixes, opts) < 0) {
+		err = branch_failed(out);
+		goto done;
+	}
 	while (out->nresults < series->nfixes) {
 		size_t at = out->nresults++;	/* released with `out` whatever happens */
 		struct kb_result *r = &out->results[at];
@@ -137,6 +143,7 @@ void kb_queue_result_release(struct kb_queue_result *q)
 	free(q->results);
 	free(q->ref);
 	free(q->error);
+	kb_queue_pre_fix_release(&q->pre_fix);
 	memset(q, 0, sizeof(*q));
 }
 

@@ -17,11 +17,14 @@ struct kb_queue_result {
 	char *ref;			/* refs/heads/backport/queue/<queue>/<branch> */
 	char commit[GIT_OID_HEXSZ + 1];	/* the ref's commit, "" when none written */
 	bool created;			/* this run wrote the ref */
+	struct kb_queue_pre_fix pre_fix;	/* a `pre-fix: true` branch's pre-fix
+						 * lane, the queue's start */
 	char *error;			/* the queue could not start or end, or NULL */
 };
 
 /*
- * The series `series` under the name `name` on `branch`. Fills `out` in
+ * The series `series` under the name `name` on `branch` (on its pre-fix
+ * state when the branch has `pre-fix: true`: kb_queue_pre_fix()). Fills `out` in
  * every case (a failure of the branch is `out->error`); returns a negative
  * code only when out of memory.
  */

@@ -159,14 +159,21 @@ done:
 }
 
 int kb_queue_lanes(struct kb_lane **out, size_t *n, git_repository *repo,
-		   const struct kb_branch *branch, const char *queue_ref)
+		   const struct kb_branch *branch, const char *pre_fix_ref,
+		   const char *queue_ref)
 {
+	struct kb_buf skipped = KB_BUF_INIT;
 	int err;
 
 	*out = NULL;
 	*n = 0;
-	if ((err = add_lane(out, n, repo, KB_LANE_AS_IS, branch->ref, 0)) < 0 ||
-	    (queue_ref && (err = add_lane(out, n, repo, KB_LANE_BACKPORT, queue_ref, 1)) < 0)) {
+	err = add_lane(out, n, repo, KB_LANE_AS_IS, branch->ref, 0);
+	if (!err && pre_fix_ref)
+		err = add_lane_above(out, n, repo, KB_LANE_PRE_FIX, pre_fix_ref, &skipped);
+	if (!err && queue_ref)
+		err = add_lane_above(out, n, repo, KB_LANE_BACKPORT, queue_ref, &skipped);
+	kb_buf_release(&skipped);	/* this run wrote them: they are on the lanes below */
+	if (err < 0) {
 		kb_lanes_free(*out, *n);
 		*out = NULL;
 		*n = 0;

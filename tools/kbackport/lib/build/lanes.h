@@ -51,12 +51,14 @@ int kb_branch_lanes(struct kb_lane **out, size_t *n, char **passed_over, git_rep
 		    const struct kb_branch *branch, const char *fix_id);
 
 /*
- * The lanes of `branch` for a queue (run --queue): as-is, then backport,
- * the queue's tip `queue_ref`, when it exists. A queue starts from the
- * branch's tip: it has no pre-fix lane.
+ * The lanes of `branch` for a queue (run --queue): as-is, then the
+ * queue's pre-fix lane `pre_fix_ref` (the branch with the queue's fixes
+ * reversed) when not NULL, then backport, the queue's tip `queue_ref`,
+ * when not NULL; each must exist and descend from the lane below it.
  */
 int kb_queue_lanes(struct kb_lane **out, size_t *n, git_repository *repo,
-		   const struct kb_branch *branch, const char *queue_ref);
+		   const struct kb_branch *branch, const char *pre_fix_ref,
+		   const char *queue_ref);
 
 void kb_lanes_free(struct kb_lane *lanes, size_t n);
 

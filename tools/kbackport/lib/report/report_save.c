@@ -72,6 +72,23 @@ int kb_patch_hash(char out[65], const struct kb_fix *fix, const char *variant)
 	return v ? kb_file_sha256(out, 65, v->patch_path) : 0;
 }
 
+/* A queue's pre-fix lane: null when the branch has none asked for. */
+static json_t *queue_pre_fix_json(const struct kb_queue_pre_fix *p)
+{
+	json_t *reversed = json_array();
+	size_t i;
+
+	if (!p->ref && !p->note) {
+		json_decref(reversed);
+		return json_null();
+	}
+	for (i = 0; i < p->nreversed; i++)
+		json_array_append_new(reversed, json_string(p->reversed[i]));
+	return json_pack("{s:o, s:o, s:b, s:o, s:o}", "ref", kb_json_str(p->ref),
+			 "commit", kb_json_str(p->commit[0] ? p->commit : NULL),
+			 "created", p->created, "reversed", reversed, "note", kb_json_str(p->note));
+}
+
 json_t *kb_queue_result_json(const struct kb_queue_result *q, const struct kb_series *series,
 			     const char *branch, char *const *mails)
 {
@@ -87,10 +104,11 @@ json_t *kb_queue_result_json(const struct kb_queue_result *q, const struct kb_se
 		json_object_set_new(r, "mail", kb_json_str(mails ? mails[f] : NULL));
 		json_array_append_new(results, r);
 	}
-	return json_pack("{s:s, s:o, s:o, s:b, s:I, s:o, s:o}",
+	return json_pack("{s:s, s:o, s:o, s:b, s:I, s:o, s:o, s:o}",
 			 "branch", branch, "ref", kb_json_str(q->ref),
 			 "commit", kb_json_str(q->commit), "created", q->created,
 			 "applied", (json_int_t)kb_queue_applied(q),
+			 "pre_fix", queue_pre_fix_json(&q->pre_fix),
 			 "error", kb_json_str(q->error), "results", results);
 }
 
