@@ -52,7 +52,7 @@ for b in 6.1.y 6.12.y; do
 		"net_admin_only_requests_netdev_name sys_module_only_requests_bare_name both_request_netdev_then_bare" \
 		"$(failed $b pre-fix kbackport_dev_load)"
 	assert_eq "pre-fix: exactly the article's attack fails in the guest" \
-		"net_admin_ifflags_xfs_not_loaded" "$(failed $b pre-fix kbackport_caps)"
+		"net_admin_ifflags_module_not_loaded" "$(failed $b pre-fix kbackport_caps)"
 	assert_contains "pre-fix: the KUnit failure says what was requested" \
 		'with CAP_NET_ADMIN only requested [kbtest0], expected [netdev-kbtest0]' \
 		"$(cat "$(dirname "$(lane $b pre-fix .console)")/kbackport_dev_load.ktap")"
