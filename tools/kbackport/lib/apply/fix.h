@@ -28,6 +28,11 @@
  *         - file: net/core/dev_ioctl.c
  *           exists: true               # or false
  *
+ *   tests: ../tests                    # optional: the fix's tests, a directory
+ *                                      # relative to the fix's (several fixes may
+ *                                      # share one); default: tests/ when it has
+ *                                      # a cases.yaml (see fixtests.h)
+ *
  *   audit:                             # optional: what `kbackport audit` looks
  *     callees: [request_module]        # for (struct kb_audit_rules, audit.h)
  *     checks: [capable, ns_capable]
@@ -94,6 +99,7 @@ struct kb_fix {
 	struct kb_variant *variants;
 	size_t nvariants;
 	struct kb_audit_rules *audit;	/* or NULL: no `audit:` section */
+	char *tests_dir;	/* the fix's tests (`tests:`, else <dir>/tests), or NULL */
 };
 
 /*

@@ -29,6 +29,7 @@ int kb_tester_init(struct kb_tester *t, const struct kb_test_opts *opts,
 	t->opts = *opts;
 	t->accel_auto = accel_auto;
 	if ((err = kb_cases_load(&t->cases, cases_path)) < 0 ||
+	    (err = kb_cases_guest_text(&t->guest_cases, t->cases)) < 0 ||
 	    (err = guest_modules(&t->distro_modules, t->cases)) < 0)
 		kb_tester_release(t);
 	return err;
@@ -37,6 +38,7 @@ int kb_tester_init(struct kb_tester *t, const struct kb_test_opts *opts,
 void kb_tester_release(struct kb_tester *t)
 {
 	kb_cases_free(t->cases);
+	free(t->guest_cases);
 	free(t->distro_modules);
 	free(t->accel_note);
 	memset(t, 0, sizeof(*t));
@@ -97,12 +99,14 @@ int kb_tester_lane_any(struct kb_lane_test *out, struct kb_tester *t,
 		       const struct kb_test_target *target, bool with_kunit,
 		       const char *const *fix_ids, size_t nfix_ids)
 {
+	struct kb_test_target with_cases = *target;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if (!t->accel_probed && (err = probe_accel(t, target)) < 0)
+	with_cases.guest_cases = t->guest_cases;
+	if (!t->accel_probed && (err = probe_accel(t, &with_cases)) < 0)
 		return err;
-	if ((err = kb_test_boot(&out->run, target, &t->opts)) < 0)
+	if ((err = kb_test_boot(&out->run, &with_cases, &t->opts)) < 0)
 		return err;
 	out->booted = true;
 	return kb_lane_verdict_any(&out->verdict, t->cases, &out->run.ktap, with_kunit, fix_ids,

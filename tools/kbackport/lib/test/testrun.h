@@ -16,6 +16,7 @@
 struct kb_tester {
 	struct kb_test_opts opts;	/* accel becomes KVM after a good probe */
 	struct kb_cases *cases;
+	char *guest_cases;	/* the guest suites of `cases`, as the guest reads them */
 	char **distro_modules;	/* NULL-terminated, borrowed from cases */
 	bool accel_auto;	/* probe KVM before the first boot */
 	bool accel_probed;
