@@ -96,7 +96,8 @@ static void test_guest_text(void **state)
 	kb_cases_free(cases);
 	cases = parse_ok("suites:\n  k: {runs: kunit, cases: {a: {proves: A}}}\n");
 	assert_int_equal(kb_cases_guest_text(&text, cases), 0);
-	assert_null(text);
+	assert_string_equal(text, "# kbackport guest cases\n");
+	free(text);
 	kb_cases_free(cases);
 }
 
@@ -147,7 +148,7 @@ static void test_project_cases(void **state)
 	size_t i, detecting = 0;
 
 	(void)state;
-	assert_int_equal(kb_cases_load(&cases, "tests/cases.yaml"), 0);
+	assert_int_equal(kb_cases_load(&cases, "backports/CVE-2011-1019/tests/cases.yaml"), 0);
 	kunit = kb_cases_suite(cases, "kbackport_dev_load");
 	caps = kb_cases_suite(cases, "kbackport_caps");
 	assert_non_null(kunit);

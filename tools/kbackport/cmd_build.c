@@ -291,7 +291,7 @@ static int run(struct build_cli *o)
 	const struct kb_branch **branches = NULL;
 	struct kb_config *config = NULL;
 	struct kb_fix **fixes = NULL;
-	struct cli_build_paths paths = { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT };
+	struct cli_build_paths paths;
 	struct kb_branch_run *runs = NULL;
 	struct kb_build_result *alone = NULL;
 	struct row *rows = NULL;
@@ -300,14 +300,17 @@ static int run(struct build_cli *o)
 	int rc = EXIT_USAGE, lock_fd = -1, err = 0;
 	bool live = isatty(STDERR_FILENO) && !o->quiet;
 
+	memset(&paths, 0, sizeof(paths));
 	kb_pipeline_init(&p);
 	if (cli_progress_interval(&p.tick_interval, o->quiet))
 		goto done;
 	if (kb_config_load(&config, o->t.config) < 0 ||
 	    cli_select(&branches, &nbranches, config, &o->t.branches) < 0 ||
 	    cli_load_fixes(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
-	    cli_build_paths(&paths, config, &o->t.workdir, &o->fragment, &o->overlay,
-			    o->no_overlay) < 0 || kb_lock_dir(&lock_fd, o->t.workdir) < 0) {
+	    cli_build_paths(&paths, config, &o->t.workdir, &o->fragment,
+			    (const struct kb_fix *const *)fixes, nfixes, o->t.fixes, o->t.nfixes,
+			    o->overlay, o->no_overlay) < 0 ||
+	    kb_lock_dir(&lock_fd, o->t.workdir) < 0) {
 		cli_error_last();
 		goto done;
 	}
@@ -321,7 +324,10 @@ static int run(struct build_cli *o)
 	p.build = true;
 	p.build_opts.workdir = o->t.workdir;
 	p.build_opts.fragment = o->fragment;
-	p.build_opts.overlay = o->overlay;
+	p.build_opts.extra_fragments = (const char *const *)paths.configs;
+	p.build_opts.nextra_fragments = paths.nconfigs;
+	p.build_opts.overlays = paths.overlays;
+	p.build_opts.noverlays = paths.noverlays;
 	p.build_opts.compat = paths.compat.ptr;
 	p.build_opts.jobs = o->jobs;
 	p.event = show_progress;

@@ -293,25 +293,27 @@ static void print_json(const struct kb_branch_run *rows, size_t n, const struct 
 
 struct paths {
 	struct cli_build_paths build;
-	struct kb_buf cases, guest;
+	struct kb_buf guest;
 };
 
-static int default_paths(struct test_cli *o, struct paths *p, const struct kb_config *config)
+static int default_paths(struct test_cli *o, struct paths *p, const struct kb_config *config,
+			 struct kb_fix *const *fixes, size_t nfixes)
 {
 	int err;
 
-	if ((err = cli_build_paths(&p->build, config, &o->t.workdir, &o->fragment, &o->overlay,
-				   o->no_overlay)) < 0)
+	if ((err = cli_build_paths(&p->build, config, &o->t.workdir, &o->fragment,
+				   (const struct kb_fix *const *)fixes, nfixes, o->t.fixes,
+				   o->t.nfixes, o->overlay, o->no_overlay)) < 0)
 		return err;
-	if (!o->cases && (err = cli_data_path(&p->cases, config, KB_DATA_CASES)) == 0)
-		o->cases = p->cases.ptr;
-	return err < 0 ? err : cli_data_path(&p->guest, config, KB_DATA_GUEST);
+	return cli_data_path(&p->guest, config, KB_DATA_GUEST);
 }
 
 static int setup(struct kb_pipeline *p, struct kb_tester *t, const struct test_cli *o,
-		 const struct paths *paths)
+		 struct paths *paths)
 {
+	struct kb_cases *cases = NULL;
 	struct kb_test_opts opts;
+	int err;
 
 	kb_test_opts_init(&opts);
 	opts.workdir = o->t.workdir;
@@ -319,12 +321,22 @@ static int setup(struct kb_pipeline *p, struct kb_tester *t, const struct test_c
 	opts.guest_program = o->guest;
 	opts.timeout = o->timeout;
 	p->tester = t;
-	p->kunit = true;
+	p->kunit = paths->build.noverlays > 0;
 	p->build_opts.workdir = o->t.workdir;
 	p->build_opts.fragment = o->fragment;
-	p->build_opts.overlay = o->overlay;
+	p->build_opts.extra_fragments = (const char *const *)paths->build.configs;
+	p->build_opts.nextra_fragments = paths->build.nconfigs;
+	p->build_opts.overlays = paths->build.overlays;
+	p->build_opts.noverlays = paths->build.noverlays;
 	p->event = show;
-	return kb_tester_init(t, &opts, o->cases, o->accel_auto);
+	/* the fixes' own cases, unless --cases names a file for all of them */
+	if (o->cases && (err = kb_cases_load(&cases, o->cases)) < 0)
+		return err;
+	if (!o->cases) {
+		cases = paths->build.tests.cases;
+		paths->build.tests.cases = NULL;
+	}
+	return kb_tester_init(t, &opts, cases, o->accel_auto);
 }
 
 static int run(struct test_cli *o)
@@ -332,7 +344,7 @@ static int run(struct test_cli *o)
 	const struct kb_branch **branches = NULL;
 	struct kb_config *config = NULL;
 	struct kb_fix **fixes = NULL;
-	struct paths paths = { { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT }, KB_BUF_INIT, KB_BUF_INIT };
+	struct paths paths;
 	struct kb_branch_run *rows = NULL;
 	struct kb_pipeline p;
 	struct kb_tester t;
@@ -340,13 +352,15 @@ static int run(struct test_cli *o)
 	int rc = EXIT_USAGE, lock_fd = -1, err = 0;
 
 	memset(&t, 0, sizeof(t));
+	memset(&paths, 0, sizeof(paths));
 	kb_pipeline_init(&p);
 	if (cli_progress_interval(&p.tick_interval, o->quiet))
 		goto done;
 	if (kb_config_load(&config, o->t.config) < 0 ||
 	    cli_select_all(&branches, &nbranches, config, &o->t.branches) < 0 ||
 	    cli_load_fixes(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
-	    default_paths(o, &paths, config) < 0 || kb_lock_dir(&lock_fd, o->t.workdir) < 0 ||
+	    default_paths(o, &paths, config, fixes, nfixes) < 0 ||
+	    kb_lock_dir(&lock_fd, o->t.workdir) < 0 ||
 	    setup(&p, &t, o, &paths) < 0) {
 		cli_error_last();
 		goto done;
@@ -383,7 +397,6 @@ done:
 	free(branches);
 	kb_config_free(config);
 	cli_build_paths_release(&paths.build);
-	kb_buf_release(&paths.cases);
 	kb_buf_release(&paths.guest);
 	return rc;
 }

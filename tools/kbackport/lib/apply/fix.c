@@ -696,6 +696,59 @@ static int list_fix_dirs(char ***out, size_t *n, const char *backports_dir)
 	return err;
 }
 
+static bool has_fix_yaml(const char *dir)
+{
+	struct kb_buf path = KB_BUF_INIT;
+	struct stat st;
+	bool is = kb_buf_printf(&path, "%s/fix.yaml", dir) == 0 && stat(path.ptr, &st) == 0 &&
+		  S_ISREG(st.st_mode);
+
+	kb_buf_release(&path);
+	return is;
+}
+
+static int find_dirs(char ***out, size_t *n, size_t *alloc, const char *dir, int depth)
+{
+	struct kb_buf sub = KB_BUF_INIT;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int err = 0;
+
+	if (has_fix_yaml(dir))
+		return push_name(out, n, alloc, dir);
+	if (depth == 0 || !(d = opendir(dir)))
+		return 0;
+	while (!err && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		kb_buf_clear(&sub);
+		if ((err = kb_buf_printf(&sub, "%s/%s", dir, de->d_name)) == 0 &&
+		    stat(sub.ptr, &st) == 0 && S_ISDIR(st.st_mode))
+			err = find_dirs(out, n, alloc, sub.ptr, depth - 1);
+	}
+	closedir(d);
+	kb_buf_release(&sub);
+	return err;
+}
+
+int kb_fix_find_dirs(char ***out, size_t *n, const char *root)
+{
+	size_t alloc = 0;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if ((err = find_dirs(out, n, &alloc, root, 4)) < 0) {
+		free_names(*out, *n);
+		*out = NULL;
+		*n = 0;
+	} else if (*n) {
+		qsort(*out, *n, sizeof(**out), compare_names);
+	}
+	return err;
+}
+
 int kb_fix_load_all(struct kb_fix ***out, size_t *n, const char *backports_dir)
 {
 	struct kb_buf dir = KB_BUF_INIT;

@@ -4,6 +4,7 @@
 #include "fsutil.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -65,8 +65,8 @@ bool kb_cases_detect(const struct kb_cases *cases, const char *fix_id);
 /*
  * The guest suites of `cases` as the guest program reads them (its
  * /kbackport/cases, see tests/qemu/guest.c): "suite", "probe", then per
- * case "case", its steps, "expect" and "end", a line each. *out is
- * malloc'ed; NULL when `cases` has no guest suite.
+ * case "case", its steps, "expect" and "end", a line each (a first
+ * comment line only, when `cases` has no guest suite). *out is malloc'ed.
  */
 int kb_cases_guest_text(char **out, const struct kb_cases *cases);
 

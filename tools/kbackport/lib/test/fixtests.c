@@ -151,50 +151,73 @@ static int compare_paths(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* `dir`/kernel.config into `out` under a comment, when there is one. */
-static int add_config(struct kb_buf *out, const char *dir)
+/* `fix`'s kernel.config (by real path) into `paths`, unless there already. */
+static int add_config(char ***paths, size_t *n, const struct kb_fix *fix)
 {
-	char *path = path_join(dir, "kernel.config"), *text = NULL;
-	int err = 0;
+	char real[PATH_MAX], *path, **p;
 
-	if (!path)
-		return kb_error_set(KB_ENOMEM, "out of memory");
-	if (kb_path_exists(path) && (err = kb_read_file(&text, NULL, path)) == 0) {
-		err = kb_buf_printf(out, "\n# ---- %s ----\n%s", path, text);
-		if (!err && out->size && out->ptr[out->size - 1] != '\n')
-			err = kb_buf_putc(out, '\n');
+	if (!fix->tests_dir || !(path = path_join(fix->tests_dir, "kernel.config")))
+		return fix->tests_dir ? kb_error_set(KB_ENOMEM, "out of memory") : 0;
+	if (!realpath(path, real) || seen(*paths, *n, real) >= 0) {
+		free(path);
+		return 0;
 	}
-	free(text);
 	free(path);
-	return err;
+	if (!(p = realloc(*paths, (*n + 1) * sizeof(*p))) || !(p[*n] = kb_strdup(real)))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	*paths = p;
+	(*n)++;
+	return 0;
 }
 
-int kb_fix_tests_fragment(char **out, const char *common, const struct kb_fix *const *fixes,
-			  size_t n)
+/* The kernel.config of each fix found under `root`. */
+static int root_configs(char ***paths, size_t *n, const char *root)
 {
-	struct kb_buf text = KB_BUF_INIT;
-	char **dirs = NULL, *base = NULL;
-	size_t *first = NULL, ndirs = 0, i;
+	char **dirs = NULL;
+	size_t ndirs = 0, i;
+	struct kb_fix *fix;
 	int err;
 
-	*out = NULL;
-	if ((err = kb_read_file(&base, NULL, common)) < 0)
-		return kb_error_prefix(err, "cannot read the config fragment '%s'", common);
-	if ((err = kb_buf_puts(&text, base)) < 0 ||
-	    (text.size && text.ptr[text.size - 1] != '\n' && (err = kb_buf_putc(&text, '\n')) < 0) ||
-	    (err = test_dirs(&dirs, &ndirs, fixes, n, &first)) < 0)
-		goto done;
-	qsort(dirs, ndirs, sizeof(*dirs), compare_paths);
-	for (i = 0; i < ndirs && !err; i++)
-		err = add_config(&text, dirs[i]);
-	if (!err)
-		*out = kb_buf_detach(&text);
-done:
+	if ((err = kb_fix_find_dirs(&dirs, &ndirs, root)) < 0)
+		return err;
+	for (i = 0; i < ndirs && !err; i++) {
+		if ((err = kb_fix_load(&fix, dirs[i])) == 0)
+			err = add_config(paths, n, fix);
+		kb_fix_free(fix);
+	}
 	for (i = 0; i < ndirs; i++)
 		free(dirs[i]);
 	free(dirs);
-	free(first);
-	free(base);
-	kb_buf_release(&text);
 	return err;
+}
+
+int kb_fix_tests_configs(char ***out, size_t *n, const char *const *roots, size_t nroots,
+			 const struct kb_fix *const *fixes, size_t nfixes)
+{
+	size_t i;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (i = 0; i < nroots && !err; i++)
+		err = root_configs(out, n, roots[i]);
+	for (i = 0; i < nfixes && !err; i++)
+		err = add_config(out, n, fixes[i]);
+	if (err < 0) {
+		kb_fix_tests_configs_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	} else if (*n) {
+		qsort(*out, *n, sizeof(**out), compare_paths);
+	}
+	return err;
+}
+
+void kb_fix_tests_configs_free(char **paths, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
 }

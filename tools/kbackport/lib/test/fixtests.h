@@ -42,11 +42,16 @@ int kb_fix_tests_load(struct kb_fix_tests *out, const struct kb_fix *const *fixe
 void kb_fix_tests_release(struct kb_fix_tests *t);
 
 /*
- * The config fragment of the test kernels: the text of `common`, then the
- * kernel.config of each test directory of `fixes` (each once, sorted by
- * path, under a comment naming it). *out is malloc'ed.
+ * The kernel.config of every fix's tests that the test kernels carry: those
+ * of the fixes found under `roots` (each a fix directory or a folder of
+ * fixes and families of fixes, searched down to fix directories) and of
+ * `fixes`, each file once, sorted by path, into *out (malloc'ed paths). The
+ * same for every fix of a collection, so that one kernel config of a branch
+ * serves them all (a build leaves out a file whose options its tree does
+ * not know: kconfig.h).
  */
-int kb_fix_tests_fragment(char **out, const char *common, const struct kb_fix *const *fixes,
-			  size_t n);
+int kb_fix_tests_configs(char ***out, size_t *n, const char *const *roots, size_t nroots,
+			 const struct kb_fix *const *fixes, size_t nfixes);
+void kb_fix_tests_configs_free(char **paths, size_t n);
 
 #endif

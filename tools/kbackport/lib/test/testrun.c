@@ -21,15 +21,18 @@ static int guest_modules(char ***out, const struct kb_cases *cases)
 }
 
 int kb_tester_init(struct kb_tester *t, const struct kb_test_opts *opts,
-		   const char *cases_path, bool accel_auto)
+		   struct kb_cases *cases, bool accel_auto)
 {
-	int err;
+	int err = 0;
 
 	memset(t, 0, sizeof(*t));
 	t->opts = *opts;
 	t->accel_auto = accel_auto;
-	if ((err = kb_cases_load(&t->cases, cases_path)) < 0 ||
-	    (err = kb_cases_guest_text(&t->guest_cases, t->cases)) < 0 ||
+	t->cases = cases;
+	if (!t->cases && (!(t->cases = calloc(1, sizeof(*t->cases))) ||
+			  !(t->cases->path = kb_strdup("(no cases)"))))
+		err = kb_error_set(KB_ENOMEM, "out of memory");
+	if (err < 0 || (err = kb_cases_guest_text(&t->guest_cases, t->cases)) < 0 ||
 	    (err = guest_modules(&t->distro_modules, t->cases)) < 0)
 		kb_tester_release(t);
 	return err;

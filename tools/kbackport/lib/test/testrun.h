@@ -23,9 +23,13 @@ struct kb_tester {
 	char *accel_note;	/* why KVM is not used, or NULL */
 };
 
-/* Load `cases_path`; `opts` is copied (its strings are borrowed). */
+/*
+ * A tester of lanes with `cases` (taken over: freed with the tester; NULL:
+ * no case at all, every lane untested); `opts` is copied (its strings are
+ * borrowed).
+ */
 int kb_tester_init(struct kb_tester *t, const struct kb_test_opts *opts,
-		   const char *cases_path, bool accel_auto);
+		   struct kb_cases *cases, bool accel_auto);
 void kb_tester_release(struct kb_tester *t);
 
 struct kb_lane_test {

@@ -443,9 +443,7 @@ static int plan_read(struct plan *p, const char *path)
 	}
 	if (c)
 		return plan_error(p, nr, "case '%s' has no 'end'", c->name);
-	if (!p->nsuites)
-		return plan_error(p, nr, "no suite");
-	return 0;
+	return 0;	/* no suite at all: the fixes under test have no guest case */
 }
 
 /* ---- module lists ---- */
