@@ -71,7 +71,7 @@ assert_eq "the suite is broken" "error" "$(lane .suites.kbackport_caps.status)"
 assert_contains "the plan and what came" "suite 'kbackport_caps': plan 1..6 but 1 result" "$(lane '.reason | join("\n")')"
 
 T_NAME="host"
-cc -static -O2 -o "$TMP/guest" "$TOP_DIR/tests/qemu/guest.c"
+cc -static -O2 -o "$TMP/guest" "$TOP_DIR/data/guest/guest.c"
 "$TMP/guest" > "$TMP/guest.out" 2>&1
 assert_eq "the guest program refuses to run here (exit 2)" 2 $?
 assert_contains "and says why" "refusing to run" "$(cat "$TMP/guest.out")"

@@ -4,7 +4,9 @@
 # directory each run: as-is is a cold build, pre-fix starts from a copy of
 # it and recompiles only what the reversed fix touched, and backport has the
 # as-is tree again, so it shares that build. A second run builds nothing.
-# Every lane carries the KUnit suite (tests/kunit, an overlay). The builds
+# Every lane carries CVE-2011-1019's KUnit suite (its tests/kunit, an
+# overlay), and the config of every fix's tests of backports/ (the
+# changelink family's tunnel drivers too: one config per branch). The builds
 # stay in build/e2e/work for t_kernels_test.sh.
 source "$(dirname "$0")/lib.sh"
 T_SUITE=e2e-build
@@ -22,8 +24,7 @@ run_kb 0 apply --config "$TMP/branches.yaml" --fix "$TOP_DIR/backports" --branch
 state=$(user_state "$REPO")
 build() {
 	"$KBACKPORT" build --config "$TMP/branches.yaml" --fix "$TOP_DIR/backports" \
-		--workdir "$WORK" --fragment "$TOP_DIR/tests/kernel/kbackport.config" \
-		--overlay "$TOP_DIR/tests/kunit" --json
+		--workdir "$WORK" --json
 }
 build > "$TMP/build1.json" 2> "$TMP/build1.err"
 rc=$?

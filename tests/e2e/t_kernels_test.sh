@@ -23,8 +23,7 @@ modules() { [ -r /proc/modules ] && cut -d' ' -f1 /proc/modules | sort; }
 modules_before=$(modules)
 kbtest() {
 	"$KBACKPORT" test --config "$TMP/branches.yaml" --fix "$TOP_DIR/backports" \
-		--workdir "$WORK" --fragment "$TOP_DIR/tests/kernel/kbackport.config" \
-		--overlay "$TOP_DIR/tests/kunit" --json "$@" > "$TMP/test.json" 2> "$TMP/test.err"
+		--workdir "$WORK" --json "$@" > "$TMP/test.json" 2> "$TMP/test.err"
 }
 q() { jq -r "$1" "$TMP/test.json"; }
 lane() { q ".branches[] | select(.name == \"$1\") | .lanes[] | select(.kind == \"$2\") | $3"; }
@@ -88,7 +87,7 @@ fi
 # as built without the KUnit overlay, which nobody built.
 T_NAME="not built"
 "$KBACKPORT" test --config "$TMP/branches.yaml" --fix "$TOP_DIR/backports" --workdir "$WORK" \
-	--fragment "$TOP_DIR/tests/kernel/kbackport.config" --no-overlay --branch 6.1.y --json \
+	--no-overlay --branch 6.1.y --json \
 	> "$TMP/test.json" 2> "$TMP/test.err"
 assert_eq "exits 1" 1 $?
 assert_eq "every lane error, the branch error" "error error error error" \

@@ -69,10 +69,13 @@ static const char usage[] =
 "no terminal shows the step is alive:\n"
 "  progress: 6.1.y as-is: build 2m30s, 5231/9000 objects\n"
 "\n"
-"Branch verdicts: verified, fixed, not-affected, vulnerable, conflict,\n"
-"regression, error, skipped. Exit status: 0 when every branch is verified,\n"
-"fixed, not-affected or skipped; 1 when one is vulnerable, in conflict,\n"
-"regressed or in error; 2 for usage.\n";
+"Each lane is tested with the fix's own tests (kbackport test --help): a\n"
+"fix no case detects is `untested`, never fixed or verified.\n"
+"\n"
+"Branch verdicts: verified, fixed, untested, not-affected, vulnerable,\n"
+"conflict, regression, error, skipped. Exit status: 0 when every branch is\n"
+"verified, fixed, not-affected or skipped; 1 when one is untested,\n"
+"vulnerable, in conflict, regressed or in error; 2 for usage.\n";
 
 struct run_cli {
 	struct cli_target t;

@@ -1,7 +1,7 @@
 /*
  * A stand-in /init for testing kbackport test's own error handling: built
  * by tests/e2e/t_harness.sh with -DMODE=... into one static program per way
- * a guest can go wrong, and booted in place of tests/qemu/guest.c with
+ * a guest can go wrong, and booted in place of data/guest/guest.c with
  * `kbackport test --guest PROGRAM`. Each must end as `error`, never `fixed`.
  *
  *   MODE_EXIT      /init exits at once: the kernel panics ("Attempted to

@@ -70,7 +70,7 @@ static int add_detects(void *ctx, void *obj, yaml_node_t *value)
 	return string_list(&c->detects, &c->ndetects, ctx, value, "detects", "fix id");
 }
 
-/* The guest's words (tests/qemu/guest.c), with how many words follow each. */
+/* The guest's words (data/guest/guest.c), with how many words follow each. */
 struct verb {
 	const char *name;
 	unsigned min, max;

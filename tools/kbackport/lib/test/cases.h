@@ -1,7 +1,7 @@
 /*
  * tests/cases.yaml -> struct kb_cases: the shared test suites, where each
  * runs, and what each case proves (see that file for the verdict rules).
- * A guest suite's cases are data the guest program runs (tests/qemu/guest.c
+ * A guest suite's cases are data the guest program runs (data/guest/guest.c
  * says what each step and expectation means): kb_cases_guest_text() writes
  * them in the guest's own file format.
  */
@@ -64,7 +64,7 @@ bool kb_cases_detect(const struct kb_cases *cases, const char *fix_id);
 
 /*
  * The guest suites of `cases` as the guest program reads them (its
- * /kbackport/cases, see tests/qemu/guest.c): "suite", "probe", then per
+ * /kbackport/cases, see data/guest/guest.c): "suite", "probe", then per
  * case "case", its steps, "expect" and "end", a line each (a first
  * comment line only, when `cases` has no guest suite). *out is malloc'ed.
  */

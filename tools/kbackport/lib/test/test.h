@@ -29,7 +29,7 @@
 struct kb_test_opts {
 	const char *workdir;	/* the guest program is compiled under it, the
 				 * initramfs cached there; NULL: written afresh */
-	const char *guest_source;	/* tests/qemu/guest.c */
+	const char *guest_source;	/* data/guest/guest.c */
 	const char *guest_program;	/* a ready static /init instead, or NULL */
 	const char *qemu;	/* NULL: qemu-system-x86_64 */
 	enum kb_accel accel;
