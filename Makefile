@@ -100,7 +100,7 @@ integration: $(BUILD)/kbackport
 
 check-asan:
 	@st=0; \
-	$(MAKE) -k --no-print-directory SAN=1 unit integration || st=1; \
+	KB_PASS=asan $(MAKE) -k --no-print-directory SAN=1 unit integration || st=1; \
 	$(MAKE) --no-print-directory SAN=1 fuzz-replay || st=1; \
 	exit $$st
 
@@ -222,21 +222,54 @@ uninstall:
 
 # Real kernels: Debian's linux-source packages, imported into build/e2e.
 e2e: $(BUILD)/kbackport
-	@KBACKPORT=$(abspath $(BUILD)/kbackport) ./tests/run-suite.sh tests/e2e
+	@KB_PASS=e2e KBACKPORT=$(abspath $(BUILD)/kbackport) ./tests/run-suite.sh tests/e2e
 
 check-valgrind: $(UNIT_BIN) $(BUILD)/kbackport
 	@KBACKPORT=$(abspath $(BUILD)/kbackport) ./tests/valgrind.sh $(UNIT_BIN)
 
 # Every part runs even when an earlier one failed; the summary decides.
+# Two streams side by side, one per core: the kernels (unit, integration,
+# then e2e, whose builds use both cores and whose QEMU boots use one) and
+# the single-threaded passes (ASan/UBSan, then valgrind), whose output is
+# kept in build/check-side.log and printed when both are done. Everything
+# both streams run is built first, so no two makes build the same file.
+# tests/summary.sh then says where the time went (slowest suites, each
+# pass, ccache's share of the kernel builds). KB_CHECK_SERIAL=1 runs the
+# streams one after the other.
 check: deps
-	@rm -f build/test-totals
-	@$(MAKE) --no-print-directory all
+	@rm -f build/test-totals build/test-times build/check-side.log
+	@mkdir -p build
+	@ccache --print-stats > build/ccache-before 2>/dev/null || rm -f build/ccache-before
+	@$(MAKE) --no-print-directory all $(UNIT_BIN)
+	@$(MAKE) --no-print-directory SAN=1 check-bins
+	@st=0; \
+	if [ "$${KB_CHECK_SERIAL:-0}" = 1 ]; then \
+		$(MAKE) --no-print-directory check-main || st=1; \
+		$(MAKE) --no-print-directory check-side || st=1; \
+	else \
+		$(MAKE) --no-print-directory check-side > build/check-side.log 2>&1 & side=$$!; \
+		$(MAKE) --no-print-directory check-main || st=1; \
+		wait $$side || st=1; \
+		echo "# ---- the ASan/UBSan and valgrind passes, run beside the above ----"; \
+		cat build/check-side.log; \
+	fi; \
+	./tests/summary.sh && exit $$st
+
+.PHONY: check-main check-side check-bins
+check-main:
 	@st=0; \
 	$(MAKE) -k --no-print-directory unit integration || st=1; \
 	$(MAKE) --no-print-directory e2e || st=1; \
+	exit $$st
+
+check-side:
+	@st=0; \
 	$(MAKE) --no-print-directory check-asan || st=1; \
 	$(MAKE) --no-print-directory check-valgrind || st=1; \
-	./tests/summary.sh && exit $$st
+	exit $$st
+
+# What check-asan runs, built (SAN=1).
+check-bins: $(BUILD)/kbackport $(UNIT_BIN) $(REPLAY_BIN)
 
 demo: deps all
 	@./tests/demo.sh $(BUILD)/kbackport

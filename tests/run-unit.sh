@@ -2,6 +2,7 @@
 # Run each cmocka unit test binary; record totals for tests/summary.sh.
 set -u
 pass=0 fail=0
+start=$(date +%s)
 for t in "$@"; do
 	out=$("$t" 2>&1); rc=$?
 	printf '%s\n' "$out"
@@ -16,5 +17,6 @@ for t in "$@"; do
 done
 mkdir -p build
 echo "unit $pass $fail" >> build/test-totals
+echo "${KB_PASS:+$KB_PASS/}unit $(($(date +%s) - start))" >> build/test-times
 echo "unit: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

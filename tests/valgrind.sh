@@ -15,6 +15,7 @@ set -u
 VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"
 : "${VALGRIND_SUITES:=t_apply_queue t_audit t_bad_input t_build t_ci t_errors t_fix_new t_import t_import_trees t_ktap t_report t_run t_run_queue t_skip_missing t_threeway t_placement}"
 status=0
+start=$(date +%s)
 for t in "$@"; do
 	if ! $VG "$t" >/dev/null 2>"build/valgrind.log"; then
 		echo "not ok - valgrind: $t"; cat build/valgrind.log; status=1
@@ -22,6 +23,8 @@ for t in "$@"; do
 		echo "ok - valgrind: $t"
 	fi
 done
+mkdir -p build
+echo "valgrind/unit $(($(date +%s) - start))" >> build/test-times
 if [ "$VALGRIND_SUITES" = all ]; then
 	suites=$(ls tests/integration/t_*.sh)
 else
@@ -33,5 +36,6 @@ for t in $suites; do
 	KB_VALGRIND="$VG" T_SUITE_PREFIX=valgrind- bash "$t" > build/valgrind-suite.log || status=1
 	grep -v '^ok ' build/valgrind-suite.log
 	echo "# valgrind: $(basename "$t"): $(($(date +%s) - start)) s"
+	echo "valgrind/$(basename "$t") $(($(date +%s) - start))" >> build/test-times
 done
 exit $status

@@ -45,17 +45,18 @@ cat <<'EOF'
 .SH ENVIRONMENT
 .TP
 .B KBACKPORT_DATADIR
-where kbackport's own data is read (tests/cases.yaml, tests/qemu/guest.c,
-tests/kernel/kbackport.config, tests/kunit/) when it is not beside the
-branches file; by default the share/kbackport directory of the prefix
-kbackport was installed to.
+where kbackport's own data is read (data/guest/guest.c,
+data/kernel/kbackport.config, data/kernel/compat/, backports/ with the fixes'
+tests) when it is not beside the branches file; by default the
+share/kbackport directory of the prefix kbackport was installed to.
 .SH FILES
 .TP
 .I branches.yaml
 the branches, read from the current directory unless \-\-config is given
 .TP
 .I backports/
-the fixes beside the branches file; an installed kbackport has its own under
+the fixes beside the branches file, each with its tests (backports/<id>/tests/:
+cases.yaml, kernel.config, kunit/); an installed kbackport has its own under
 share/kbackport/backports, for \-\-fix
 .SH SEE ALSO
 .BR git (1),

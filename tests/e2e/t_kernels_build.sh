@@ -4,7 +4,9 @@
 # directory each run: as-is is a cold build, pre-fix starts from a copy of
 # it and recompiles only what the reversed fix touched, and backport has the
 # as-is tree again, so it shares that build. A second run builds nothing.
-# Every lane carries the KUnit suite (tests/kunit, an overlay). The builds
+# Every lane carries CVE-2011-1019's KUnit suite (its tests/kunit, an
+# overlay), and the config of every fix's tests of backports/ (the
+# changelink family's tunnel drivers too: one config per branch). The builds
 # stay in build/e2e/work for t_kernels_test.sh.
 source "$(dirname "$0")/lib.sh"
 T_SUITE=e2e-build
@@ -22,8 +24,7 @@ run_kb 0 apply --config "$TMP/branches.yaml" --fix "$TOP_DIR/backports" --branch
 state=$(user_state "$REPO")
 build() {
 	"$KBACKPORT" build --config "$TMP/branches.yaml" --fix "$TOP_DIR/backports" \
-		--workdir "$WORK" --fragment "$TOP_DIR/tests/kernel/kbackport.config" \
-		--overlay "$TOP_DIR/tests/kunit" --json
+		--workdir "$WORK" --json
 }
 build > "$TMP/build1.json" 2> "$TMP/build1.err"
 rc=$?
@@ -37,8 +38,9 @@ for b in 6.1.y 6.12.y; do
 	assert_eq "as-is: every fragment option survived" "[]" "$(lane $b as-is '.missing_options | tostring' 1)"
 	assert_eq "as-is: a bzImage" "yes" "$(test -s "$(lane $b as-is .image 1)" && echo yes)"
 	staging=$(lane $b as-is .staging_dir 1)
-	assert_eq "as-is: sit, ipip, ip_gre and xfs installed as modules, with depmod output" "4 yes" \
-		"$(find "$staging" -name sit.ko -o -name ipip.ko -o -name ip_gre.ko -o -name xfs.ko | wc -l) $(ls "$staging"/lib/modules/*/modules.dep >/dev/null 2>&1 && echo yes)"
+	assert_eq "as-is: sit, ipip, ip_gre and crc7 (the probe module) installed as modules, with depmod output" "4 yes" \
+		"$(find "$staging" -name sit.ko -o -name ipip.ko -o -name ip_gre.ko -o -name crc7.ko | wc -l) $(ls "$staging"/lib/modules/*/modules.dep >/dev/null 2>&1 && echo yes)"
+	assert_eq "as-is: no xfs (the probe module of distribution kernels only)" "" "$(find "$staging" -name 'xfs.ko*')"
 	assert_eq "pre-fix: built from a copy of the as-is build" "pass $b as-is" "$(lane $b pre-fix '"\(.status) \(.shared_with)"' 1)"
 	rebuilt=$(lane $b pre-fix .rebuilt 1)
 	assert_eq "pre-fix: only a handful of objects recompiled ($rebuilt)" "yes" \

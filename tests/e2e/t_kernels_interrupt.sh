@@ -81,7 +81,7 @@ repo: $TMP/linux.git
 branches:
   - {name: "6.1.y", ref: kill-test}
 YAML
-build_args=(build --config "$TMP/kill.yaml" --fix "$TOP_DIR/backports/CVE-2011-1019" --workdir "$WORK" --json)
+build_args=(build --config "$TMP/kill.yaml" --fix "$TOP_DIR/backports" --workdir "$WORK" --json)
 "$KBACKPORT" "${build_args[@]}" > "$TMP/build.json" 2> "$TMP/build.err" &
 BUILD_PID=$!
 for i in $(seq 600); do	# until make compiles in the lane's object directory (at most 60 s)

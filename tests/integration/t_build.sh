@@ -3,9 +3,10 @@
 # minutes, so this tree only mimics what the build stage relies on (the O=
 # convention, tinyconfig, olddefconfig dropping unknown options,
 # scripts/kconfig/merge_config.sh, "  CC" lines, make dependencies,
-# modules_install), and what the overlay relies on (net/Makefile; the fake
-# compiles whatever .c files net/kbackport_kunit/ holds). The real kernel is
-# built by the end-to-end test and by `make bench`.
+# modules_install, Kconfig files naming the options), and what the overlay
+# relies on (net/Makefile; the fake compiles whatever .c files the
+# directories of net/kbackport_kunit/ hold). The real kernel is built by the
+# end-to-end test and by `make bench`.
 source "$(dirname "$0")/../lib.sh"
 T_SUITE=build
 hermetic
@@ -17,9 +18,12 @@ make_tree() {
 	# Debian's kernel tarballs ignore everything at the top: so does this one
 	printf '/*\n' > "$t/.gitignore"
 	printf 'CONFIG_64BIT\nCONFIG_MODULES\nCONFIG_NET\nCONFIG_XFS_FS\n' > "$t/Kconfig.known"
+	# the options as Kconfig declares them, for the fixes' config lines
+	printf 'config 64BIT\nconfig MODULES\nmenuconfig NET\n' > "$t/Kconfig"
+	printf 'if NET\n\tconfig XFS_FS\n\t\ttristate "xfs"\nendif\n' > "$t/drivers/Kconfig.fs"
 	cat > "$t/Makefile" <<'EOF'
 O ?= .
-OBJS := init/main.o net/core/dev_ioctl.o $(patsubst %.c,%.o,$(wildcard net/kbackport_kunit/*.c))
+OBJS := init/main.o net/core/dev_ioctl.o $(patsubst %.c,%.o,$(wildcard net/kbackport_kunit/*/*.c))
 .SECONDARY:
 tinyconfig:
 	@mkdir -p $(O)
@@ -85,19 +89,28 @@ git -C linux checkout -q -b topic master
 echo "staged" > linux/init/staged.txt && git -C linux add -f init/staged.txt
 echo "/* dirty */" >> linux/init/main.c
 
-mkdir -p fixes/CVE-2011-1019 tests/kernel
+mkdir -p fixes/CVE-2011-1019 data/kernel
 cp -r "$TOP_DIR/backports/CVE-2011-1019/." fixes/CVE-2011-1019/
-cat > tests/kernel/kbackport.config <<'EOF'
-# the test fragment: one option this kernel does not know
+cat > data/kernel/kbackport.config <<'EOF'
+# the common fragment, beside the config: one option this kernel does not know
 CONFIG_64BIT=y
 CONFIG_MODULES=y
-CONFIG_XFS_FS=m
 CONFIG_NOT_IN_THIS_KERNEL=y
 EOF
-# the overlay, found beside the config like the fragment: a fake KUnit suite
-mkdir -p tests/kunit
-printf 'obj-y += kb_suite.o\n' > tests/kunit/Kbuild
-printf 'int kb_suite(void) { return 6; }\n' > tests/kunit/kb_suite.c
+# the fix's tests: a fake KUnit suite, and the config lines its cases need
+SUITE=fixes/CVE-2011-1019/tests/kunit
+rm -rf "$SUITE" && mkdir -p "$SUITE"
+printf 'obj-y += kb_suite.o\n' > $SUITE/Kbuild
+printf 'int kb_suite(void) { return 6; }\n' > $SUITE/kb_suite.c
+printf '# the module its cases load\nCONFIG_XFS_FS=m\n' > fixes/CVE-2011-1019/tests/kernel.config
+# another fix of the collection, in a family folder: its config lines name
+# an option this kernel does not know, so its kernel.config is left out
+mkdir -p fixes/family
+cp -r "$FIXTURES/eras/fixes/KB-TEST-0001" fixes/family/
+mkdir -p fixes/family/KB-TEST-0001/tests
+printf 'suites:\n  t: {runs: guest, cases: {a: {proves: A, detects: [KB-TEST-0001], expect: nothing-new}}}\n' \
+	> fixes/family/KB-TEST-0001/tests/cases.yaml
+printf 'CONFIG_XFS_FS=y\nCONFIG_VXLAN=m\n' > fixes/family/KB-TEST-0001/tests/kernel.config
 cat > branches.yaml <<'EOF'
 repo: linux
 branches:
@@ -115,7 +128,7 @@ EOF
 state=$(user_state linux)
 objects() { find linux/.git/objects -type f | sort; }
 objects_before=$(objects)
-KB_ARGS=(build --fix fixes/CVE-2011-1019 --jobs 2 --json)
+KB_ARGS=(build --fix fixes --jobs 2 --json)
 field() { printf '%s' "$OUT" | jq -r "$1"; }
 row() { printf '%s' "$OUT" | jq -c ".builds[] | select(.branch == \"$1\" and .lane == \"$2\") | $3"; }
 
@@ -133,7 +146,16 @@ assert_eq "modules installed into staging" "xfs.ko" \
 assert_contains "one log per lane" "  CC      net/core/dev_ioctl.o" "$(cat "$dir/build.log")"
 assert_eq "the dropped fragment option is named" '["CONFIG_NOT_IN_THIS_KERNEL=y (got: not set)"]' \
 	"$(row 6.1.y as-is .missing_options)"
-assert_eq "the fragment's module survived" "CONFIG_XFS_FS=m" "$(grep XFS "$dir/.config")"
+assert_eq "the fix's config line, merged after the common fragment, survived" "CONFIG_XFS_FS=m" \
+	"$(grep XFS "$dir/.config")"
+assert_contains "the build log names the collection's kernel.config left out, and why" \
+	"config fragment '$TMP/fixes/family/KB-TEST-0001/tests/kernel.config' left out: this kernel has no CONFIG_VXLAN" \
+	"$(cat "$dir/build.log")"
+frag=$(sed -n "s|.*scripts/kconfig/merge_config.sh -m -O [^ ]* [^ ]* ||p" "$dir/build.log")
+assert_eq "the fragment built with: the common one, then the fix's, under a comment" \
+	"$(cat data/kernel/kbackport.config; printf '\n# ---- %s ----\n' "$TMP/fixes/CVE-2011-1019/tests/kernel.config"; cat fixes/CVE-2011-1019/tests/kernel.config)" \
+	"$(cat "$frag")"
+assert_eq "...kept once, by its content, in the work directory" "$TMP/work/fragments" "$(dirname "$frag")"
 assert_eq "ccache's base directory is the work directory (unless the user set one)" \
 	"${CCACHE_BASEDIR:-$TMP/work}" "$(cat "$dir/ccache-basedir")"
 assert_eq "same tree id: same build" "$dir" "$(row twin as-is .build_dir | jq -r .)"
@@ -144,7 +166,7 @@ assert_contains "with the log's tail" "last lines of $TMP/work/builds/" "$(row b
 assert_eq "skipped with its reason" '"2.6.x trees do not build with gcc 12"' "$(row 2.6.32.y as-is .reason)"
 assert_eq "the user's branch, index and files untouched" "$state" "$(user_state linux)"
 assert_eq "every file of the tree and the overlay written (despite .gitignore), nothing else" \
-	"$({ git -C linux ls-tree -r --name-only linux-6.1.y; printf 'net/kbackport_kunit/%s\n' Kbuild kb_suite.c; } | sort)" \
+	"$({ git -C linux ls-tree -r --name-only linux-6.1.y; printf 'net/kbackport_kunit/%s\n' Kbuild CVE_2011_1019/Kbuild CVE_2011_1019/kb_suite.c; } | sort)" \
 	"$(cd work/src/6.1.y && find . -type f | sed 's|^\./||' | sort)"
 assert_eq "modes kept" yes "$([ -x work/src/6.1.y/scripts/kconfig/merge_config.sh ] && echo yes)"
 
@@ -154,11 +176,13 @@ tree=$(git -C linux rev-parse 'linux-6.1.y^{tree}')
 built=$(row 6.1.y as-is .built_tree | jq -r .)
 assert_eq "the lane's tree is recorded" "$tree" "$(row 6.1.y as-is .tree | jq -r .)"
 assert_eq "the built tree is another" yes "$([ "$built" != null ] && [ "$built" != "$tree" ] && echo yes)"
-assert_eq "the suite's files, as they are" "$(cat tests/kunit/kb_suite.c)" \
-	"$(cat work/src/6.1.y/net/kbackport_kunit/kb_suite.c)"
+assert_eq "the suite's files, as they are, in a directory named after the fix" "$(cat $SUITE/kb_suite.c)" \
+	"$(cat work/src/6.1.y/net/kbackport_kunit/CVE_2011_1019/kb_suite.c)"
+assert_eq "one Kbuild builds the fixes' suites" "obj-y += CVE_2011_1019/" \
+	"$(grep '^obj' work/src/6.1.y/net/kbackport_kunit/Kbuild)"
 assert_eq "net/Makefile builds it" "$(printf 'obj-y += core/\nobj-$(CONFIG_KUNIT)\t\t+= kbackport_kunit/')" \
 	"$(cat work/src/6.1.y/net/Makefile)"
-assert_contains "and it is compiled" "  CC      net/kbackport_kunit/kb_suite.o" "$(cat "$dir/build.log")"
+assert_contains "and it is compiled" "  CC      net/kbackport_kunit/CVE_2011_1019/kb_suite.o" "$(cat "$dir/build.log")"
 assert_eq "the repository's object directory gained nothing" "$objects_before" "$(objects)"
 assert_eq "the repository does not have the built tree" missing \
 	"$(git -C linux cat-file -e "$built" 2>/dev/null && echo present || echo missing)"
@@ -239,7 +263,7 @@ assert_eq "the option survives now" '[]' "$(row 6.1.y backport .missing_options)
 
 # ---- the suite changes: every lane is built again, from its previous build ----
 T_NAME=suite
-printf 'int kb_suite(void) { return 7; }\n' > tests/kunit/kb_suite.c
+printf 'int kb_suite(void) { return 7; }\n' > $SUITE/kb_suite.c
 objects_before=$(objects)
 run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
 # two objects: the suite's, and dev_ioctl.o, whose source the switch between
@@ -248,7 +272,7 @@ assert_eq "new built trees, new builds, from the lane's previous ones" \
 	'[["as-is","pass",2,"6.1.y as-is"],["backport","pass",2,"6.1.y backport"]]' \
 	"$(field '[.builds[] | [.lane, .status, .rebuilt, .shared_with]]' | jq -c .)"
 assert_eq "the lanes' trees did not change" "$tree" "$(row 6.1.y as-is .tree | jq -r .)"
-assert_eq "the suite object is compiled again" "$(printf '  CC      %s\n' net/core/dev_ioctl.o net/kbackport_kunit/kb_suite.o)" \
+assert_eq "the suite object is compiled again" "$(printf '  CC      %s\n' net/core/dev_ioctl.o net/kbackport_kunit/CVE_2011_1019/kb_suite.o)" \
 	"$(grep '^  CC' "$(row 6.1.y as-is .log | jq -r .)" | sort)"
 assert_contains "configuration kept" "configuration kept" "$(cat "$(row 6.1.y as-is .log | jq -r .)")"
 assert_eq "the repository's object directory gained nothing" "$objects_before" "$(objects)"
@@ -263,17 +287,12 @@ assert_eq "net/Makefile as the branch has it" "obj-y += core/" "$(cat work/src/6
 run_kb 1 "${KB_ARGS[@]}" --branch 6.1.y --overlay "$TMP/nowhere"
 assert_contains "a missing --overlay fails the lane" "cannot read overlay directory '$TMP/nowhere'" \
 	"$(row 6.1.y as-is .reason)"
-mv tests/kunit tests/kunit.off
 KBACKPORT_DATADIR=$TMP/no-data run_kb 2 "${KB_ARGS[@]}" --branch 6.1.y
-assert_eq "a missing default overlay (not beside the config, not in kbackport's data) is an error naming both places" \
-	"error: missing data file '$TMP/no-data/tests/kunit' (the KUnit suite; nor is there '$TMP/tests/kunit' beside the branches file): make install puts it there, KBACKPORT_DATADIR says where it is" "$ERR"
+assert_eq "missing build compatibility rules (not beside the config, not in kbackport's data) are an error naming both places, never taken for none" \
+	"error: missing data file '$TMP/no-data/data/kernel/compat/rules' (the build compatibility rules; nor is there '$TMP/data/kernel/compat/rules' beside the branches file): make install puts it there, KBACKPORT_DATADIR says where it is" "$ERR"
 assert_eq "...nothing built" "" "$OUT"
-mv tests/kunit.off tests/kunit
-KBACKPORT_DATADIR=$TMP/no-data run_kb 2 "${KB_ARGS[@]}" --branch 6.1.y
-assert_eq "so are missing build compatibility rules, never taken for none" \
-	"error: missing data file '$TMP/no-data/tests/kernel/compat/rules' (the build compatibility rules; nor is there '$TMP/tests/kernel/compat/rules' beside the branches file): make install puts it there, KBACKPORT_DATADIR says where it is" "$ERR"
 KBACKPORT_DATADIR=$TMP/no-data run_kb 2 test --fix fixes/CVE-2011-1019 --branch 6.1.y --workdir "$TMP/no-builds"
-assert_contains "...in kbackport test too" "error: missing data file '$TMP/no-data/tests/kernel/compat/rules'" "$ERR"
+assert_contains "...in kbackport test too" "error: missing data file '$TMP/no-data/data/kernel/compat/rules'" "$ERR"
 
 # ---- a backport ref not built on the branch: no lane, and said so ----
 T_NAME=passed-over

@@ -30,17 +30,19 @@ expected_files() {	# every file install writes under PREFIX: the table's, a fold
 	done | sed 's|^|share/kbackport/|'
 }
 assert_eq "the table names every data file the binary reads" \
-	"tests/cases.yaml tests/qemu/guest.c tests/kernel/kbackport.config tests/kernel/compat/rules tests/kernel/compat/merge_config.sh tests/kunit/ backports/" \
+	"data/guest/guest.c data/kernel/kbackport.config data/kernel/compat/rules data/kernel/compat/merge_config.sh backports/" \
 	"$(printf '%s\n' "$TABLE" | paste -sd' ')"
 assert_eq "the files installed: the table's, no more, no fewer" "$(expected_files | LC_ALL=C sort)" \
 	"$(cd "$PREFIX" && find . -type f | sed 's|^\./||' | LC_ALL=C sort)"
-assert_file_eq "the build compatibility rules installed" "$TOP_DIR/tests/kernel/compat/rules" \
-	"$PREFIX/share/kbackport/tests/kernel/compat/rules"
+assert_file_eq "the build compatibility rules installed" "$TOP_DIR/data/kernel/compat/rules" \
+	"$PREFIX/share/kbackport/data/kernel/compat/rules"
 assert_eq "...and the file a rule adds, executable as in the source tree" "yes" \
-	"$([ -x "$PREFIX/share/kbackport/tests/kernel/compat/merge_config.sh" ] &&
-	   cmp -s "$TOP_DIR/tests/kernel/compat/merge_config.sh" "$PREFIX/share/kbackport/tests/kernel/compat/merge_config.sh" && echo yes)"
+	"$([ -x "$PREFIX/share/kbackport/data/kernel/compat/merge_config.sh" ] &&
+	   cmp -s "$TOP_DIR/data/kernel/compat/merge_config.sh" "$PREFIX/share/kbackport/data/kernel/compat/merge_config.sh" && echo yes)"
 assert_eq "the binary is executable" yes "$([ -x "$KB" ] && echo yes)"
-assert_file_eq "the data as in the source tree" "$TOP_DIR/tests/cases.yaml" "$PREFIX/share/kbackport/tests/cases.yaml"
+assert_file_eq "the data as in the source tree" "$TOP_DIR/data/guest/guest.c" "$PREFIX/share/kbackport/data/guest/guest.c"
+assert_file_eq "...the fixes with their tests" "$TOP_DIR/backports/CVE-2011-1019/tests/cases.yaml" \
+	"$PREFIX/share/kbackport/backports/CVE-2011-1019/tests/cases.yaml"
 
 # ---- --version ----
 T_NAME=version
@@ -71,12 +73,12 @@ assert_eq "...which are the eras' ones" \
 	"$(jq -r '[.branches[] | "\(.name) \(.verdict)"] | join("|")' "$TMP/elsewhere/reports/latest/results.json")"
 assert_eq "the same backport commits" "$(git -C "$TMP/dev/repos/linux" for-each-ref --format='%(refname) %(objectname)' refs/heads/backport)" \
 	"$(git -C "$TMP/elsewhere/repos/linux" for-each-ref --format='%(refname) %(objectname)' refs/heads/backport)"
-# its data is PREFIX's: without the installed cases.yaml, run says where it looked
-mv "$PREFIX/share/kbackport/tests/cases.yaml" "$TMP/cases.yaml"
+# its data is PREFIX's: without the installed guest program, run says where it looked
+mv "$PREFIX/share/kbackport/data/guest/guest.c" "$TMP/guest.c"
 (cd "$TMP/elsewhere" && env -u KBACKPORT_DATADIR "$KB" run --fix "$PREFIX/share/kbackport/backports/CVE-2011-1019") >/dev/null 2>"$TMP/err"
 assert_eq "the installed binary reads its data under PREFIX: a missing file is an error naming it" \
-	"2 error: missing data file '$PREFIX/share/kbackport/tests/cases.yaml' (the test cases; nor is there '$TMP/elsewhere/tests/cases.yaml' beside the branches file): make install puts it there, KBACKPORT_DATADIR says where it is" "$? $(cat "$TMP/err")"
-mv "$TMP/cases.yaml" "$PREFIX/share/kbackport/tests/cases.yaml"
+	"2 error: missing data file '$PREFIX/share/kbackport/data/guest/guest.c' (the guest program; nor is there '$TMP/elsewhere/data/guest/guest.c' beside the branches file): make install puts it there, KBACKPORT_DATADIR says where it is" "$? $(cat "$TMP/err")"
+mv "$TMP/guest.c" "$PREFIX/share/kbackport/data/guest/guest.c"
 
 # ---- the installed binary on an era lane's build setup ----
 T_NAME=era-build
@@ -98,9 +100,9 @@ era_build() {	# KB DIR: the installed binary KB builds the tree of DIR, from DIR
 }
 rules_applied() {	# DATADIR: the log's lines of the rules that hold for that tree
 	cat <<-EOF
-	compat rule 'timeconst-perl' ($1/tests/kernel/compat/rules:19): replace kernel/timeconst.pl
-	compat rule 'kconfig-tinyconfig' ($1/tests/kernel/compat/rules:46): append to scripts/kconfig/Makefile
-	compat rule 'kconfig-merge-config' ($1/tests/kernel/compat/rules:51): add scripts/kconfig/merge_config.sh
+	compat rule 'timeconst-perl' ($1/data/kernel/compat/rules:19): replace kernel/timeconst.pl
+	compat rule 'kconfig-tinyconfig' ($1/data/kernel/compat/rules:46): append to scripts/kconfig/Makefile
+	compat rule 'kconfig-merge-config' ($1/data/kernel/compat/rules:51): add scripts/kconfig/merge_config.sh
 	EOF
 }
 mkdir -p "$TMP/era-build" && old_tree "$TMP/era-build/old"
@@ -111,16 +113,16 @@ test_expect_success 'the installed rules hold for the old tree, read from PREFIX
 	test_cmp expect got
 '
 test_expect_success '...the file a rule adds is the installed one, executable, in the tree built' '
-	cmp "$PREFIX/share/kbackport/tests/kernel/compat/merge_config.sh" "$TMP/era-build/work/src/v2.6.32/scripts/kconfig/merge_config.sh" &&
+	cmp "$PREFIX/share/kbackport/data/kernel/compat/merge_config.sh" "$TMP/era-build/work/src/v2.6.32/scripts/kconfig/merge_config.sh" &&
 	test -x "$TMP/era-build/work/src/v2.6.32/scripts/kconfig/merge_config.sh"
 '
-mv "$PREFIX/share/kbackport/tests/kernel/compat/rules" "$TMP/rules"
+mv "$PREFIX/share/kbackport/data/kernel/compat/rules" "$TMP/rules"
 era_build "$KB" "$TMP/era-build"
 test_expect_success 'without the installed rules: an error naming the file, nothing built' '
 	test "$(cat "$TMP/era-build/rc")" = 2 &&
-	test "$(cat "$TMP/era-build/build.err")" = "error: missing data file '"'"'$PREFIX/share/kbackport/tests/kernel/compat/rules'"'"' (the build compatibility rules; nor is there '"'"'$TMP/era-build/tests/kernel/compat/rules'"'"' beside the branches file): make install puts it there, KBACKPORT_DATADIR says where it is"
+	test "$(cat "$TMP/era-build/build.err")" = "error: missing data file '"'"'$PREFIX/share/kbackport/data/kernel/compat/rules'"'"' (the build compatibility rules; nor is there '"'"'$TMP/era-build/data/kernel/compat/rules'"'"' beside the branches file): make install puts it there, KBACKPORT_DATADIR says where it is"
 '
-mv "$TMP/rules" "$PREFIX/share/kbackport/tests/kernel/compat/rules"
+mv "$TMP/rules" "$PREFIX/share/kbackport/data/kernel/compat/rules"
 
 # ---- the man page ----
 T_NAME=man
@@ -207,7 +209,7 @@ test_expect_success '...the binary'"'"'s data path is PREFIX'"'"'s, byte for byt
 	strings "$STAGE2/opt/$W/bin/kbackport" | grep -qxF "/opt/$W/share/kbackport"
 '
 test_expect_success '...the list of what was installed names PREFIX'"'"'s paths' '
-	grep -qxF "f /opt/$W/share/kbackport/tests/kernel/compat/rules" "$STAGE2/opt/$W/share/kbackport/.installed"
+	grep -qxF "f /opt/$W/share/kbackport/data/kernel/compat/rules" "$STAGE2/opt/$W/share/kbackport/.installed"
 '
 make_kb uninstall DESTDIR="$STAGE2" PREFIX="/opt/$W" >"$TMP/uninstall.out" 2>&1
 test_expect_success '...and uninstalled, nothing left' '

@@ -82,6 +82,34 @@ test_expect_success 'skips are counted in the totals summary.sh adds up' '
 	test "$(cat summary.rc)" = 1
 '
 
+test_expect_success 'summary.sh: the slowest suites, each pass, and ccache'"'"'s share' '
+	mkdir -p times/build times/bin &&
+	echo "a 1 0 0" >times/build/test-totals &&
+	printf "%s\n" "unit 3" "t_a.sh 40" "t_b.sh 7" "asan/t_a.sh 50" "valgrind/t_a.sh 90" \
+		"e2e/t_kernels_build.sh 700" >times/build/test-times &&
+	printf "direct_cache_hit\t10\npreprocessed_cache_hit\t0\ncache_miss\t100\n" >times/build/ccache-before &&
+	cat >times/bin/ccache <<-\EOS &&
+	#!/bin/sh
+	printf "direct_cache_hit\t70\npreprocessed_cache_hit\t5\ncache_miss\t125\n"
+	EOS
+	chmod +x times/bin/ccache &&
+	(cd times && PATH=$PWD/bin:$PATH KB_SLOWEST=3 sh "$TESTS_DIR/summary.sh") >summary &&
+	cat >expect <<-\EOS &&
+	# the slowest suites (seconds):
+	#      700  e2e/t_kernels_build.sh
+	#       90  valgrind/t_a.sh
+	#       50  asan/t_a.sh
+	# each pass (seconds, suites run one after the other):
+	#      700  e2e
+	#       90  valgrind
+	#       50  asan
+	#       50  plain
+	# ccache: 65 of 90 compiles served from the cache (72%)
+	1 passed, 0 failed
+	EOS
+	test_cmp expect summary
+'
+
 rm -rf tmp/* totals
 child passing.sh
 test_expect_success 'a passing script: its directory removed' '

@@ -87,6 +87,8 @@ static void test_overlay_that_does_not_fit(void **state)
 	struct kb_build_opts opts;
 	struct kb_build_result r;
 	char workdir[128], frag_path[160];
+	const struct kb_overlay_dir suite = { "CVE_2011_1019",
+					      "backports/CVE-2011-1019/tests/kunit" };
 	git_tree *tree;
 	FILE *fp;
 
@@ -100,10 +102,11 @@ static void test_overlay_that_does_not_fit(void **state)
 	fputs("CONFIG_KUNIT=y\n", fp);
 	fclose(fp);
 	kb_build_opts_init(&opts);
-	assert_null(opts.overlay);
+	assert_null(opts.overlays);
 	opts.workdir = workdir;
 	opts.fragment = frag_path;
-	opts.overlay = "tests/kunit";
+	opts.overlays = &suite;
+	opts.noverlays = 1;
 
 	assert_int_equal(kb_build_lane(&r, f.repo, &branch, &lane, &opts), 0);
 	assert_int_equal(r.status, KB_BUILD_FAIL);

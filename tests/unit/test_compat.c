@@ -1,6 +1,6 @@
 /*
  * Build rules for old trees (compat.h): which rules of the repository's
- * tests/kernel/compat/rules hold for trees shaped like a 2.6.x era and like
+ * data/kernel/compat/rules hold for trees shaped like a 2.6.x era and like
  * 6.1 (chosen by contents alone), what applying them gives, and the rules
  * file's errors with their file:line.
  */
@@ -10,7 +10,7 @@
 #include "compat.h"
 #include "error.h"
 
-#define RULES "tests/kernel/compat/rules"
+#define RULES "data/kernel/compat/rules"
 
 /* The rules of RULES, in order. */
 static const char *const names[] = {

@@ -57,7 +57,7 @@ static void test_table_has_what_the_rules_add(void **state)
 		for (a = 0; a < c->rules[r].nactions; a++) {
 			if (c->rules[r].actions[a].op != KB_COMPAT_ADD)
 				continue;
-			snprintf(added, sizeof(added), "tests/kernel/compat/%s", c->rules[r].actions[a].arg[1]);
+			snprintf(added, sizeof(added), "data/kernel/compat/%s", c->rules[r].actions[a].arg[1]);
 			if (!listed(added))
 				fail_msg("rule '%s' adds '%s', which the data table does not list",
 					 c->rules[r].name, added);
@@ -85,24 +85,22 @@ static void test_lookup(void **state)
 	struct kb_buf out = KB_BUF_INIT;
 	char config[1024], data[1024], want[4096];
 
-	write_file(sb, "config/tests/cases.yaml", "beside");
-	write_file(sb, "data/tests/cases.yaml", "installed");
-	write_file(sb, "data/tests/kernel/compat/rules", "installed");
-	write_file(sb, "data/tests/kunit/Kbuild", "installed");
-	write_file(sb, "config/tests/kunit", "a file, not the suite's folder");
-	expect_path(sb, KB_DATA_CASES, "config/tests/cases.yaml");
-	expect_path(sb, KB_DATA_COMPAT, "data/tests/kernel/compat/rules");
-	expect_path(sb, KB_DATA_OVERLAY, "data/tests/kunit");
+	write_file(sb, "config/data/guest/guest.c", "beside");
+	write_file(sb, "data/data/guest/guest.c", "installed");
+	write_file(sb, "data/data/kernel/compat/rules", "installed");
+	write_file(sb, "data/backports/X/fix.yaml", "installed");
+	write_file(sb, "config/backports", "a file, not the fixes' folder");
+	expect_path(sb, KB_DATA_GUEST, "config/data/guest/guest.c");
+	expect_path(sb, KB_DATA_COMPAT, "data/data/kernel/compat/rules");
+	expect_path(sb, KB_DATA_FIXES, "data/backports");
 
 	snprintf(config, sizeof(config), "%s", sb_path(sb, "config"));
 	snprintf(data, sizeof(data), "%s", sb_path(sb, "data"));
 	assert_int_equal(kb_data_path(&out, KB_DATA_FRAGMENT, config, data), KB_ENOTFOUND);
-	snprintf(want, sizeof(want), "missing data file '%s/tests/kernel/kbackport.config' (the config "
-		 "fragment; nor is there '%s/tests/kernel/kbackport.config' beside the branches "
+	snprintf(want, sizeof(want), "missing data file '%s/data/kernel/kbackport.config' (the common "
+		 "config fragment; nor is there '%s/data/kernel/kbackport.config' beside the branches "
 		 "file): make install puts it there, KBACKPORT_DATADIR says where it is", data, config);
 	assert_string_equal(kb_error_last(), want);
-	write_file(sb, "data/backports", "a file, not the fixes' folder");
-	assert_int_equal(kb_data_path(&out, KB_DATA_FIXES, config, data), KB_ENOTFOUND);
 	kb_buf_release(&out);
 }
 

@@ -130,6 +130,14 @@ static void assert_file(git_repository *repo, const git_oid *id, const char *pat
 	free(text);
 }
 
+/* The fixture's suite as the one overlay, named "fix_a". */
+static int overlay_one(git_oid *out, struct fixture *f, const git_oid *base, const char *dir)
+{
+	const struct kb_overlay_dir one = { "fix_a", dir };
+
+	return kb_overlay_tree(out, f->own, base, &one, 1);
+}
+
 static void test_overlay_added(void **state)
 {
 	struct fixture *f = *state;
@@ -138,21 +146,24 @@ static void test_overlay_added(void **state)
 	char *text;
 
 	make_tree(&base, f->repo.repo, kernel);
-	assert_int_equal(kb_overlay_tree(&built, f->own, &base, f->overlay), 0);
+	assert_int_equal(overlay_one(&built, f, &base, f->overlay), 0);
 	assert_false(git_oid_equal(&base, &built));
-	assert_file(f->own, &built, "net/kbackport_kunit/Kbuild", "obj-y += t_kunit.o\n");
-	assert_file(f->own, &built, "net/kbackport_kunit/t_kunit.c", "/* a suite */\n");
+	assert_file(f->own, &built, "net/kbackport_kunit/Kbuild",
+		    "# SPDX-License-Identifier: GPL-2.0\n"
+		    "# kbackport: the KUnit suites of the fixes under test\nobj-y += fix_a/\n");
+	assert_file(f->own, &built, "net/kbackport_kunit/fix_a/Kbuild", "obj-y += t_kunit.o\n");
+	assert_file(f->own, &built, "net/kbackport_kunit/fix_a/t_kunit.c", "/* a suite */\n");
 	assert_file(f->own, &built, "net/Makefile",
 		    "obj-$(CONFIG_NET) += core/\nobj-$(CONFIG_KUNIT)\t\t+= kbackport_kunit/\n");
 	assert_file(f->own, &built, "net/core/dev_ioctl.c", "void dev_load(void) {}\n");
 	assert_file(f->own, &built, "Makefile", "obj-y += net/\n");
-	text = file_at(f->own, &built, "net/kbackport_kunit/t_kunit.c", &mode);
+	text = file_at(f->own, &built, "net/kbackport_kunit/fix_a/t_kunit.c", &mode);
 	assert_int_equal(mode, GIT_FILEMODE_BLOB);
 	free(text);
-	assert_null(file_at(f->own, &built, "net/kbackport_kunit/.t_kunit.c.swp", NULL));
+	assert_null(file_at(f->own, &built, "net/kbackport_kunit/fix_a/.t_kunit.c.swp", NULL));
 
 	/* the same inputs, the same tree */
-	assert_int_equal(kb_overlay_tree(&again, f->own, &base, f->overlay), 0);
+	assert_int_equal(overlay_one(&again, f, &base, f->overlay), 0);
 	assert_true(git_oid_equal(&built, &again));
 }
 
@@ -170,10 +181,11 @@ static void test_nothing_written_to_repository(void **state)
 	before = count_files(objects);
 	assert_int_equal(count_files(f->odb), 0);
 
-	assert_int_equal(kb_overlay_tree(&built, f->own, &base, f->overlay), 0);
+	assert_int_equal(overlay_one(&built, f, &base, f->overlay), 0);
 	assert_int_equal(count_files(objects), before);
-	/* two files, net/Makefile, and the trees kbackport_kunit, net and / */
-	assert_int_equal(count_files(f->odb), 6);
+	/* two files, two Kbuild files, net/Makefile, and the trees fix_a,
+	 * kbackport_kunit, net and / */
+	assert_int_equal(count_files(f->odb), 8);
 
 	/* the repository's own handles do not see the overlaid tree... */
 	assert_int_equal(git_tree_lookup(&tree, f->repo.repo, &built), GIT_ENOTFOUND);
@@ -199,10 +211,10 @@ static void test_makefile_without_final_newline(void **state)
 
 	make_tree(&base, f->repo.repo, files);
 	write_mode_file(f->overlay, "run.sh", "#!/bin/sh\n", 0755);
-	assert_int_equal(kb_overlay_tree(&built, f->own, &base, f->overlay), 0);
+	assert_int_equal(overlay_one(&built, f, &base, f->overlay), 0);
 	assert_file(f->own, &built, "net/Makefile",
 		    "obj-y += core/\nobj-$(CONFIG_KUNIT)\t\t+= kbackport_kunit/\n");
-	free(file_at(f->own, &built, "net/kbackport_kunit/run.sh", &mode));
+	free(file_at(f->own, &built, "net/kbackport_kunit/fix_a/run.sh", &mode));
 	assert_int_equal(mode, GIT_FILEMODE_BLOB_EXECUTABLE);
 }
 
@@ -216,7 +228,7 @@ static void test_tree_without_net_makefile(void **state)
 	git_oid base, built;
 
 	make_tree(&base, f->repo.repo, files);
-	assert_int_equal(kb_overlay_tree(&built, f->own, &base, f->overlay), KB_ENOTFOUND);
+	assert_int_equal(overlay_one(&built, f, &base, f->overlay), KB_ENOTFOUND);
 	assert_non_null(strstr(kb_error_last(), "has no 'net/Makefile'"));
 }
 
@@ -231,7 +243,7 @@ static void test_tree_with_the_overlay_already(void **state)
 	git_oid base, built;
 
 	make_tree(&base, f->repo.repo, files);
-	assert_int_equal(kb_overlay_tree(&built, f->own, &base, f->overlay), KB_EEXISTS);
+	assert_int_equal(overlay_one(&built, f, &base, f->overlay), KB_EEXISTS);
 	assert_non_null(strstr(kb_error_last(), "already has 'net/kbackport_kunit'"));
 }
 
@@ -243,18 +255,48 @@ static void test_bad_overlay_directories(void **state)
 
 	make_tree(&base, f->repo.repo, kernel);
 	snprintf(dir, sizeof(dir), "%s/missing", f->repo.dir);
-	assert_int_equal(kb_overlay_tree(&built, f->own, &base, dir), KB_ENOTFOUND);
+	assert_int_equal(overlay_one(&built, f, &base, dir), KB_ENOTFOUND);
 	assert_non_null(strstr(kb_error_last(), "cannot read overlay directory"));
 
 	snprintf(dir, sizeof(dir), "%s/empty", f->repo.dir);
 	assert_int_equal(mkdir(dir, 0755), 0);
-	assert_int_equal(kb_overlay_tree(&built, f->own, &base, dir), KB_EINVALID);
+	assert_int_equal(overlay_one(&built, f, &base, dir), KB_EINVALID);
 	assert_non_null(strstr(kb_error_last(), "has no file"));
 
 	snprintf(dir, sizeof(dir), "%s/sub", f->overlay);
 	assert_int_equal(mkdir(dir, 0755), 0);
-	assert_int_equal(kb_overlay_tree(&built, f->own, &base, f->overlay), KB_EINVALID);
+	assert_int_equal(overlay_one(&built, f, &base, f->overlay), KB_EINVALID);
 	assert_non_null(strstr(kb_error_last(), "'sub' is not a regular file"));
+}
+
+/* Several fixes' suites: each in its own directory, one Kbuild naming them. */
+static void test_several_suites(void **state)
+{
+	struct fixture *f = *state;
+	char second[160];
+	struct kb_overlay_dir dirs[2] = { { "CVE_2011_1019", f->overlay }, { "other", second } };
+	git_oid base, built;
+
+	make_tree(&base, f->repo.repo, kernel);
+	snprintf(second, sizeof(second), "%s/second", f->repo.dir);
+	assert_int_equal(mkdir(second, 0755), 0);
+	write_mode_file(second, "Kbuild", "obj-y += other.o\n", 0644);
+	write_mode_file(second, "other.c", "int other;\n", 0644);
+	assert_int_equal(kb_overlay_tree(&built, f->own, &base, dirs, 2), 0);
+	assert_file(f->own, &built, "net/kbackport_kunit/Kbuild",
+		    "# SPDX-License-Identifier: GPL-2.0\n"
+		    "# kbackport: the KUnit suites of the fixes under test\n"
+		    "obj-y += CVE_2011_1019/\nobj-y += other/\n");
+	assert_file(f->own, &built, "net/kbackport_kunit/CVE_2011_1019/t_kunit.c", "/* a suite */\n");
+	assert_file(f->own, &built, "net/kbackport_kunit/other/other.c", "int other;\n");
+	/* a name that is no make target, or two suites of one name */
+	dirs[1].name = "no-dash";
+	assert_int_equal(kb_overlay_tree(&built, f->own, &base, dirs, 2), KB_EINVALID);
+	assert_string_equal(kb_error_last(),
+			    "overlay name 'no-dash': letters, digits and '_' only");
+	dirs[1].name = "CVE_2011_1019";
+	assert_int_equal(kb_overlay_tree(&built, f->own, &base, dirs, 2), KB_EINVALID);
+	assert_non_null(strstr(kb_error_last(), "have one name 'CVE_2011_1019'"));
 }
 
 int main(void)
@@ -266,6 +308,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tree_without_net_makefile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tree_with_the_overlay_already, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_overlay_directories, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_several_suites, setup, teardown),
 	};
 	int rc;
 

@@ -26,8 +26,8 @@ static const char cases_yaml[] =
 	"  g:\n"
 	"    runs: guest\n"
 	"    cases:\n"
-	"      attack: {proves: \"the attack fails\", detects: [" FIX "]}\n"
-	"      works: {proves: \"loading still works\"}\n";
+	"      attack: {proves: \"the attack fails\", detects: [" FIX "], expect: nothing-new}\n"
+	"      works: {proves: \"loading still works\", expect: loaded sit}\n";
 
 /* One result line: "ok", "not ok" or "skip" for case `n` called `name`. */
 static int result(char *buf, size_t size, const char *r, int n, const char *name)
@@ -118,8 +118,9 @@ static void test_vulnerable(void **state)
 	(void)state;
 	assert_int_equal(lane(log_of("not ok", "not ok", "ok", "not ok", "ok"), true, NULL, &why),
 			 KB_VERDICT_VULNERABLE);
-	assert_string_equal(why, "k.detect_a failed: A\nk.detect_b failed: B\n"
-				 "g.attack failed: the attack fails");
+	assert_string_equal(why, "k.detect_a failed (detects " FIX "): A\n"
+				 "k.detect_b failed (detects " FIX "): B\n"
+				 "g.attack failed (detects " FIX "): the attack fails");
 }
 
 static void test_regression(void **state)
@@ -130,7 +131,8 @@ static void test_regression(void **state)
 	/* a case that detects nothing failed: regression, even beside detecting ones */
 	assert_int_equal(lane(log_of("not ok", "ok", "ok", "ok", "not ok"), true, NULL, &why),
 			 KB_VERDICT_REGRESSION);
-	assert_string_equal(why, "g.works failed: loading still works\nk.detect_a failed: A");
+	assert_string_equal(why, "g.works failed: loading still works\n"
+				 "k.detect_a failed (detects " FIX "): A");
 }
 
 static void test_errors(void **state)
@@ -196,7 +198,7 @@ static void test_kunit_not_applicable(void **state)
 	assert_int_equal(kb_lane_verdict_not_applicable(&v, cases, "no KUnit"), 0);
 	assert_int_equal(v.verdict, KB_VERDICT_VULNERABLE);
 	assert_string_equal(v.reason, "k: not-applicable (no KUnit)\n"
-				      "g.attack failed: the attack fails");
+				      "g.attack failed (detects " FIX "): the attack fails");
 	kb_lane_verdict_release(&v);
 	/* a fixed lane gets the note alone */
 	kb_ktap_result_release(&ktap);
@@ -271,19 +273,52 @@ static void test_queue_lane(void **state)
 	/* both fixes' cases fail: the tree lacks the queue, nothing else broke */
 	assert_int_equal(queue_lane(log_of("not ok", "not ok", "ok", NULL, NULL), both, 2, why,
 				    sizeof(why)), KB_VERDICT_VULNERABLE);
-	assert_string_equal(why, "k.detect_a failed: A\nk.detect_b failed: B");
-	/* for one fix alone, the other's failing case is a regression */
+	assert_string_equal(why, "k.detect_a failed (detects CVE-2011-4001): A\n"
+				 "k.detect_b failed (detects " FIX "): B");
+	/* for one fix alone, the other's failing case is said, and judges nothing */
 	assert_int_equal(queue_lane(log_of("not ok", "not ok", "ok", NULL, NULL), one, 1, why,
-				    sizeof(why)), KB_VERDICT_REGRESSION);
+				    sizeof(why)), KB_VERDICT_VULNERABLE);
+	assert_string_equal(why, "k.detect_b failed (detects " FIX "): B\n"
+				 "k.detect_a failed (detects CVE-2011-4001, not under test): A");
+	assert_int_equal(queue_lane(log_of("not ok", "ok", "ok", NULL, NULL), one, 1, why,
+				    sizeof(why)), KB_VERDICT_FIXED);
+	assert_string_equal(why, "k.detect_a failed (detects CVE-2011-4001, not under test): A");
 	/* the queue's tip: fixed only when every fix's cases pass */
 	assert_int_equal(queue_lane(log_of("ok", "ok", "ok", NULL, NULL), both, 2, why, sizeof(why)),
 			 KB_VERDICT_FIXED);
 	assert_int_equal(queue_lane(log_of("not ok", "ok", "ok", NULL, NULL), both, 2, why,
 				    sizeof(why)), KB_VERDICT_VULNERABLE);
-	assert_string_equal(why, "k.detect_a failed: A");
-	/* a queue none of whose fixes the cases detect: any failure is a regression */
-	assert_int_equal(queue_lane(log_of("ok", "not ok", "ok", NULL, NULL), NULL, 0, why,
+	assert_string_equal(why, "k.detect_a failed (detects CVE-2011-4001): A");
+	/* a case that detects no fix at all: a regression, whatever is under test */
+	assert_int_equal(queue_lane(log_of("ok", "ok", "not ok", NULL, NULL), both, 2, why,
 				    sizeof(why)), KB_VERDICT_REGRESSION);
+	assert_string_equal(why, "k.plain failed: P");
+}
+
+/* A fix no case detects: the lane booted and passed, yet nothing tested it. */
+static void test_untested(void **state)
+{
+	const char *other[] = { "CVE-2099-0001" }, *two[] = { "CVE-2099-0001", FIX };
+	char why[512];
+
+	(void)state;
+	assert_int_equal(queue_lane(log_of("ok", "ok", "ok", NULL, NULL), other, 1, why,
+				    sizeof(why)), KB_VERDICT_UNTESTED);
+	assert_string_equal(why, "no case detects CVE-2099-0001: the kernel booted and every "
+				 "case passed, but nothing tested the fix");
+	/* other fixes' failing cases do not make it tested, nor regressed */
+	assert_int_equal(queue_lane(log_of("not ok", "ok", "ok", NULL, NULL), other, 1, why,
+				    sizeof(why)), KB_VERDICT_UNTESTED);
+	assert_string_equal(why, "no case detects CVE-2099-0001: the kernel booted and every "
+				 "case passed, but nothing tested the fix\n"
+				 "k.detect_a failed (detects CVE-2011-4001, not under test): A");
+	/* ...but a case that detects nothing still regresses */
+	assert_int_equal(queue_lane(log_of("ok", "ok", "not ok", NULL, NULL), other, 1, why,
+				    sizeof(why)), KB_VERDICT_REGRESSION);
+	/* one fix of several detected: the lane is tested */
+	assert_int_equal(queue_lane(log_of("ok", "ok", "ok", NULL, NULL), two, 2, why,
+				    sizeof(why)), KB_VERDICT_FIXED);
+	assert_string_equal(kb_verdict_name(KB_VERDICT_UNTESTED), "untested");
 }
 
 static void test_branch_verdicts(void **state)
@@ -314,6 +349,10 @@ static void test_branch_verdicts(void **state)
 	const struct kb_lane_outcome with_regression[] = {
 		{ KB_LANE_AS_IS, KB_VERDICT_VULNERABLE }, { KB_LANE_BACKPORT, KB_VERDICT_REGRESSION },
 	};
+	const struct kb_lane_outcome untested[] = {
+		{ KB_LANE_AS_IS, KB_VERDICT_UNTESTED }, { KB_LANE_PRE_FIX, KB_VERDICT_UNTESTED },
+		{ KB_LANE_BACKPORT, KB_VERDICT_UNTESTED },
+	};
 	char *note = (char *)1;
 
 	(void)state;
@@ -331,6 +370,12 @@ static void test_branch_verdicts(void **state)
 	assert_int_equal(branch(with_error, 3, &note), KB_VERDICT_ERROR);
 	assert_int_equal(branch(with_regression, 2, &note), KB_VERDICT_REGRESSION);
 	assert_int_equal(branch(NULL, 0, &note), KB_VERDICT_SKIPPED);
+	/* nothing tested the fix: never fixed nor verified */
+	assert_int_equal(branch(untested, 3, &note), KB_VERDICT_UNTESTED);
+	assert_null(note);
+	assert_int_equal(kb_verdict_worse(KB_VERDICT_FIXED, KB_VERDICT_UNTESTED), KB_VERDICT_UNTESTED);
+	assert_int_equal(kb_verdict_worse(KB_VERDICT_UNTESTED, KB_VERDICT_VULNERABLE),
+			 KB_VERDICT_VULNERABLE);
 	assert_int_equal(kb_verdict_worse(KB_VERDICT_VERIFIED, KB_VERDICT_FIXED), KB_VERDICT_FIXED);
 	assert_int_equal(kb_verdict_worse(KB_VERDICT_ERROR, KB_VERDICT_VULNERABLE), KB_VERDICT_ERROR);
 	assert_string_equal(kb_verdict_name(KB_VERDICT_VERIFIED), "verified");
@@ -347,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_kunit_not_applicable),
 		cmocka_unit_test(test_queue_lane),
+		cmocka_unit_test(test_untested),
 		cmocka_unit_test(test_branch_verdicts),
 	};
 

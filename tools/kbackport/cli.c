@@ -359,12 +359,36 @@ void cli_build_paths_release(struct cli_build_paths *p)
 {
 	kb_buf_release(&p->workdir);
 	kb_buf_release(&p->fragment);
-	kb_buf_release(&p->overlay);
 	kb_buf_release(&p->compat);
+	kb_fix_tests_release(&p->tests);
+	kb_fix_tests_configs_free(p->configs, p->nconfigs);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The kernel.config of the collection: under `roots`, else backports/ beside the config. */
+static int collection_configs(struct cli_build_paths *p, const struct kb_config *config,
+			      const struct kb_fix *const *fixes, size_t nfixes,
+			      const char *const *roots, size_t nroots)
+{
+	struct kb_buf def = KB_BUF_INIT;
+	const char *one[1];
+	int err = 0;
+
+	if (!nroots && (err = kb_buf_printf(&def, "%s/backports", config->dir)) == 0) {
+		one[0] = def.ptr;
+		roots = one;
+		nroots = 1;
+	}
+	if (!err)
+		err = kb_fix_tests_configs(&p->configs, &p->nconfigs, roots, nroots, fixes, nfixes);
+	kb_buf_release(&def);
+	return err;
 }
 
 int cli_build_paths(struct cli_build_paths *p, const struct kb_config *config,
-		    const char **workdir, const char **fragment, const char **overlay,
+		    const char **workdir, const char **fragment,
+		    const struct kb_fix *const *fixes, size_t nfixes,
+		    const char *const *roots, size_t nroots, const char *overlay,
 		    bool no_overlay)
 {
 	int err = 0;
@@ -373,10 +397,20 @@ int cli_build_paths(struct cli_build_paths *p, const struct kb_config *config,
 		*workdir = p->workdir.ptr;
 	if (!err && !*fragment && (err = cli_data_path(&p->fragment, config, KB_DATA_FRAGMENT)) == 0)
 		*fragment = p->fragment.ptr;
-	if (!err && !*overlay && !no_overlay &&
-	    (err = cli_data_path(&p->overlay, config, KB_DATA_OVERLAY)) == 0)
-		*overlay = p->overlay.ptr;
-	return err < 0 ? err : cli_data_path(&p->compat, config, KB_DATA_COMPAT);
+	if (err < 0 || (err = cli_data_path(&p->compat, config, KB_DATA_COMPAT)) < 0 ||
+	    (err = kb_fix_tests_load(&p->tests, fixes, nfixes)) < 0 ||
+	    (err = collection_configs(p, config, fixes, nfixes, roots, nroots)) < 0)
+		return err;
+	if (overlay) {
+		p->given.name = "overlay";
+		p->given.path = overlay;
+		p->overlays = &p->given;
+		p->noverlays = 1;
+	} else if (!no_overlay) {
+		p->overlays = p->tests.kunit;
+		p->noverlays = p->tests.nkunit;
+	}
+	return 0;
 }
 
 void cli_print_indented(const char *text, const char *indent)

@@ -9,6 +9,7 @@
 #include "buf.h"
 #include "config.h"
 #include "datafiles.h"
+#include "fixtests.h"
 #include "fix.h"
 
 enum {
@@ -127,18 +128,30 @@ int cli_load_fixes(struct kb_fix ***out, size_t *n, const char *const *dirs,
 int cli_data_path(struct kb_buf *out, const struct kb_config *config, enum kb_data_id id);
 
 /*
- * The paths build and test share, each unless given: the work directory
- * (work/ beside the config), the config fragment and the KUnit overlay
- * (none with `no_overlay`), and always the build compatibility rules
- * (`p->compat`), all but the work directory kbackport's own data
- * (cli_data_path(): a missing one is an error). `p` owns what it made.
+ * What build, test and run share, each unless given: the work directory
+ * (work/ beside the config), the common config fragment, the build
+ * compatibility rules (kbackport's own data: cli_data_path(), a missing one
+ * is an error), and from the fixes (fixtests.h): the tests of the fixes
+ * under test (`fixes`: their cases, their KUnit suites as the overlays,
+ * unless `overlay` names one directory instead or `no_overlay`), and the
+ * kernel.config of every fix of the collection (the fixes under `roots`:
+ * the --fix directories, else backports/ beside the config; and `fixes`).
+ * `p` owns what it made.
  */
 struct cli_build_paths {
-	struct kb_buf workdir, fragment, overlay, compat;
+	struct kb_buf workdir, fragment, compat;
+	struct kb_fix_tests tests;		/* of the fixes under test */
+	char **configs;				/* the collection's kernel.config */
+	size_t nconfigs;
+	struct kb_overlay_dir given;		/* --overlay DIR */
+	const struct kb_overlay_dir *overlays;	/* what lanes are built with */
+	size_t noverlays;
 };
 
 int cli_build_paths(struct cli_build_paths *p, const struct kb_config *config,
-		    const char **workdir, const char **fragment, const char **overlay,
+		    const char **workdir, const char **fragment,
+		    const struct kb_fix *const *fixes, size_t nfixes,
+		    const char *const *roots, size_t nroots, const char *overlay,
 		    bool no_overlay);
 void cli_build_paths_release(struct cli_build_paths *p);
 

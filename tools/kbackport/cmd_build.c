@@ -31,28 +31,32 @@ static const char usage[] =
 "or backport ref not built on the lane below it (left by an apply before\n"
 "the branch moved on) is no lane: a note on stderr names it.\n"
 "\n"
-"Every lane is built with kbackport's KUnit suite: the overlay directory's\n"
-"files become net/kbackport_kunit/ of the tree and net/Makefile builds them,\n"
-"in memory only. The trees this makes are kept in the work directory's odb/,\n"
-"never in the repository.\n"
+"Each lane is built with the KUnit suites of the fixes' tests (a fix's\n"
+"tests/kunit/, or its fix.yaml `tests:` directory's): each becomes a directory\n"
+"of net/kbackport_kunit/ of the tree and net/Makefile builds them, in memory\n"
+"only. The trees this makes are kept in the work directory's odb/, never in\n"
+"the repository. The config is tinyconfig, the common fragment, then the\n"
+"kernel.config of every fix's tests of the collection (the --fix directories,\n"
+"else backports/, family folders too), each only where the tree knows every\n"
+"option it names (the log says which it left out): one config per branch\n"
+"serves every fix, so one as-is build does.\n"
 "\n"
 "A tree today's compiler cannot build as it is (2.6.x) gets, the same way,\n"
-"the build adjustments of tests/kernel/compat/rules (beside the config, else\n"
+"the build adjustments of data/kernel/compat/rules (beside the config, else\n"
 "kbackport's own) whose conditions its contents meet; the lane's log starts\n"
 "with the rules applied. A file of kbackport's own data that is missing (the\n"
-"rules, the fragment, the suite) is an error naming it.\n"
+"rules, the fragment) is an error naming it.\n"
 "\n"
 "  -c, --config FILE   branches file (default: ./branches.yaml)\n"
 "  -f, --fix DIR       a fix directory, or a directory of fixes; repeatable\n"
 "                      (default: every fix under backports/ beside the config)\n"
 "  -b, --branch NAME   only this branch; repeatable (default: all)\n"
 "  -w, --workdir DIR   sources and builds (default: work/ beside the config)\n"
-"      --fragment FILE config fragment for branches without `config:`\n"
-"                      (default: tests/kernel/kbackport.config beside the\n"
-"                      config, else kbackport's own)\n"
-"      --overlay DIR   the KUnit suite to build in (default: tests/kunit beside\n"
+"      --fragment FILE the common config fragment, for branches without\n"
+"                      `config:` (default: data/kernel/kbackport.config beside\n"
 "                      the config, else kbackport's own)\n"
-"      --no-overlay    build each lane's tree as it is\n"
+"      --overlay DIR   this one KUnit suite instead of the fixes'\n"
+"      --no-overlay    build each lane's tree as it is, without KUnit suites\n"
 "  -j, --jobs N        make -jN (default: the number of CPUs)\n"
 "      --json          one JSON document\n"
 "  -q, --quiet         no progress lines while a build runs\n"
@@ -291,7 +295,7 @@ static int run(struct build_cli *o)
 	const struct kb_branch **branches = NULL;
 	struct kb_config *config = NULL;
 	struct kb_fix **fixes = NULL;
-	struct cli_build_paths paths = { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT };
+	struct cli_build_paths paths;
 	struct kb_branch_run *runs = NULL;
 	struct kb_build_result *alone = NULL;
 	struct row *rows = NULL;
@@ -300,14 +304,17 @@ static int run(struct build_cli *o)
 	int rc = EXIT_USAGE, lock_fd = -1, err = 0;
 	bool live = isatty(STDERR_FILENO) && !o->quiet;
 
+	memset(&paths, 0, sizeof(paths));
 	kb_pipeline_init(&p);
 	if (cli_progress_interval(&p.tick_interval, o->quiet))
 		goto done;
 	if (kb_config_load(&config, o->t.config) < 0 ||
 	    cli_select(&branches, &nbranches, config, &o->t.branches) < 0 ||
 	    cli_load_fixes(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
-	    cli_build_paths(&paths, config, &o->t.workdir, &o->fragment, &o->overlay,
-			    o->no_overlay) < 0 || kb_lock_dir(&lock_fd, o->t.workdir) < 0) {
+	    cli_build_paths(&paths, config, &o->t.workdir, &o->fragment,
+			    (const struct kb_fix *const *)fixes, nfixes, o->t.fixes, o->t.nfixes,
+			    o->overlay, o->no_overlay) < 0 ||
+	    kb_lock_dir(&lock_fd, o->t.workdir) < 0) {
 		cli_error_last();
 		goto done;
 	}
@@ -321,7 +328,10 @@ static int run(struct build_cli *o)
 	p.build = true;
 	p.build_opts.workdir = o->t.workdir;
 	p.build_opts.fragment = o->fragment;
-	p.build_opts.overlay = o->overlay;
+	p.build_opts.extra_fragments = (const char *const *)paths.configs;
+	p.build_opts.nextra_fragments = paths.nconfigs;
+	p.build_opts.overlays = paths.overlays;
+	p.build_opts.noverlays = paths.noverlays;
 	p.build_opts.compat = paths.compat.ptr;
 	p.build_opts.jobs = o->jobs;
 	p.event = show_progress;

@@ -69,10 +69,13 @@ static const char usage[] =
 "no terminal shows the step is alive:\n"
 "  progress: 6.1.y as-is: build 2m30s, 5231/9000 objects\n"
 "\n"
-"Branch verdicts: verified, fixed, not-affected, vulnerable, conflict,\n"
-"regression, error, skipped. Exit status: 0 when every branch is verified,\n"
-"fixed, not-affected or skipped; 1 when one is vulnerable, in conflict,\n"
-"regressed or in error; 2 for usage.\n";
+"Each lane is tested with the fix's own tests (kbackport test --help): a\n"
+"fix no case detects is `untested`, never fixed or verified.\n"
+"\n"
+"Branch verdicts: verified, fixed, untested, not-affected, vulnerable,\n"
+"conflict, regression, error, skipped. Exit status: 0 when every branch is\n"
+"verified, fixed, not-affected or skipped; 1 when one is untested,\n"
+"vulnerable, in conflict, regressed or in error; 2 for usage.\n";
 
 struct run_cli {
 	struct cli_target t;
@@ -295,31 +298,45 @@ static int load_fix(const struct kb_fix **fix, struct kb_fix ***fixes, size_t *n
 
 struct run_paths {
 	struct cli_build_paths build;
-	struct kb_buf reports, cases, guest;
+	struct kb_buf reports, guest;
 };
 
-static int setup(struct kb_pipeline *p, struct kb_tester *tester, struct kb_run_dir *rd,
-		 int *lock_fd, struct run_cli *o, struct run_paths *paths,
-		 const struct kb_config *config)
+/* The fixes under test: the one fix, or the queue's. */
+static int setup_paths(struct run_paths *paths, struct run_cli *o, const struct kb_config *config,
+		       const struct kb_fix *fix, const struct kb_series *series)
 {
-	struct kb_test_opts topts;
-	const char *overlay = NULL, *fragment = NULL;
+	const struct kb_fix *const *fixes = series ? (const struct kb_fix *const *)series->fixes :
+					     &fix;
+	const char *fragment = NULL;
 	int err;
 
-	if ((err = cli_build_paths(&paths->build, config, &o->t.workdir, &fragment, &overlay,
+	if ((err = cli_build_paths(&paths->build, config, &o->t.workdir, &fragment, fixes,
+				   series ? series->nfixes : 1, o->t.fixes, o->t.nfixes, NULL,
 				   false)) < 0 ||
-	    (err = cli_data_path(&paths->cases, config, KB_DATA_CASES)) < 0 ||
 	    (err = cli_data_path(&paths->guest, config, KB_DATA_GUEST)) < 0)
 		return err;
 	if (!o->reports && (err = kb_buf_printf(&paths->reports, "%s/reports", config->dir)) == 0)
 		o->reports = paths->reports.ptr;
+	return err;
+}
+
+static int setup(struct kb_pipeline *p, struct kb_tester *tester, struct kb_run_dir *rd,
+		 int *lock_fd, struct run_cli *o, struct run_paths *paths)
+{
+	struct kb_cases *cases = paths->build.tests.cases;
+	struct kb_test_opts topts;
+	int err;
+
 	p->apply = true;
 	p->build = true;
 	p->tester = tester;
-	p->kunit = overlay != NULL;
+	p->kunit = paths->build.noverlays > 0;
 	p->build_opts.workdir = o->t.workdir;
-	p->build_opts.fragment = fragment;
-	p->build_opts.overlay = overlay;
+	p->build_opts.fragment = paths->build.fragment.ptr;
+	p->build_opts.extra_fragments = (const char *const *)paths->build.configs;
+	p->build_opts.nextra_fragments = paths->build.nconfigs;
+	p->build_opts.overlays = paths->build.overlays;
+	p->build_opts.noverlays = paths->build.noverlays;
 	p->build_opts.compat = paths->build.compat.ptr;
 	p->build_opts.jobs = o->jobs;
 	kb_test_opts_init(&topts);
@@ -328,10 +345,11 @@ static int setup(struct kb_pipeline *p, struct kb_tester *tester, struct kb_run_
 	topts.timeout = o->timeout;
 	topts.reuse = true;
 	/* a bad --reports is found before the work directory is touched */
-	if (err || (err = kb_run_dir_create(rd, o->reports)) < 0)
+	if ((err = kb_run_dir_create(rd, o->reports)) < 0)
 		return err;
+	paths->build.tests.cases = NULL;	/* the tester's now */
 	if ((err = kb_lock_dir(lock_fd, o->t.workdir)) < 0 ||
-	    (err = kb_tester_init(tester, &topts, paths->cases.ptr, o->accel_auto)) < 0)
+	    (err = kb_tester_init(tester, &topts, cases, o->accel_auto)) < 0)
 		kb_run_dir_discard(rd);
 	return err;
 }
@@ -362,8 +380,7 @@ static int run(struct run_cli *o)
 	struct kb_fix **fixes = NULL;
 	const struct kb_fix *fix = NULL;
 	struct kb_series series = { 0 };
-	struct run_paths paths = { { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT }, KB_BUF_INIT,
-				   KB_BUF_INIT, KB_BUF_INIT };
+	struct run_paths paths;
 	struct kb_pipeline p;
 	struct kb_tester tester;
 	struct kb_run_dir rd;
@@ -373,6 +390,7 @@ static int run(struct run_cli *o)
 
 	memset(&tester, 0, sizeof(tester));
 	memset(&rd, 0, sizeof(rd));
+	memset(&paths, 0, sizeof(paths));
 	kb_pipeline_init(&p);
 	clock_gettime(CLOCK_MONOTONIC, &pr.start);
 	pr.tty = isatty(STDERR_FILENO);
@@ -383,7 +401,8 @@ static int run(struct run_cli *o)
 	    cli_select_all(&branches, &nbranches, config, &o->t.branches) < 0 ||
 	    (o->queue ? load_queue(&series, o->queue, o->queue_name, branches, nbranches) :
 	     load_fix(&fix, &fixes, &nfixes, o, config)) < 0 ||
-	    setup(&p, &tester, &rd, &lock_fd, o, &paths, config) < 0) {
+	    setup_paths(&paths, o, config, fix, o->queue ? &series : NULL) < 0 ||
+	    setup(&p, &tester, &rd, &lock_fd, o, &paths) < 0) {
 		cli_error_last();
 		goto done;
 	}
@@ -425,7 +444,6 @@ done:
 	kb_config_free(config);
 	cli_build_paths_release(&paths.build);
 	kb_buf_release(&paths.reports);
-	kb_buf_release(&paths.cases);
 	kb_buf_release(&paths.guest);
 	return rc;
 }

@@ -21,15 +21,20 @@ static const char usage[] =
 "                      [--timeout SECONDS] [--guest PROGRAM] [--json]\n"
 "                      [--quiet]\n"
 "\n"
-"Boot every built lane of each branch in QEMU with the shared test set: the\n"
-"KUnit suite kbackport build put into the kernel runs at boot, then the\n"
-"capability suite (tests/qemu/guest.c) runs as /init of an initramfs that\n"
-"holds the lane's modules. Both print KTAP on the serial console; kbackport\n"
-"parses it and decides, from what tests/cases.yaml says each case proves:\n"
+"Boot every built lane of each branch in QEMU with the tests of the fixes\n"
+"(each fix's tests/, or its fix.yaml `tests:` directory: cases.yaml, the\n"
+"KUnit suites kbackport build put into the kernel, and the guest's cases):\n"
+"the KUnit suites run at boot, then the guest program (data/guest/guest.c)\n"
+"runs the guest cases as /init of an initramfs that holds the lane's\n"
+"modules. Both print KTAP on the serial console; kbackport parses it and\n"
+"decides, from what each case proves and which fixes it detects:\n"
 "\n"
-"  lane    fixed       every case passed\n"
+"  lane    fixed       every case passed, and a case that ran detects the fix\n"
+"          untested    every case passed, but no case detects the fix: the\n"
+"                      kernel booted, nothing tested the fix\n"
 "          vulnerable  only cases that detect the fix failed\n"
-"          regression  another case failed\n"
+"          regression  a case that detects no fix failed (a failed case that\n"
+"                      detects only other fixes is named, and judges nothing)\n"
 "          error       no verdict: not built, the boot hung or panicked, a\n"
 "                      suite is missing or its KTAP is broken\n"
 "          (on a kernel without CONFIG_KUNIT=y, before 5.5, the KUnit suites\n"
@@ -37,10 +42,10 @@ static const char usage[] =
 "  branch  verified    the pre-fix (or as-is) lane is vulnerable and the\n"
 "                      backport lane fixed: the bug was seen, then gone\n"
 "          fixed       fixed, but the bug was never seen failing here\n"
-"          vulnerable, regression, error, skipped: as for lanes\n"
+"          untested, vulnerable, regression, error, skipped: as for lanes\n"
 "\n"
 "A branch with `kernel: PACKAGE` boots that Debian kernel package as shipped\n"
-"(fetched with apt-get), with the capability suite only: its vmlinux,\n"
+"(fetched with apt-get), with the guest's cases only: its vmlinux,\n"
 "extracted from the bzImage once and cached under <workdir>/pvh/, through\n"
 "PVH, or the bzImage when the kernel has no PVH entry or\n"
 "KBACKPORT_DISTRO_BOOT=bzimage is set. Nothing is loaded,\n"
@@ -58,8 +63,7 @@ static const char usage[] =
 "      --fragment FILE   \\ as given to kbackport build, to find its builds\n"
 "      --overlay DIR     |\n"
 "      --no-overlay      /\n"
-"      --cases FILE      what each test case proves (default: tests/cases.yaml\n"
-"                        beside the config)\n"
+"      --cases FILE      these cases for every fix, instead of the fixes' own\n"
 "      --accel tcg|auto  tcg (default): QEMU's emulator; auto: KVM when a probe\n"
 "                        boot proves it works, else tcg\n"
 "  -t, --timeout SECS    per boot, then it is a hang (default: 120)\n"
@@ -74,7 +78,7 @@ static const char usage[] =
 "  progress: 6.1.y backport: boot 1m00s\n"
 "\n"
 "Exit status: 0 when every branch is verified, fixed or skipped; 1 when one\n"
-"is vulnerable, regressed or in error; 2 for usage.\n";
+"is untested, vulnerable, regressed or in error; 2 for usage.\n";
 
 struct test_cli {
 	struct cli_target t;
@@ -293,25 +297,27 @@ static void print_json(const struct kb_branch_run *rows, size_t n, const struct 
 
 struct paths {
 	struct cli_build_paths build;
-	struct kb_buf cases, guest;
+	struct kb_buf guest;
 };
 
-static int default_paths(struct test_cli *o, struct paths *p, const struct kb_config *config)
+static int default_paths(struct test_cli *o, struct paths *p, const struct kb_config *config,
+			 struct kb_fix *const *fixes, size_t nfixes)
 {
 	int err;
 
-	if ((err = cli_build_paths(&p->build, config, &o->t.workdir, &o->fragment, &o->overlay,
-				   o->no_overlay)) < 0)
+	if ((err = cli_build_paths(&p->build, config, &o->t.workdir, &o->fragment,
+				   (const struct kb_fix *const *)fixes, nfixes, o->t.fixes,
+				   o->t.nfixes, o->overlay, o->no_overlay)) < 0)
 		return err;
-	if (!o->cases && (err = cli_data_path(&p->cases, config, KB_DATA_CASES)) == 0)
-		o->cases = p->cases.ptr;
-	return err < 0 ? err : cli_data_path(&p->guest, config, KB_DATA_GUEST);
+	return cli_data_path(&p->guest, config, KB_DATA_GUEST);
 }
 
 static int setup(struct kb_pipeline *p, struct kb_tester *t, const struct test_cli *o,
-		 const struct paths *paths)
+		 struct paths *paths)
 {
+	struct kb_cases *cases = NULL;
 	struct kb_test_opts opts;
+	int err;
 
 	kb_test_opts_init(&opts);
 	opts.workdir = o->t.workdir;
@@ -319,12 +325,22 @@ static int setup(struct kb_pipeline *p, struct kb_tester *t, const struct test_c
 	opts.guest_program = o->guest;
 	opts.timeout = o->timeout;
 	p->tester = t;
-	p->kunit = true;
+	p->kunit = paths->build.noverlays > 0;
 	p->build_opts.workdir = o->t.workdir;
 	p->build_opts.fragment = o->fragment;
-	p->build_opts.overlay = o->overlay;
+	p->build_opts.extra_fragments = (const char *const *)paths->build.configs;
+	p->build_opts.nextra_fragments = paths->build.nconfigs;
+	p->build_opts.overlays = paths->build.overlays;
+	p->build_opts.noverlays = paths->build.noverlays;
 	p->event = show;
-	return kb_tester_init(t, &opts, o->cases, o->accel_auto);
+	/* the fixes' own cases, unless --cases names a file for all of them */
+	if (o->cases && (err = kb_cases_load(&cases, o->cases)) < 0)
+		return err;
+	if (!o->cases) {
+		cases = paths->build.tests.cases;
+		paths->build.tests.cases = NULL;
+	}
+	return kb_tester_init(t, &opts, cases, o->accel_auto);
 }
 
 static int run(struct test_cli *o)
@@ -332,7 +348,7 @@ static int run(struct test_cli *o)
 	const struct kb_branch **branches = NULL;
 	struct kb_config *config = NULL;
 	struct kb_fix **fixes = NULL;
-	struct paths paths = { { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT }, KB_BUF_INIT, KB_BUF_INIT };
+	struct paths paths;
 	struct kb_branch_run *rows = NULL;
 	struct kb_pipeline p;
 	struct kb_tester t;
@@ -340,13 +356,15 @@ static int run(struct test_cli *o)
 	int rc = EXIT_USAGE, lock_fd = -1, err = 0;
 
 	memset(&t, 0, sizeof(t));
+	memset(&paths, 0, sizeof(paths));
 	kb_pipeline_init(&p);
 	if (cli_progress_interval(&p.tick_interval, o->quiet))
 		goto done;
 	if (kb_config_load(&config, o->t.config) < 0 ||
 	    cli_select_all(&branches, &nbranches, config, &o->t.branches) < 0 ||
 	    cli_load_fixes(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
-	    default_paths(o, &paths, config) < 0 || kb_lock_dir(&lock_fd, o->t.workdir) < 0 ||
+	    default_paths(o, &paths, config, fixes, nfixes) < 0 ||
+	    kb_lock_dir(&lock_fd, o->t.workdir) < 0 ||
 	    setup(&p, &t, o, &paths) < 0) {
 		cli_error_last();
 		goto done;
@@ -383,7 +401,6 @@ done:
 	free(branches);
 	kb_config_free(config);
 	cli_build_paths_release(&paths.build);
-	kb_buf_release(&paths.cases);
 	kb_buf_release(&paths.guest);
 	return rc;
 }

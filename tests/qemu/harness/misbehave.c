@@ -1,7 +1,7 @@
 /*
  * A stand-in /init for testing kbackport test's own error handling: built
  * by tests/e2e/t_harness.sh with -DMODE=... into one static program per way
- * a guest can go wrong, and booted in place of tests/qemu/guest.c with
+ * a guest can go wrong, and booted in place of data/guest/guest.c with
  * `kbackport test --guest PROGRAM`. Each must end as `error`, never `fixed`.
  *
  *   MODE_EXIT      /init exits at once: the kernel panics ("Attempted to
@@ -36,16 +36,16 @@ int main(void)
 	printf("KTAP version 1\n1..1\n    KTAP version 1\n    # Subtest: kbackport_caps\n");
 	printf("    1..6\n");
 #if defined(MODE_GARBLED)
-	printf("    ok 1 net_admin_ifflags_xfs_not_loaded\n");
+	printf("    ok 1 net_admin_ifflags_module_not_loaded\n");
 	printf("    \x01\x02 okay 2 net_admin_ifflags_sit0_loads_sit\n");
-	printf("    not ok two all_caps_ifflags_xfs_loads_xfs\n");
+	printf("    not ok two all_caps_ifflags_module_loads_it\n");
 #else
-	printf("    ok 1 net_admin_ifflags_xfs_not_loaded\n"
+	printf("    ok 1 net_admin_ifflags_module_not_loaded\n"
 	       "    ok 2 net_admin_ifflags_sit0_loads_sit\n"
-	       "    ok 3 all_caps_ifflags_xfs_loads_xfs\n"
-	       "    ok 4 no_caps_ifflags_xfs_nothing_loaded\n"
-	       "    ok 5 net_admin_tcp_congestion_xfs_not_loaded\n"
-	       "    ok 6 userns_net_admin_ifflags_xfs_nothing_loaded\n"
+	       "    ok 3 all_caps_ifflags_module_loads_it\n"
+	       "    ok 4 no_caps_ifflags_nothing_loaded\n"
+	       "    ok 5 net_admin_tcp_congestion_module_not_loaded\n"
+	       "    ok 6 userns_net_admin_ifflags_nothing_loaded\n"
 	       "# kbackport_caps: pass:6 fail:0 skip:0 total:6\n"
 	       "ok 1 kbackport_caps\n");
 #endif

@@ -6,14 +6,12 @@
 #include <sys/stat.h>
 
 const struct kb_data_file kb_data_files[KB_DATA_COUNT] = {
-	[KB_DATA_CASES] = { "tests/cases.yaml", "the test cases" },
-	[KB_DATA_GUEST] = { "tests/qemu/guest.c", "the guest program" },
-	[KB_DATA_FRAGMENT] = { "tests/kernel/kbackport.config", "the config fragment" },
-	[KB_DATA_COMPAT] = { "tests/kernel/compat/rules", "the build compatibility rules" },
-	[KB_DATA_COMPAT_MERGE] = { "tests/kernel/compat/merge_config.sh",
+	[KB_DATA_GUEST] = { "data/guest/guest.c", "the guest program" },
+	[KB_DATA_FRAGMENT] = { "data/kernel/kbackport.config", "the common config fragment" },
+	[KB_DATA_COMPAT] = { "data/kernel/compat/rules", "the build compatibility rules" },
+	[KB_DATA_COMPAT_MERGE] = { "data/kernel/compat/merge_config.sh",
 				   "a file the build compatibility rules add" },
-	[KB_DATA_OVERLAY] = { "tests/kunit/", "the KUnit suite" },
-	[KB_DATA_FIXES] = { "backports/", "the fixes" },
+	[KB_DATA_FIXES] = { "backports/", "the fixes, with their tests" },
 };
 
 /* `dir`/`rel` (its '/' at the end dropped) into `out`: is it there, of its kind? */

@@ -11,13 +11,12 @@
 #include "buf.h"
 
 enum kb_data_id {
-	KB_DATA_CASES,		/* test, run: what each test case proves */
 	KB_DATA_GUEST,		/* test, run: the guest program's source */
 	KB_DATA_FRAGMENT,	/* build, test, run: the config fragment */
 	KB_DATA_COMPAT,		/* build, test, run: the build compatibility rules */
 	KB_DATA_COMPAT_MERGE,	/* a file the build rules add (read beside the rules) */
-	KB_DATA_OVERLAY,	/* build, test, run: the KUnit suite */
-	KB_DATA_FIXES,		/* audit: the fixes (and run --fix of an installed one) */
+	KB_DATA_FIXES,		/* the fixes and their tests (cases, kernel config
+				 * lines, KUnit suites: fixtests.h) */
 	KB_DATA_COUNT
 };
 

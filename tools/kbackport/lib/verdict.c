@@ -14,6 +14,7 @@ static const char *const verdict_names[] = {
 	[KB_VERDICT_VERIFIED] = "verified",
 	[KB_VERDICT_CONFLICT] = "conflict",
 	[KB_VERDICT_NOT_AFFECTED] = "not-affected",
+	[KB_VERDICT_UNTESTED] = "untested",
 };
 
 const char *kb_verdict_name(enum kb_verdict verdict)
@@ -43,8 +44,10 @@ void kb_lane_verdict_release(struct kb_lane_verdict *v)
 struct tally {
 	struct kb_buf errors;		/* why there can be no verdict */
 	struct kb_buf detecting;	/* failed cases that detect the fix */
-	struct kb_buf others;		/* failed cases that do not */
+	struct kb_buf foreign;		/* ... that detect only fixes not under test */
+	struct kb_buf others;		/* ... that detect no fix */
 	size_t ran;			/* suites tallied */
+	size_t looking;			/* declared cases of those that detect the fix */
 	const char *const *fix_ids;	/* a failure of a case detecting one of
 					 * them shows a fix missing */
 	size_t nfix_ids;
@@ -68,6 +71,18 @@ static int check_missing(struct tally *t, const struct kb_suite_decl *decl,
 	return err;
 }
 
+/* "<suite>.<case> failed (detects <ids><what>): <proves>" */
+static int failed_line(struct kb_buf *out, const struct kb_suite_decl *decl,
+		       const struct kb_case *c, const char *what)
+{
+	size_t i;
+	int err = kb_buf_printf(out, "%s.%s failed (detects ", decl->name, c->name);
+
+	for (i = 0; i < c->ndetects && !err; i++)
+		err = kb_buf_printf(out, "%s%s", i ? ", " : "", c->detects[i]);
+	return err ? err : kb_buf_printf(out, "%s): %s\n", what, c->proves);
+}
+
 static int tally_case(struct tally *t, const struct kb_suite_decl *decl,
 		      const struct kb_ktap_case *kc)
 {
@@ -82,8 +97,9 @@ static int tally_case(struct tally *t, const struct kb_suite_decl *decl,
 	if (kc->status != KB_KTAP_FAIL)
 		return 0;
 	if (kb_case_detects_any(c, t->fix_ids, t->nfix_ids))
-		return kb_buf_printf(&t->detecting, "%s.%s failed: %s\n", decl->name, c->name,
-				     c->proves);
+		return failed_line(&t->detecting, decl, c, "");
+	if (c->ndetects)
+		return failed_line(&t->foreign, decl, c, ", not under test");
 	return kb_buf_printf(&t->others, "%s.%s failed: %s\n", decl->name, c->name, c->proves);
 }
 
@@ -95,6 +111,8 @@ static int tally_suite(struct tally *t, const struct kb_suite_decl *decl,
 	int err;
 
 	t->ran++;
+	for (i = 0; i < decl->ncases; i++)
+		t->looking += kb_case_detects_any(&decl->cases[i], t->fix_ids, t->nfix_ids);
 	if (!suite)
 		return kb_buf_printf(&t->errors, "suite '%s': no KTAP on the console\n", decl->name);
 	if (suite->status == KB_KTAP_ERROR)
@@ -107,25 +125,48 @@ static int tally_suite(struct tally *t, const struct kb_suite_decl *decl,
 	return err;
 }
 
+/* "no case detects A, B: ..." into `why`. */
+static int untested_line(struct kb_buf *why, const struct tally *t)
+{
+	size_t i;
+	int err = kb_buf_puts(why, "no case detects ");
+
+	for (i = 0; i < t->nfix_ids && !err; i++)
+		err = kb_buf_printf(why, "%s%s", i ? ", " : "", t->fix_ids[i]);
+	return err ? err : kb_buf_puts(why, ": the kernel booted and every case passed, "
+				       "but nothing tested the fix\n");
+}
+
 static int decide(struct kb_lane_verdict *out, struct tally *t)
 {
 	struct kb_buf *why;
+	int err = 0;
 
 	if (t->errors.size) {
 		out->verdict = KB_VERDICT_ERROR;
 		why = &t->errors;
 	} else if (t->others.size) {
 		out->verdict = KB_VERDICT_REGRESSION;
-		if (kb_buf_puts(&t->others, t->detecting.ptr ? t->detecting.ptr : "") < 0)
-			return KB_ENOMEM;
+		err = kb_buf_puts(&t->others, t->detecting.ptr ? t->detecting.ptr : "");
 		why = &t->others;
 	} else if (t->detecting.size) {
 		out->verdict = KB_VERDICT_VULNERABLE;
 		why = &t->detecting;
+	} else if (!t->looking) {
+		out->verdict = KB_VERDICT_UNTESTED;
+		why = &t->detecting;
+		err = untested_line(why, t);
 	} else {
 		out->verdict = KB_VERDICT_FIXED;
-		return 0;
+		why = &t->detecting;
 	}
+	/* failures of cases that judge other fixes are said, whatever the verdict */
+	if (!err && t->foreign.size && out->verdict != KB_VERDICT_ERROR)
+		err = kb_buf_puts(why, t->foreign.ptr);
+	if (err < 0)
+		return KB_ENOMEM;
+	if (!why->size)
+		return 0;
 	why->ptr[--why->size] = '\0';	/* the last newline */
 	out->reason = kb_buf_detach(why);
 	return 0;
@@ -142,7 +183,8 @@ int kb_lane_verdict_any(struct kb_lane_verdict *out, const struct kb_cases *case
 			const struct kb_ktap_result *ktap, bool with_kunit,
 			const char *const *fix_ids, size_t nfix_ids, const char *problem)
 {
-	struct tally t = { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT, 0, fix_ids, nfix_ids };
+	struct tally t = { KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT, KB_BUF_INIT, 0, 0, fix_ids,
+			   nfix_ids };
 	size_t s;
 	int err = 0;
 
@@ -155,13 +197,14 @@ int kb_lane_verdict_any(struct kb_lane_verdict *out, const struct kb_cases *case
 		if (with_kunit || cases->suites[s].runs != KB_RUNS_KUNIT)
 			err = tally_suite(&t, &cases->suites[s], ktap);
 	/* a verdict rests on the suites that ran: none is no verdict */
-	if (!err && !t.ran)
+	if (!err && !t.ran && cases->nsuites)
 		err = kb_buf_puts(&t.errors, "no suite of the cases file can run on this kernel "
 				  "(every one needs KUnit)\n");
 	if (!err)
 		err = decide(out, &t);
 	kb_buf_release(&t.errors);
 	kb_buf_release(&t.detecting);
+	kb_buf_release(&t.foreign);
 	kb_buf_release(&t.others);
 	return err;
 }
@@ -229,6 +272,8 @@ int kb_branch_verdict(enum kb_verdict *out, char **note, const struct kb_lane_ou
 		*out = KB_VERDICT_VULNERABLE;
 	else if (result->verdict == KB_VERDICT_SKIPPED)
 		*out = KB_VERDICT_SKIPPED;
+	else if (result->verdict == KB_VERDICT_UNTESTED)
+		*out = KB_VERDICT_UNTESTED;
 	else if (backport && baseline && baseline->verdict == KB_VERDICT_VULNERABLE)
 		*out = KB_VERDICT_VERIFIED;
 	else
@@ -248,8 +293,8 @@ static int rank(enum kb_verdict v)
 {
 	static const int ranks[] = {
 		[KB_VERDICT_SKIPPED] = 0, [KB_VERDICT_NOT_AFFECTED] = 1, [KB_VERDICT_VERIFIED] = 2,
-		[KB_VERDICT_FIXED] = 3, [KB_VERDICT_VULNERABLE] = 4, [KB_VERDICT_CONFLICT] = 5,
-		[KB_VERDICT_REGRESSION] = 6, [KB_VERDICT_ERROR] = 7,
+		[KB_VERDICT_FIXED] = 3, [KB_VERDICT_UNTESTED] = 4, [KB_VERDICT_VULNERABLE] = 5,
+		[KB_VERDICT_CONFLICT] = 6, [KB_VERDICT_REGRESSION] = 7, [KB_VERDICT_ERROR] = 8,
 	};
 	return ranks[v];
 }

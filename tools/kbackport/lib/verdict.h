@@ -9,9 +9,14 @@
  *                failed, the guest never said it was done), a suite that
  *                should have run is missing or its KTAP is broken, a
  *                declared case is missing, or an undeclared case ran
- *   fixed        every case passed (skips allowed)
+ *   fixed        every case passed (skips allowed), and some case that ran
+ *                detects the fix: the tests looked for it
+ *   untested     every case passed, but no case that ran detects the fix:
+ *                the kernel booted, nothing tested the fix
  *   vulnerable   some cases failed, and every one of them detects the fix
- *   regression   a case that does not detect the fix failed
+ *   regression   a case that detects no fix at all failed
+ * A failed case that detects only other fixes (not under test: a test
+ * directory several fixes share) is named in the reason and judges nothing.
  *
  * Branch (its lanes for one fix): the baseline is the pre-fix lane when
  * there is one, else the as-is lane; the result is the backport lane when
@@ -25,6 +30,7 @@
  *                branch has no lane without the fix, or (noted loudly) the
  *                baseline passed everything, so the tests did not detect
  *                the bug there
+ *   untested     the result lane is untested: no case detects the fix
  *   skipped      no lane was tested
  */
 #ifndef KB_VERDICT_H
@@ -46,10 +52,11 @@ enum kb_verdict {
 	KB_VERDICT_VERIFIED,	/* branches only */
 	KB_VERDICT_CONFLICT,	/* branches only: the fix does not apply */
 	KB_VERDICT_NOT_AFFECTED,	/* branches only: the vulnerable code is absent */
+	KB_VERDICT_UNTESTED,	/* booted and passed, but no case detects the fix */
 };
 
 /* "fixed", "vulnerable", "regression", "error", "skipped", "verified",
- * "conflict", "not-affected". */
+ * "conflict", "not-affected", "untested". */
 const char *kb_verdict_name(enum kb_verdict verdict);
 /* The verdict named `name` (one of the above): true, or false when none is. */
 bool kb_verdict_parse(enum kb_verdict *out, const char *name);
@@ -102,8 +109,8 @@ int kb_branch_verdict(enum kb_verdict *out, char **note, const struct kb_lane_ou
 		      size_t n, const char *fix_id);
 
 /* The worse of two branch verdicts (error > regression > conflict >
- * vulnerable > fixed > verified > not-affected > skipped), to combine
- * fixes. */
+ * vulnerable > untested > fixed > verified > not-affected > skipped), to
+ * combine fixes. */
 enum kb_verdict kb_verdict_worse(enum kb_verdict a, enum kb_verdict b);
 
 #endif

@@ -9,6 +9,7 @@
 #include "fix.h"
 #include "buf.h"
 #include "error.h"
+#include "fsutil.h"
 #include "kbyaml.h"
 
 #include <dirent.h>
@@ -460,7 +461,58 @@ static int add_audit(void *ctx, void *obj, yaml_node_t *value)
 	return 0;
 }
 
+/* `tests:` a directory relative to the fix's, with a cases.yaml. */
+static int add_tests(void *ctx, void *obj, yaml_node_t *value)
+{
+	struct loader *l = ctx;
+	struct kb_fix *fix = obj;
+	struct kb_buf path = KB_BUF_INIT;
+	char *rel = NULL;
+	int err;
+
+	if ((err = kb_yaml_dup_string(&rel, &l->y, value, "tests")) < 0)
+		goto done;
+	if (rel[0] == '/') {
+		err = kb_yaml_error(&l->y, value, KB_EINVALID,
+				    "'tests' must be relative to the fix's directory, not '%s'", rel);
+		goto done;
+	}
+	if ((err = kb_buf_printf(&path, "%s/%s/cases.yaml", fix->dir, rel)) < 0)
+		goto done;
+	if (!kb_path_exists(path.ptr)) {
+		err = kb_yaml_error(&l->y, value, KB_ENOTFOUND,
+				    "'tests': no cases.yaml in '%s/%s'", fix->dir, rel);
+		goto done;
+	}
+	path.size -= strlen("/cases.yaml");
+	path.ptr[path.size] = '\0';
+	fix->tests_dir = kb_buf_detach(&path);
+done:
+	free(rel);
+	kb_buf_release(&path);
+	return err;
+}
+
+/* No `tests:`: the fix's own tests/ when it has a cases.yaml. */
+static int default_tests(struct kb_fix *fix)
+{
+	struct kb_buf path = KB_BUF_INIT;
+	int err;
+
+	if (fix->tests_dir)
+		return 0;
+	if ((err = kb_buf_printf(&path, "%s/tests/cases.yaml", fix->dir)) == 0 &&
+	    kb_path_exists(path.ptr)) {
+		path.size -= strlen("/cases.yaml");
+		path.ptr[path.size] = '\0';
+		fix->tests_dir = kb_buf_detach(&path);
+	}
+	kb_buf_release(&path);
+	return err;
+}
+
 static const struct kb_yaml_key fix_keys[] = {
+	{ "tests", add_tests },
 	{ "id", add_id },
 	{ "subject", add_subject },
 	{ "upstream", add_upstream },
@@ -533,6 +585,8 @@ static int parse_root(struct loader *l)
 		return err;
 	if (l->audit &&
 	    (err = kb_audit_rules_load(&l->fix->audit, &l->y, l->audit, l->fix->id)) < 0)
+		return err;
+	if ((err = default_tests(l->fix)) < 0)
 		return err;
 	return own_patch_variant(l);
 }
@@ -642,6 +696,59 @@ static int list_fix_dirs(char ***out, size_t *n, const char *backports_dir)
 	return err;
 }
 
+static bool has_fix_yaml(const char *dir)
+{
+	struct kb_buf path = KB_BUF_INIT;
+	struct stat st;
+	bool is = kb_buf_printf(&path, "%s/fix.yaml", dir) == 0 && stat(path.ptr, &st) == 0 &&
+		  S_ISREG(st.st_mode);
+
+	kb_buf_release(&path);
+	return is;
+}
+
+static int find_dirs(char ***out, size_t *n, size_t *alloc, const char *dir, int depth)
+{
+	struct kb_buf sub = KB_BUF_INIT;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int err = 0;
+
+	if (has_fix_yaml(dir))
+		return push_name(out, n, alloc, dir);
+	if (depth == 0 || !(d = opendir(dir)))
+		return 0;
+	while (!err && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		kb_buf_clear(&sub);
+		if ((err = kb_buf_printf(&sub, "%s/%s", dir, de->d_name)) == 0 &&
+		    stat(sub.ptr, &st) == 0 && S_ISDIR(st.st_mode))
+			err = find_dirs(out, n, alloc, sub.ptr, depth - 1);
+	}
+	closedir(d);
+	kb_buf_release(&sub);
+	return err;
+}
+
+int kb_fix_find_dirs(char ***out, size_t *n, const char *root)
+{
+	size_t alloc = 0;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if ((err = find_dirs(out, n, &alloc, root, 4)) < 0) {
+		free_names(*out, *n);
+		*out = NULL;
+		*n = 0;
+	} else if (*n) {
+		qsort(*out, *n, sizeof(**out), compare_names);
+	}
+	return err;
+}
+
 int kb_fix_load_all(struct kb_fix ***out, size_t *n, const char *backports_dir)
 {
 	struct kb_buf dir = KB_BUF_INIT;
@@ -728,6 +835,7 @@ void kb_fix_free(struct kb_fix *fix)
 	free(fix->upstream);
 	free(fix->upstream_repo);
 	free(fix->cve);
+	free(fix->tests_dir);
 	free(fix->introduced_by);
 	kb_patch_free(fix->patch);
 	kb_patch_free(fix->reverse);

@@ -28,6 +28,11 @@
  *         - file: net/core/dev_ioctl.c
  *           exists: true               # or false
  *
+ *   tests: ../tests                    # optional: the fix's tests, a directory
+ *                                      # relative to the fix's (several fixes may
+ *                                      # share one); default: tests/ when it has
+ *                                      # a cases.yaml (see fixtests.h)
+ *
  *   audit:                             # optional: what `kbackport audit` looks
  *     callees: [request_module]        # for (struct kb_audit_rules, audit.h)
  *     checks: [capable, ns_capable]
@@ -94,6 +99,7 @@ struct kb_fix {
 	struct kb_variant *variants;
 	size_t nvariants;
 	struct kb_audit_rules *audit;	/* or NULL: no `audit:` section */
+	char *tests_dir;	/* the fix's tests (`tests:`, else <dir>/tests), or NULL */
 };
 
 /*
@@ -118,6 +124,14 @@ int kb_fix_load_all(struct kb_fix ***out, size_t *n, const char *backports_dir);
  */
 bool kb_fix_id_reserved(const char *id);
 #define KB_FIX_ID_RESERVED_WHY "refs/heads/backport/queue/ holds the queues' refs"
+
+/*
+ * The fix directories under `root`: `root` itself when it holds a
+ * fix.yaml, else its subdirectories searched the same way (a family of
+ * fixes in a folder of its own, at most 4 levels down; names starting with
+ * '.' skipped), sorted. A missing `root` has none.
+ */
+int kb_fix_find_dirs(char ***out, size_t *n, const char *root);
 
 void kb_fix_free(struct kb_fix *fix);
 void kb_fix_free_all(struct kb_fix **fixes, size_t n);

@@ -3,6 +3,7 @@
 #include "compat.h"
 #include "error.h"
 #include "fsutil.h"
+#include "kconfig.h"
 #include "overlay.h"
 #include "run.h"
 #include "spawn.h"
@@ -157,6 +158,7 @@ struct lane_build {
 	char *obj_log, *obj_staging;
 	char *fragment;		/* absolute path */
 	char *fragment_text;
+	char *fragment_notes;	/* extra fragments left out, and why (for the log) */
 	char *cfg;		/* hash of arch, toolchain and fragment */
 	char *key;		/* hash of cfg and tree: the build's name */
 	char *base_tree;	/* copied from a build of this cfg and that tree */
@@ -335,9 +337,9 @@ static int built_tree(struct lane_build *b)
 	git_oid_cpy(&b->out->tree, &b->lane->tree);
 	if (!err && (err = kb_overlay_repo_open(&b->own, b->repo, odb)) == 0) {
 		b->repo = b->own;
-		if (b->opts->overlay)
+		if (b->opts->noverlays)
 			err = kb_overlay_tree(&b->built, b->repo, &b->lane->tree,
-					      b->opts->overlay);
+					      b->opts->overlays, b->opts->noverlays);
 		else
 			git_oid_cpy(&b->built, &b->lane->tree);
 	}
@@ -351,6 +353,74 @@ static int built_tree(struct lane_build *b)
 	git_oid_cpy(&b->out->built_tree, &b->built);
 	git_oid_tostr(b->tree, sizeof(b->tree), &b->built);
 	return 0;
+}
+
+/* ---- the config fragment: the common one, and the fixes' tests' ---- */
+
+/* Extra fragment `path`: appended to `text` when the tree knows all it names. */
+static int add_extra(struct lane_build *b, struct kb_buf *text, struct kb_buf *notes,
+		     const struct kb_kconfig *k, const char *path)
+{
+	char *extra = NULL, *unknown = NULL;
+	int err;
+
+	if ((err = kb_read_file(&extra, NULL, path)) < 0)
+		return kb_error_prefix(err, "cannot read the config fragment '%s'", path);
+	if ((err = kb_kconfig_first_unknown(&unknown, k, extra)) == 0) {
+		if (unknown)
+			err = kb_buf_printf(notes, "config fragment '%s' left out: this kernel "
+					    "has no %s\n", path, unknown);
+		else if ((err = kb_buf_printf(text, "\n# ---- %s ----\n%s", path, extra)) == 0 &&
+			 text->ptr[text->size - 1] != '\n')
+			err = kb_buf_putc(text, '\n');
+	}
+	(void)b;
+	free(unknown);
+	free(extra);
+	return err;
+}
+
+/*
+ * With extra fragments: the fragment built with is the common one and
+ * those of them this tree has every option of, written once to
+ * <workdir>/fragments/<sha256>.config (merge_config.sh reads files).
+ */
+static int compose_fragment(struct lane_build *b)
+{
+	struct kb_buf text = KB_BUF_INIT, notes = KB_BUF_INIT, path = KB_BUF_INIT;
+	struct kb_kconfig k;
+	char *cache = NULL, hash[65];
+	size_t i;
+	int err;
+
+	if (!b->opts->nextra_fragments || b->branch->config)
+		return 0;
+	if (!(cache = path_join(b->workdir, "kconfig")))
+		return KB_ENOMEM;
+	if ((err = kb_kconfig_load(&k, b->repo, &b->lane->tree, cache)) < 0)
+		goto done;
+	err = kb_buf_puts(&text, b->fragment_text);
+	for (i = 0; i < b->opts->nextra_fragments && !err; i++)
+		err = add_extra(b, &text, &notes, &k, b->opts->extra_fragments[i]);
+	kb_kconfig_release(&k);
+	if (err < 0 || (err = kb_sha256_hex(hash, text.ptr, text.size)) < 0 ||
+	    (err = kb_buf_printf(&path, "%s/fragments", b->workdir)) < 0 ||
+	    (err = kb_mkdir_p(path.ptr)) < 0 ||
+	    (err = kb_buf_printf(&path, "/%.16s.config", hash)) < 0 ||
+	    (!kb_path_exists(path.ptr) &&
+	     (err = kb_write_file_atomic(path.ptr, text.ptr, text.size)) < 0))
+		goto done;
+	free(b->fragment);
+	free(b->fragment_text);
+	b->fragment = kb_buf_detach(&path);
+	b->fragment_text = kb_buf_detach(&text);
+	b->fragment_notes = notes.size ? kb_buf_detach(&notes) : NULL;
+done:
+	free(cache);
+	kb_buf_release(&text);
+	kb_buf_release(&notes);
+	kb_buf_release(&path);
+	return err;
 }
 
 /* ---- stamps: "name value" lines, written whole with a rename ---- */
@@ -1094,6 +1164,10 @@ static int open_log(struct lane_build *b)
 		n = strcspn(p, "\n");
 		announce(b, "%.*s", (int)n, p);
 	}
+	for (p = b->fragment_notes; p && *p; p += n + (p[n] == '\n')) {
+		n = strcspn(p, "\n");
+		announce(b, "%.*s", (int)n, p);
+	}
 	return 0;
 }
 
@@ -1102,7 +1176,8 @@ static int build(struct lane_build *b)
 	int err;
 
 	if ((err = lane_paths(b)) < 0 || (err = built_tree(b)) < 0 ||
-	    (err = lane_key(b)) < 0 || (err = result_paths(b)) < 0)
+	    (err = compose_fragment(b)) < 0 || (err = lane_key(b)) < 0 ||
+	    (err = result_paths(b)) < 0)
 		return err;
 	if (cached(b))
 		return 0;
@@ -1146,6 +1221,7 @@ static void lane_build_release(struct lane_build *b)
 	free(b->obj_staging);
 	free(b->fragment);
 	free(b->fragment_text);
+	free(b->fragment_notes);
 	free(b->cfg);
 	free(b->key);
 	free(b->base_tree);

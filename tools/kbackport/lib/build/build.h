@@ -38,13 +38,21 @@
 
 #include "config.h"
 #include "lanes.h"
+#include "overlay.h"
 #include "progress.h"
 
 struct kb_build_opts {
 	const char *workdir;	/* required: src/ and builds/ go here */
 	const char *fragment;	/* config fragment; a branch's `config` wins */
-	const char *overlay;	/* directory added to every tree (overlay.h);
-				 * NULL: the lane's tree is built as it is */
+	const char *const *extra_fragments;	/* merged after it, each only into
+						 * trees that know every option it
+						 * names (the fixes' tests' kernel.config,
+						 * fixtests.h; kconfig.h) */
+	size_t nextra_fragments;
+	const struct kb_overlay_dir *overlays;	/* KUnit suites added to every
+						 * tree (overlay.h); none: the
+						 * lane's tree is built as it is */
+	size_t noverlays;
 	const char *compat;	/* build rules file (compat.h) applied to
 				 * every tree that needs them; NULL: none */
 	unsigned jobs;		/* make -j; 0 = online CPUs */

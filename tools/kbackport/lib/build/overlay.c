@@ -114,10 +114,11 @@ done:
 	return err;
 }
 
-/* File `name` of overlay directory `dir`, under KB_OVERLAY_PATH. */
-static int add_file(struct updates *u, git_repository *repo, const char *dir,
+/* File `name` of overlay directory `d`, under KB_OVERLAY_PATH/<d->name>. */
+static int add_file(struct updates *u, git_repository *repo, const struct kb_overlay_dir *d,
 		    const char *name)
 {
+	const char *dir = d->path;
 	struct kb_buf path = KB_BUF_INIT, dest = KB_BUF_INIT;
 	char *data = NULL;
 	struct stat st;
@@ -125,7 +126,7 @@ static int add_file(struct updates *u, git_repository *repo, const char *dir,
 	int err;
 
 	if ((err = kb_buf_printf(&path, "%s/%s", dir, name)) < 0 ||
-	    (err = kb_buf_printf(&dest, "%s/%s", KB_OVERLAY_PATH, name)) < 0)
+	    (err = kb_buf_printf(&dest, "%s/%s/%s", KB_OVERLAY_PATH, d->name, name)) < 0)
 		goto done;
 	if (stat(path.ptr, &st) < 0)
 		err = kb_error_set(KB_ERROR, "cannot read '%s': %s", path.ptr, strerror(errno));
@@ -142,32 +143,62 @@ done:
 	return err;
 }
 
-static int add_dir(struct updates *u, git_repository *repo, const char *dir)
+static int add_dir(struct updates *u, git_repository *repo, const struct kb_overlay_dir *od)
 {
 	size_t before = u->n;
 	struct dirent *de;
 	DIR *d;
 	int err = 0;
 
-	if (!(d = opendir(dir)))
+	if (!(d = opendir(od->path)))
 		return kb_error_set(errno == ENOENT ? KB_ENOTFOUND : KB_ERROR,
-				    "cannot read overlay directory '%s': %s", dir, strerror(errno));
+				    "cannot read overlay directory '%s': %s", od->path,
+				    strerror(errno));
 	while (!err && (de = readdir(d)))
 		if (de->d_name[0] != '.')
-			err = add_file(u, repo, dir, de->d_name);
+			err = add_file(u, repo, od, de->d_name);
 	closedir(d);
 	if (!err && u->n == before)
-		err = kb_error_set(KB_EINVALID, "overlay directory '%s' has no file", dir);
+		err = kb_error_set(KB_EINVALID, "overlay directory '%s' has no file", od->path);
+	return err;
+}
+
+/* KB_OVERLAY_PATH/Kbuild: one line a directory, each name once and a make target. */
+static int add_kbuild(struct updates *u, git_repository *repo, const struct kb_overlay_dir *dirs,
+		      size_t n)
+{
+	struct kb_buf text = KB_BUF_INIT, path = KB_BUF_INIT;
+	size_t i, j;
+	int err = kb_buf_puts(&text, "# SPDX-License-Identifier: GPL-2.0\n"
+				     "# kbackport: the KUnit suites of the fixes under test\n");
+
+	for (i = 0; i < n && !err; i++) {
+		if (!dirs[i].name[0] || dirs[i].name[strspn(dirs[i].name,
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")])
+			err = kb_error_set(KB_EINVALID, "overlay name '%s': letters, digits and '_' "
+					   "only", dirs[i].name);
+		for (j = 0; j < i && !err; j++)
+			if (!strcmp(dirs[i].name, dirs[j].name))
+				err = kb_error_set(KB_EINVALID, "overlays '%s' and '%s' have one name "
+						   "'%s'", dirs[j].path, dirs[i].path, dirs[i].name);
+		if (!err)
+			err = kb_buf_printf(&text, "obj-y += %s/\n", dirs[i].name);
+	}
+	if (!err && (err = kb_buf_printf(&path, "%s/Kbuild", KB_OVERLAY_PATH)) == 0)
+		err = add_blob(u, repo, path.ptr, GIT_FILEMODE_BLOB, text.ptr, text.size);
+	kb_buf_release(&text);
+	kb_buf_release(&path);
 	return err;
 }
 
 int kb_overlay_tree(git_oid *out, git_repository *repo, const git_oid *tree_id,
-		    const char *dir)
+		    const struct kb_overlay_dir *dirs, size_t n)
 {
 	struct updates u = { NULL, 0 };
 	git_tree_entry *there = NULL;
 	git_tree *tree = NULL;
 	char hex[GIT_OID_HEXSZ + 1];
+	size_t i;
 	int err;
 
 	git_oid_tostr(hex, sizeof(hex), tree_id);
@@ -181,10 +212,12 @@ int kb_overlay_tree(git_oid *out, git_repository *repo, const git_oid *tree_id,
 		goto done;
 	}
 	if ((err = add_makefile(&u, repo, tree, hex)) < 0 ||
-	    (err = add_dir(&u, repo, dir)) < 0)
+	    (err = add_kbuild(&u, repo, dirs, n)) < 0)
 		goto done;
-	if ((err = git_tree_create_updated(out, repo, tree, u.n, u.v)) < 0)
-		err = kb_error_git(err, "cannot write tree %s with overlay '%s'", hex, dir);
+	for (i = 0; i < n && !err; i++)
+		err = add_dir(&u, repo, &dirs[i]);
+	if (!err && (err = git_tree_create_updated(out, repo, tree, u.n, u.v)) < 0)
+		err = kb_error_git(err, "cannot write tree %s with the overlay", hex);
 done:
 	updates_release(&u);
 	git_tree_entry_free(there);

@@ -29,6 +29,7 @@ static const char style[] =
 	"{background:#d9f2d9;color:#17601f}\n"
 	".st-vulnerable,.st-conflict,.st-regression,.st-fail{background:#fadada;color:#9b1111}\n"
 	".st-error{background:#ffe4c4;color:#8a4b00}\n"
+	".st-untested{background:#fff3c4;color:#7a5d00}\n"
 	".st-skipped,.st-not-affected,.st-skip,.st-none{background:#e6e6e6;color:#555}\n"
 	".st-baseline{background:#fff;border:1px dashed #c55;font-weight:normal}\n"
 	"td.logs{max-width:30em}.logs a{display:inline-block;margin-right:.6em}\n"

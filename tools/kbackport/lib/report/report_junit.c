@@ -181,8 +181,8 @@ static int stage_test(struct jsuite *s, const struct kb_report_lane *l)
 		o = J_PASS;
 	else if (v == KB_VERDICT_ERROR)
 		o = J_ERROR;
-	else if (v == KB_VERDICT_SKIPPED)
-		o = J_SKIP;
+	else if (v == KB_VERDICT_SKIPPED || v == KB_VERDICT_UNTESTED)
+		o = J_SKIP;	/* untested: no case looked for the fix, none could fail */
 	if (!(c = add_case(s, "test", o)))
 		return kb_error_set(KB_ENOMEM, "out of memory");
 	c->seconds = l->test_seconds;

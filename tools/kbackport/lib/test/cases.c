@@ -70,10 +70,116 @@ static int add_detects(void *ctx, void *obj, yaml_node_t *value)
 	return string_list(&c->detects, &c->ndetects, ctx, value, "detects", "fix id");
 }
 
+/* The guest's words (data/guest/guest.c), with how many words follow each. */
+struct verb {
+	const char *name;
+	unsigned min, max;
+};
+
+static const struct verb step_verbs[] = {
+	{ "load", 1, 1 }, { "userns", 0, 0 }, { "move", 1, 1 }, { "caps", 1, 1 },
+	{ "ifflags", 1, 1 }, { "tcp-congestion", 1, 1 }, { "link-add", 2, 15 },
+	{ "link-change", 2, 15 }, { "link-del", 1, 1 },
+};
+
+static const struct verb expect_verbs[] = {
+	{ "errno", 1, 1 }, { "loaded", 1, 1 }, { "not-loaded", 1, 1 }, { "nothing-new", 0, 0 },
+};
+
+/* `line`: a known verb of `verbs` and its number of words, printable words only. */
+static int check_words(struct loader *l, yaml_node_t *node, const char *line,
+		       const struct verb *verbs, size_t n, const char *what)
+{
+	size_t len = strcspn(line, " "), i, words = 0;
+	const char *p;
+
+	for (p = line; *p; p++)
+		if ((unsigned char)*p < 0x21 && *p != ' ')
+			return kb_yaml_error(&l->y, node, KB_EINVALID,
+					     "%s '%s': only printable words, separated by spaces", what,
+					     line);
+	for (p = line + len; *(p += strspn(p, " ")); p += strcspn(p, " "))
+		words++;
+	for (i = 0; i < n; i++)
+		if (strlen(verbs[i].name) == len && !strncmp(verbs[i].name, line, len))
+			break;
+	if (i == n)
+		return kb_yaml_error(&l->y, node, KB_EINVALID, "%s '%s': no such %s", what, line,
+				     what);
+	if (words < verbs[i].min || words > verbs[i].max)
+		return kb_yaml_error(&l->y, node, KB_EINVALID,
+				     "%s '%s': '%s' takes %u to %u words, not %zu", what, line,
+				     verbs[i].name, verbs[i].min, verbs[i].max, words);
+	return 0;
+}
+
+static int add_steps(void *ctx, void *obj, yaml_node_t *value)
+{
+	struct loader *l = ctx;
+	struct kb_case *c = obj;
+	yaml_node_item_t *item;
+	size_t i = 0;
+	int err;
+
+	if ((err = string_list(&c->steps, &c->nsteps, l, value, "steps", "step")) < 0)
+		return err;
+	for (item = value->data.sequence.items.start; item < value->data.sequence.items.top;
+	     item++, i++)
+		if ((err = check_words(l, kb_yaml_node(&l->y, *item), c->steps[i], step_verbs,
+				       ARRAY_SIZE(step_verbs), "step")) < 0)
+			return err;
+	return 0;
+}
+
+static int add_expect(void *ctx, void *obj, yaml_node_t *value)
+{
+	struct loader *l = ctx;
+	struct kb_case *c = obj;
+	int err;
+
+	if ((err = kb_yaml_dup_string(&c->expect, &l->y, value, "expect")) < 0)
+		return err;
+	return check_words(l, value, c->expect, expect_verbs, ARRAY_SIZE(expect_verbs),
+			   "expectation");
+}
+
 static const struct kb_yaml_key case_keys[] = {
 	{ "proves", add_proves },
 	{ "detects", add_detects },
+	{ "steps", add_steps },
+	{ "expect", add_expect },
 };
+
+/* A guest case says what the guest does and expects; a KUnit case cannot. */
+static int check_case_kind(struct loader *l, const struct kb_suite_decl *s,
+			   const struct kb_case *c, yaml_node_t *map)
+{
+	if (s->runs == KB_RUNS_GUEST && !c->expect)
+		return kb_yaml_error(&l->y, map, KB_EINVALID,
+				     "guest case '%s' does not say what it should 'expect'", c->name);
+	if (s->runs == KB_RUNS_KUNIT && (c->expect || c->steps))
+		return kb_yaml_error(&l->y, map, KB_EINVALID,
+				     "KUnit case '%s': 'steps' and 'expect' are for guest cases "
+				     "(a KUnit case is C in the suite's source)", c->name);
+	return 0;
+}
+
+/* Each case of `s` against where the suite runs (known once the suite is read). */
+static int check_cases_kind(struct loader *l, const struct kb_suite_decl *s, yaml_node_t *map)
+{
+	yaml_node_pair_t *pair;
+	yaml_node_t *cases = NULL;
+	size_t i = 0;
+	int err = 0;
+
+	for (pair = map->data.mapping.pairs.start; pair < map->data.mapping.pairs.top; pair++)
+		if (!strcmp((const char *)kb_yaml_node(&l->y, pair->key)->data.scalar.value, "cases"))
+			cases = kb_yaml_node(&l->y, pair->value);
+	for (pair = cases->data.mapping.pairs.start;
+	     pair < cases->data.mapping.pairs.top && i < s->ncases && !err; pair++, i++)
+		err = check_case_kind(l, s, &s->cases[i], kb_yaml_node(&l->y, pair->value));
+	return err;
+}
 
 static int add_case(struct loader *l, struct kb_suite_decl *s, yaml_node_pair_t *pair)
 {
@@ -137,9 +243,16 @@ static int add_modules(void *ctx, void *obj, yaml_node_t *value)
 	return string_list(&s->modules, &s->nmodules, ctx, value, "modules", "module name");
 }
 
+static int add_probe(void *ctx, void *obj, yaml_node_t *value)
+{
+	struct kb_suite_decl *s = obj;
+	return string_list(&s->probe, &s->nprobe, ctx, value, "probe", "module name");
+}
+
 static const struct kb_yaml_key suite_keys[] = {
 	{ "runs", add_runs },
 	{ "modules", add_modules },
+	{ "probe", add_probe },
 	{ "cases", add_cases },
 };
 
@@ -162,7 +275,7 @@ static int add_suite(struct loader *l, yaml_node_pair_t *pair)
 				     "suite '%s' does not say where it 'runs' (kunit or guest)", s->name);
 	if (!s->ncases)
 		return kb_yaml_error(&l->y, map, KB_EINVALID, "suite '%s' has no 'cases'", s->name);
-	return 0;
+	return check_cases_kind(l, s, map);
 }
 
 static int remember_suites(void *ctx, void *obj, yaml_node_t *value)
@@ -236,6 +349,50 @@ int kb_cases_load(struct kb_cases **out, const char *path)
 	return err;
 }
 
+/* Move the suites of `from` to the end of `into`; `from` keeps no suite. */
+static int take_suites(struct kb_cases *into, struct kb_cases *from)
+{
+	struct kb_suite_decl *s;
+	size_t i;
+
+	for (i = 0; i < from->nsuites; i++)
+		if (kb_cases_suite(into, from->suites[i].name))
+			return kb_error_set(KB_EINVALID, "suite '%s' is in both '%s' and '%s'",
+					    from->suites[i].name, into->path, from->path);
+	if (!(s = realloc(into->suites, (into->nsuites + from->nsuites + 1) * sizeof(*s))))
+		return nomem();
+	into->suites = s;
+	memcpy(s + into->nsuites, from->suites, from->nsuites * sizeof(*s));
+	into->nsuites += from->nsuites;
+	memset(s + into->nsuites, 0, sizeof(*s));
+	from->nsuites = 0;
+	return 0;
+}
+
+int kb_cases_load_many(struct kb_cases **out, const char *const *paths, size_t n)
+{
+	struct kb_cases *all = NULL, *one = NULL;
+	size_t i;
+	int err = 0;
+
+	*out = NULL;
+	if (!n)
+		return kb_error_set(KB_EINVALID, "no cases file");
+	if ((err = kb_cases_load(&all, paths[0])) < 0)
+		return err;
+	for (i = 1; i < n && !err; i++) {
+		if ((err = kb_cases_load(&one, paths[i])) == 0)
+			err = take_suites(all, one);
+		kb_cases_free(one);
+		one = NULL;
+	}
+	if (err < 0)
+		kb_cases_free(all);
+	else
+		*out = all;
+	return err;
+}
+
 void kb_cases_free(struct kb_cases *cases)
 {
 	size_t s, c, d;
@@ -248,12 +405,19 @@ void kb_cases_free(struct kb_cases *cases)
 			for (d = 0; d < suite->cases[c].ndetects; d++)
 				free(suite->cases[c].detects[d]);
 			free(suite->cases[c].detects);
+			for (d = 0; d < suite->cases[c].nsteps; d++)
+				free(suite->cases[c].steps[d]);
+			free(suite->cases[c].steps);
+			free(suite->cases[c].expect);
 			free(suite->cases[c].name);
 			free(suite->cases[c].proves);
 		}
 		for (c = 0; c < suite->nmodules; c++)
 			free(suite->modules[c]);
 		free(suite->modules);
+		for (c = 0; c < suite->nprobe; c++)
+			free(suite->probe[c]);
+		free(suite->probe);
 		free(suite->cases);
 		free(suite->name);
 	}
@@ -311,6 +475,42 @@ bool kb_cases_detect(const struct kb_cases *cases, const char *fix_id)
 			if (kb_case_detects(&cases->suites[s].cases[c], fix_id))
 				return true;
 	return false;
+}
+
+static int guest_suite_text(struct kb_buf *out, const struct kb_suite_decl *s)
+{
+	size_t c, i;
+	int err = kb_buf_printf(out, "suite %s\n", s->name);
+
+	for (i = 0; i < s->nprobe && !err; i++)
+		err = kb_buf_printf(out, "%s%s%s", i ? " " : "probe ", s->probe[i],
+				    i + 1 == s->nprobe ? "\n" : "");
+	for (c = 0; c < s->ncases && !err; c++) {
+		const struct kb_case *k = &s->cases[c];
+
+		err = kb_buf_printf(out, "case %s\n", k->name);
+		for (i = 0; i < k->nsteps && !err; i++)
+			err = kb_buf_printf(out, "%s\n", k->steps[i]);
+		if (!err)
+			err = kb_buf_printf(out, "expect %s\nend\n", k->expect);
+	}
+	return err;
+}
+
+int kb_cases_guest_text(char **out, const struct kb_cases *cases)
+{
+	struct kb_buf text = KB_BUF_INIT;
+	size_t s;
+	int err = kb_buf_puts(&text, "# kbackport guest cases\n");
+
+	*out = NULL;
+	for (s = 0; s < cases->nsuites && !err; s++)
+		if (cases->suites[s].runs == KB_RUNS_GUEST)
+			err = guest_suite_text(&text, &cases->suites[s]);
+	if (!err)
+		*out = kb_buf_detach(&text);
+	kb_buf_release(&text);
+	return err;
 }
 
 const char *kb_suite_runs_name(enum kb_suite_runs runs)

@@ -1,5 +1,5 @@
 /*
- * The program a test kernel boots into: tests/qemu/guest.c, the capability
+ * The program a test kernel boots into: data/guest/guest.c, the capability
  * checks, printing KTAP; /init of the initramfs (initramfs.h).
  *
  *   <workdir>/guest/<key>/kbackport-guest    the compiled guest program;

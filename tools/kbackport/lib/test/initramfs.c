@@ -256,6 +256,9 @@ static int add_base(struct cpio *c, const struct kb_initramfs_spec *spec)
 		return err;
 	for (i = 0; i < sizeof(applets) / sizeof(applets[0]) && !err; i++)
 		err = cpio_symlink(c, applets[i], "/bin/busybox");
+	if (!err && spec->cases &&
+	    (err = cpio_dir(c, "kbackport", strlen("kbackport"), 0755)) == 0)
+		err = cpio_file(c, "kbackport/cases", 0644, spec->cases, strlen(spec->cases));
 	return err;
 }
 
@@ -773,6 +776,7 @@ int kb_initramfs_key(char key[65], const struct kb_initramfs_spec *spec)
 {
 	struct kb_buf text = KB_BUF_INIT;
 	const char *const *m;
+	char hash[65];
 	int err;
 
 	if (!spec->init)
@@ -781,6 +785,10 @@ int kb_initramfs_key(char key[65], const struct kb_initramfs_spec *spec)
 	    (err = key_file(&text, "program", "init", spec->init)) < 0 ||
 	    (err = key_file(&text, "program", "busybox",
 			    spec->busybox ? spec->busybox : "/bin/busybox")) < 0)
+		goto done;
+	if (spec->cases && (err = kb_sha256_hex(hash, spec->cases, strlen(spec->cases))) == 0)
+		err = kb_buf_printf(&text, "cases %s\n", hash);
+	if (err < 0)
 		goto done;
 	if (spec->modules_root && spec->modules)
 		for (m = spec->modules; *m && !err; m++)

@@ -17,6 +17,8 @@ struct kb_initramfs_spec {
 	const char *const *modules;	/* NULL: every module; else a
 					 * NULL-terminated list of module names or
 					 * aliases whose closure goes in */
+	const char *cases;		/* the guest's cases (/kbackport/cases,
+					 * cases.h kb_cases_guest_text()), or NULL */
 };
 
 /*
@@ -24,7 +26,8 @@ struct kb_initramfs_spec {
  * then rename) holding /init, /bin/busybox with /bin/sh, /sbin/modprobe,
  * insmod, rmmod and lsmod linked to it (modprobe is what the kernel runs
  * for request_module()), /dev/console (char 5,1), the /proc, /sys, /dev
- * and /tmp mount points, and the modules:
+ * and /tmp mount points, the guest's cases as /kbackport/cases, and the
+ * modules:
  *
  * - the closure of spec->modules follows modules.dep and the pre: and
  *   post: lists of modules.softdep (libcrc32c needs crc32c), resolving
@@ -52,7 +55,7 @@ int kb_initramfs_write(const char *out_path, const struct kb_initramfs_spec *spe
 /*
  * The cache key of the initramfs `spec` makes, as 64 hex digits and a NUL:
  * the SHA-256 of a text naming every input with its SHA-256: the format
- * (KB_INITRAMFS_FORMAT), the init program, busybox, the modules asked for,
+ * (KB_INITRAMFS_FORMAT), the init program, busybox, the cases, the modules asked for,
  * the release, each module file that goes in and every modules.* file of
  * the release. Equal inputs give the same key wherever they are.
  */

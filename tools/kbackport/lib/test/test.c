@@ -63,8 +63,35 @@ done:
 }
 
 /*
- * The initramfs for `target`: the guest (compiled when needed) and modules,
- * from <workdir>/initramfs/ when an earlier boot had the same inputs.
+ * <outdir>/guest-cases, read by the guest program itself (--check) on this
+ * host before any boot: a case it would not understand is an error now,
+ * with the guest's own words, not a lane that fails in the guest.
+ */
+static int check_cases(const char *program, const struct kb_test_target *target)
+{
+	struct kb_buf path = KB_BUF_INIT, log = KB_BUF_INIT;
+	const char *argv[] = { program, "--check", NULL, NULL };
+	int err;
+
+	if ((err = kb_buf_printf(&path, "%s/guest-cases", target->outdir)) < 0 ||
+	    (err = kb_buf_printf(&log, "%s/guest-cases.check", target->outdir)) < 0 ||
+	    (err = kb_write_file_atomic(path.ptr, target->guest_cases,
+					  strlen(target->guest_cases))) < 0)
+		goto done;
+	argv[2] = path.ptr;
+	unlink(log.ptr);
+	if ((err = kb_run_logged(argv, NULL, log.ptr)) < 0)
+		err = kb_error_prefix(err, "the guest cannot run the cases in '%s'", path.ptr);
+done:
+	kb_buf_release(&path);
+	kb_buf_release(&log);
+	return err;
+}
+
+/*
+ * The initramfs for `target`: the guest (compiled when needed), its cases
+ * and modules, from <workdir>/initramfs/ when an earlier boot had the same
+ * inputs.
  */
 static int make_initrd(struct kb_buf *initrd, bool *reused, const struct kb_test_target *target,
 		       const struct kb_test_opts *o)
@@ -83,6 +110,11 @@ static int make_initrd(struct kb_buf *initrd, bool *reused, const struct kb_test
 	spec.init = o->guest_program ? o->guest_program : program;
 	spec.modules_root = target->modules_root;
 	spec.modules = target->modules;
+	spec.cases = target->guest_cases;
+	if (spec.cases && !o->guest_program && (err = check_cases(program, target)) < 0) {
+		free(program);
+		return err;
+	}
 	err = o->workdir ? link_initrd(initrd->ptr, reused, o->workdir, &spec) :
 			   kb_initramfs_write(initrd->ptr, &spec);
 	if (err < 0)

@@ -6,6 +6,8 @@
  * fix is verdict.h's business; this module says what was seen, and
  * whether the boot went far enough to be believed.
  *
+ *   <outdir>/guest-cases      the guest's cases, as the initramfs has
+ *                             them (checked by the guest program first)
  *   <outdir>/initrd.cpio      the initramfs booted: a hard link to
  *                             <workdir>/initramfs/<key>.cpio, written only
  *                             when no earlier boot had the same inputs
@@ -27,7 +29,7 @@
 struct kb_test_opts {
 	const char *workdir;	/* the guest program is compiled under it, the
 				 * initramfs cached there; NULL: written afresh */
-	const char *guest_source;	/* tests/qemu/guest.c */
+	const char *guest_source;	/* data/guest/guest.c */
 	const char *guest_program;	/* a ready static /init instead, or NULL */
 	const char *qemu;	/* NULL: qemu-system-x86_64 */
 	enum kb_accel accel;
@@ -43,6 +45,8 @@ struct kb_test_target {
 	const char *modules_root;	/* holds lib/modules/<release>/, or NULL */
 	const char *const *modules;	/* NULL: every module; else these and
 					 * their dependencies */
+	const char *guest_cases;	/* the guest's cases (cases.h
+					 * kb_cases_guest_text()), or NULL */
 	const char *outdir;	/* created when missing */
 };
 

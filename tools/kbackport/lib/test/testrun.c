@@ -21,14 +21,18 @@ static int guest_modules(char ***out, const struct kb_cases *cases)
 }
 
 int kb_tester_init(struct kb_tester *t, const struct kb_test_opts *opts,
-		   const char *cases_path, bool accel_auto)
+		   struct kb_cases *cases, bool accel_auto)
 {
-	int err;
+	int err = 0;
 
 	memset(t, 0, sizeof(*t));
 	t->opts = *opts;
 	t->accel_auto = accel_auto;
-	if ((err = kb_cases_load(&t->cases, cases_path)) < 0 ||
+	t->cases = cases;
+	if (!t->cases && (!(t->cases = calloc(1, sizeof(*t->cases))) ||
+			  !(t->cases->path = kb_strdup("(no cases)"))))
+		err = kb_error_set(KB_ENOMEM, "out of memory");
+	if (err < 0 || (err = kb_cases_guest_text(&t->guest_cases, t->cases)) < 0 ||
 	    (err = guest_modules(&t->distro_modules, t->cases)) < 0)
 		kb_tester_release(t);
 	return err;
@@ -37,6 +41,7 @@ int kb_tester_init(struct kb_tester *t, const struct kb_test_opts *opts,
 void kb_tester_release(struct kb_tester *t)
 {
 	kb_cases_free(t->cases);
+	free(t->guest_cases);
 	free(t->distro_modules);
 	free(t->accel_note);
 	memset(t, 0, sizeof(*t));
@@ -97,12 +102,14 @@ int kb_tester_lane_any(struct kb_lane_test *out, struct kb_tester *t,
 		       const struct kb_test_target *target, bool with_kunit,
 		       const char *const *fix_ids, size_t nfix_ids)
 {
+	struct kb_test_target with_cases = *target;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if (!t->accel_probed && (err = probe_accel(t, target)) < 0)
+	with_cases.guest_cases = t->guest_cases;
+	if (!t->accel_probed && (err = probe_accel(t, &with_cases)) < 0)
 		return err;
-	if ((err = kb_test_boot(&out->run, target, &t->opts)) < 0)
+	if ((err = kb_test_boot(&out->run, &with_cases, &t->opts)) < 0)
 		return err;
 	out->booted = true;
 	return kb_lane_verdict_any(&out->verdict, t->cases, &out->run.ktap, with_kunit, fix_ids,

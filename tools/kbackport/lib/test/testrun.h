@@ -16,15 +16,20 @@
 struct kb_tester {
 	struct kb_test_opts opts;	/* accel becomes KVM after a good probe */
 	struct kb_cases *cases;
+	char *guest_cases;	/* the guest suites of `cases`, as the guest reads them */
 	char **distro_modules;	/* NULL-terminated, borrowed from cases */
 	bool accel_auto;	/* probe KVM before the first boot */
 	bool accel_probed;
 	char *accel_note;	/* why KVM is not used, or NULL */
 };
 
-/* Load `cases_path`; `opts` is copied (its strings are borrowed). */
+/*
+ * A tester of lanes with `cases` (taken over: freed with the tester; NULL:
+ * no case at all, every lane untested); `opts` is copied (its strings are
+ * borrowed).
+ */
 int kb_tester_init(struct kb_tester *t, const struct kb_test_opts *opts,
-		   const char *cases_path, bool accel_auto);
+		   struct kb_cases *cases, bool accel_auto);
 void kb_tester_release(struct kb_tester *t);
 
 struct kb_lane_test {
