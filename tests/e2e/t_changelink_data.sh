@@ -309,29 +309,41 @@ test_expect_success 'ip_gre alone reversed: applied by its era'"'"'s variant, De
 		test "$(git -C "$L" rev-parse "backport/$GRE/$v.y^{tree}")" = "$(git -C "$L" rev-parse "stable/$v.y^{tree}")" || exit 1
 	done )
 '
-# half: ipgre_changelink's check gone, erspan_changelink's kept
-config half.yaml 6.1.y=half-gre-6.1 6.12.y=half-gre-6.12
-test_expect_success 'one of ip_gre'"'"'s two checks reversed: partial, nothing written' '
+# half REPO: branches half-gre-6.1 and half-gre-6.12 in REPO, Debian's
+# with ipgre_changelink's check gone and erspan_changelink's kept
+half() {
 	( for v in 6.1 6.12; do
-		git -C "$L" show stable/$v.y:net/ipv4/ip_gre.c |
+		git -C "$1" show stable/$v.y:net/ipv4/ip_gre.c |
 			awk "/^static int ipgre_changelink\\(/ { f = 1 }
 			     f && /rtnl_dev_link_net_capable/ { skip = 3; f = 0 }
-			     skip { skip--; next } { print }" > ip_gre.c &&
-		test "$(git -C "$L" show stable/$v.y:net/ipv4/ip_gre.c | wc -l)" = "$(($(wc -l < ip_gre.c) + 3))" &&
-		blob=$(git -C "$L" hash-object -w --path net/ipv4/ip_gre.c "$TMP/ip_gre.c") &&
+			     skip { skip--; next } { print }" > "$TMP/ip_gre.c" &&
+		test "$(git -C "$1" show stable/$v.y:net/ipv4/ip_gre.c | wc -l)" = "$(($(wc -l < "$TMP/ip_gre.c") + 3))" &&
+		blob=$(git -C "$1" hash-object -w --path net/ipv4/ip_gre.c "$TMP/ip_gre.c") &&
 		export GIT_INDEX_FILE=$TMP/index &&
-		git -C "$L" read-tree stable/$v.y &&
-		git -C "$L" update-index --cacheinfo 100644,$blob,net/ipv4/ip_gre.c &&
-		tree=$(git -C "$L" write-tree) &&
-		git -C "$L" update-ref refs/heads/half-gre-$v "$(git -C "$L" commit-tree $tree -p stable/$v.y -m half)" || exit 1
-	done ) &&
+		git -C "$1" read-tree stable/$v.y &&
+		git -C "$1" update-index --cacheinfo 100644,$blob,net/ipv4/ip_gre.c &&
+		tree=$(git -C "$1" write-tree) &&
+		git -C "$1" update-ref refs/heads/half-gre-$v "$(git -C "$1" commit-tree $tree -p stable/$v.y -m half)" || exit 1
+	done )
+}
+config half.yaml 6.1.y=half-gre-6.1 6.12.y=half-gre-6.12
+# in the clone (the pre-image blobs at hand, backport refs from above)
+# and in a plain one: the same conflict, nothing written
+test_expect_success 'one of ip_gre'"'"'s two checks reversed: a conflict naming both places, the other check never written twice' '
+	git clone -q --bare --shared "$REPO" plain.git &&
+	half "$L" && half "$TMP/plain.git" &&
+	sed "s|^repo: .*|repo: $TMP/plain.git|" half.yaml > plain.yaml &&
 	git -C "$L" for-each-ref > refs.before &&
-	{ "$KBACKPORT" apply --config half.yaml --fix "$FAM/$GRE" --json > half.json; test $? = 1; } &&
-	results half.json > half.got &&
-	printf "6.1.y $GRE partial 6.1\n6.12.y $GRE partial 6.12\n" | test_cmp - half.got &&
-	jq -r ".results[] | .hunks[] | \"\(.hunk) \(.status)\"" half.json > hunks &&
-	printf "1 missing\n2 in\n1 missing\n2 in\n" | test_cmp - hunks &&
-	git -C "$L" for-each-ref | test_cmp refs.before -
+	( for y in half plain; do
+		{ "$KBACKPORT" apply --config $y.yaml --fix "$FAM/$GRE" --json > $y.json; test $? = 1; } &&
+		jq -r ".results[] | \"\(.branch) \(.status) \(.variant) \([.hunks[] | \"\(.hunk):\(.status)\"] | join(\",\")) \(.detail)\"" $y.json > $y.got &&
+		test_cmp - $y.got <<-EOF || exit 1
+		6.1.y conflict 6.1 1:ambiguous,2:in variant '"'"'6.1'"'"' does not apply: hunk 1 of '"'"'net/ipv4/ip_gre.c'"'"' fits more than one place (line 1406 forward, line 1441 in reverse): not guessing
+		6.12.y conflict 6.12 1:ambiguous,2:in variant '"'"'6.12'"'"' does not apply: hunk 1 of '"'"'net/ipv4/ip_gre.c'"'"' fits more than one place (line 1451 forward, line 1486 in reverse): not guessing
+		EOF
+	done ) &&
+	git -C "$L" for-each-ref | test_cmp refs.before - &&
+	test -z "$(git -C plain.git for-each-ref "refs/heads/backport/$GRE/")"
 '
 test_expect_success 'the shared repository got no ref' '
 	git -C "$REPO" for-each-ref --format="%(refname)" > shared.refs &&
