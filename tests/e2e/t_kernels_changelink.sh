@@ -14,8 +14,8 @@
 #   - vxlan alone reversed: the queue applies it, the others are
 #     already-applied, Debian's tree again; ip_gre alone reversed: applied
 #     by its era's variant; one of ip_gre's two checks reversed: the other
-#     is never written twice (merged 3-way into Debian's file where the
-#     pre-image blob is at hand, else a conflict that names both places).
+#     is never written twice, a conflict names both places the first fits
+#     (with the pre-image blobs at hand or not).
 # Runs after t_kernels.sh (its name sorts after it), which imports the trees.
 source "$(dirname "$0")/lib.sh"
 T_SUITE=e2e-changelink-data
