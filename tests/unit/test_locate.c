@@ -913,6 +913,57 @@ static void test_locate_changed_context(void **state)
 	assert_false(m.changed);
 }
 
+/*
+ * Functions that open alike, the change in some of them only: a hunk
+ * whose reverse place an earlier hunk's reverse took (it fits there too)
+ * must not apply again, with fuzz, just below its own lines.
+ */
+#define TWIN(name, fixed) \
+	"int " name "(struct t *t)\n{\n\tint p;\n\tint err;\n\n" \
+	fixed "\tif (t->data)\n\t\treturn go(t);\n\treturn 0;\n}\n"
+#define CHECK "\tif (!allowed(t))\n\t\treturn -EPERM;\n\n"
+#define TWIN_HUNK(at) \
+	"@@ -" at ",6 +" at ",9 @@\n \tint p;\n \tint err;\n \n+\tif (!allowed(t))\n" \
+	"+\t\treturn -EPERM;\n+\n \tif (t->data)\n \t\treturn go(t);\n \treturn 0;\n"
+
+static void test_decide_twins(void **state)
+{
+	static const char two[] = "--- a/t.c\n+++ b/t.c\n" TWIN_HUNK("3") TWIN_HUNK("13");
+	static const char three[] = "--- a/t.c\n+++ b/t.c\n" TWIN_HUNK("3") TWIN_HUNK("13")
+		TWIN_HUNK("23");
+	struct decided d;
+
+	(void)state;
+	/* the second has it: never applied twice there; the first applies to
+	 * a() and its reverse fits b() as well */
+	decide(&d, TWIN("a", "") "\n" TWIN("b", CHECK), two);
+	assert_int_equal(d.state, KB_FILE_FAILED);
+	assert_null(d.text);
+	assert_int_equal(d.r[0].status, KB_HUNK_AMBIGUOUS);
+	assert_int_equal(d.r[0].match.ambiguity, KB_AMBIG_WAYS);
+	assert_int_equal(d.r[0].tree_line, 2);
+	assert_int_equal(d.r[0].match.other_line, 12);
+	assert_int_equal(d.r[1].status, KB_HUNK_PRESENT);
+	assert_int_equal(d.r[1].tree_line, 12);
+	assert_int_equal(d.r[1].match.fuzz, 0);
+	/* the last of three has it */
+	decide(&d, TWIN("a", "") "\n" TWIN("b", "") "\n" TWIN("c", CHECK), three);
+	assert_int_equal(d.state, KB_FILE_FAILED);
+	assert_null(d.text);
+	assert_int_equal(d.r[1].status, KB_HUNK_APPLIED);
+	assert_int_equal(d.r[2].status, KB_HUNK_PRESENT);
+	assert_int_equal(d.r[2].tree_line, 22);
+	/* none has it: each gets it once; all have it: in */
+	decide(&d, TWIN("a", "") "\n" TWIN("b", ""), two);
+	assert_int_equal(d.state, KB_FILE_APPLIES);
+	assert_string_equal(d.text, TWIN("a", CHECK) "\n" TWIN("b", CHECK));
+	free(d.text);
+	decide(&d, TWIN("a", CHECK) "\n" TWIN("b", CHECK) "\n" TWIN("c", CHECK), three);
+	assert_int_equal(d.state, KB_FILE_PRESENT);
+	assert_string_equal(d.text, TWIN("a", "") "\n" TWIN("b", "") "\n" TWIN("c", ""));
+	free(d.text);
+}
+
 static void test_file_apply_newlines(void **state)
 {
 	struct kb_patch *newfile = patch_of(
@@ -1016,6 +1067,7 @@ int main(void)
 		cmocka_unit_test(test_locate_rules_are_not_fuzz),
 		cmocka_unit_test(test_decide_blocks),
 		cmocka_unit_test(test_decide_blocks_limits),
+		cmocka_unit_test(test_decide_twins),
 		cmocka_unit_test(test_locate_changed_context),
 		cmocka_unit_test(test_file_apply_newlines),
 		cmocka_unit_test(test_text_contains),

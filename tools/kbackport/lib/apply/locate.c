@@ -1299,6 +1299,49 @@ static void classify(struct kb_hunk_result *hunks, size_t count[4],
 	}
 }
 
+/*
+ * A hunk the reverse pass could not place may still be in, right where
+ * the forward pass would apply it: an earlier hunk's reverse can take its
+ * place (two functions that open alike, the change in the second only:
+ * the first hunk's reverse fits the second function too), and fuzz lets
+ * the insertion apply again just below its own lines. Its reverse is then
+ * looked for alone, on the file as it is, and counts (classify() weighs
+ * it) only where the forward pass put the hunk, and only when it fits
+ * there more cheaply: applying the hunk would write its lines twice.
+ */
+static int reverse_alone(struct kb_hunk_result *r, const struct kb_hunk_result *f,
+			 const char *buf, size_t len, const struct kb_file_patch *fwd,
+			 const struct kb_file_patch *rev, const struct kb_locate_opts *opts,
+			 const struct kb_locate_opts *ropts)
+{
+	struct kb_lines file = KB_LINES_INIT;
+	struct kb_hunk_result alone;
+	const struct kb_hunk *h;
+	bool split = false;
+	size_t i, at;
+	int err = 0;
+
+	for (i = 0; i < fwd->nhunks && !err; i++) {
+		h = &fwd->hunks[i];
+		if (f[i].status != KB_HUNK_APPLIED || r[i].status == KB_HUNK_APPLIED ||
+		    h->new_lines <= h->old_lines)
+			continue;
+		if (!split && (err = kb_lines_split(&file, buf, len)) < 0)
+			break;
+		split = true;
+		memset(&alone, 0, sizeof(alone));
+		if (kb_locate_hunk(&alone.match, &file, &rev->hunks[i], f[i].tree_line, 0, ropts))
+			continue;
+		alone.status = KB_HUNK_APPLIED;
+		alone.tree_line = at = whole_start(alone.match.line, alone.match.trim_head);
+		if (f[i].tree_line >= at && f[i].tree_line <= at + h->new_lines &&
+		    hunk_cost(&alone, opts) < hunk_cost(&f[i], opts))
+			r[i] = alone;
+	}
+	kb_lines_release(&file);
+	return err;
+}
+
 static void take(struct kb_hunk_result *hunks, const struct kb_hunk_result *from,
 		 size_t n, enum kb_hunk_status status)
 {
@@ -1344,6 +1387,8 @@ int kb_file_decide(struct kb_file_decision *out, struct kb_hunk_result *hunks,
 		err = ferr < 0 && ferr != KB_ECONFLICT ? ferr : rerr;
 		goto done;
 	}
+	if (rerr && (err = reverse_alone(r, f, buf, len, fwd, rev, opts, &ropts)) < 0)
+		goto done;
 	kb_error_clear();
 	classify(hunks, count, f, r, fwd, opts);
 	/* a hunk that fits both ways, or twice, is never counted as in */
