@@ -365,22 +365,29 @@ void cli_build_paths_release(struct cli_build_paths *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* The kernel.config of the collection: under `roots`, else backports/ beside the config. */
+/*
+ * The kernel.config of the collection: the fixes under `roots` (the --fix
+ * directories) and under backports/ beside the config, so that one fix of
+ * a family run alone gets the config its family's runs get.
+ */
 static int collection_configs(struct cli_build_paths *p, const struct kb_config *config,
 			      const struct kb_fix *const *fixes, size_t nfixes,
 			      const char *const *roots, size_t nroots)
 {
 	struct kb_buf def = KB_BUF_INIT;
-	const char *one[1];
-	int err = 0;
+	const char **all;
+	size_t i;
+	int err;
 
-	if (!nroots && (err = kb_buf_printf(&def, "%s/backports", config->dir)) == 0) {
-		one[0] = def.ptr;
-		roots = one;
-		nroots = 1;
+	if (!(all = calloc(nroots + 2, sizeof(*all))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	for (i = 0; i < nroots; i++)
+		all[i] = roots[i];
+	if ((err = kb_buf_printf(&def, "%s/backports", config->dir)) == 0) {
+		all[nroots] = def.ptr;
+		err = kb_fix_tests_configs(&p->configs, &p->nconfigs, all, nroots + 1, fixes, nfixes);
 	}
-	if (!err)
-		err = kb_fix_tests_configs(&p->configs, &p->nconfigs, roots, nroots, fixes, nfixes);
+	free(all);
 	kb_buf_release(&def);
 	return err;
 }

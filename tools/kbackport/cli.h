@@ -134,8 +134,9 @@ int cli_data_path(struct kb_buf *out, const struct kb_config *config, enum kb_da
  * is an error), and from the fixes (fixtests.h): the tests of the fixes
  * under test (`fixes`: their cases, their KUnit suites as the overlays,
  * unless `overlay` names one directory instead or `no_overlay`), and the
- * kernel.config of every fix of the collection (the fixes under `roots`:
- * the --fix directories, else backports/ beside the config; and `fixes`).
+ * kernel.config of every fix of the collection (the fixes under `roots`,
+ * the --fix directories, and under backports/ beside the config; and
+ * `fixes`).
  * `p` owns what it made.
  */
 struct cli_build_paths {
