@@ -347,9 +347,11 @@ static int setup(struct kb_pipeline *p, struct kb_tester *tester, struct kb_run_
 	/* a bad --reports is found before the work directory is touched */
 	if ((err = kb_run_dir_create(rd, o->reports)) < 0)
 		return err;
-	paths->build.tests.cases = NULL;	/* the tester's now */
-	if ((err = kb_lock_dir(lock_fd, o->t.workdir)) < 0 ||
-	    (err = kb_tester_init(tester, &topts, cases, o->accel_auto)) < 0)
+	if ((err = kb_lock_dir(lock_fd, o->t.workdir)) == 0) {
+		paths->build.tests.cases = NULL;	/* the tester's now, even on failure */
+		err = kb_tester_init(tester, &topts, cases, o->accel_auto);
+	}
+	if (err < 0)
 		kb_run_dir_discard(rd);
 	return err;
 }
