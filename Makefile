@@ -228,10 +228,11 @@ check-valgrind: $(UNIT_BIN) $(BUILD)/kbackport
 	@KBACKPORT=$(abspath $(BUILD)/kbackport) ./tests/valgrind.sh $(UNIT_BIN)
 
 # Every part runs even when an earlier one failed; the summary decides.
-# Two streams side by side, one per core: the kernels (unit, integration,
-# then e2e, whose builds use both cores and whose QEMU boots use one) and
-# the single-threaded passes (ASan/UBSan, then valgrind), whose output is
-# kept in build/check-side.log and printed when both are done. Everything
+# Two streams side by side, one per core: the kernels (unit, then e2e,
+# whose builds use both cores and whose QEMU boots use one) and the
+# single-threaded passes (integration, ASan/UBSan, then valgrind), whose
+# output is kept in build/check-side.log and printed when both are done
+# (the two streams take about as long as each other). Everything
 # both streams run is built first, so no two makes build the same file.
 # tests/summary.sh then says where the time went (slowest suites, each
 # pass, ccache's share of the kernel builds). KB_CHECK_SERIAL=1 runs the
@@ -258,12 +259,13 @@ check: deps
 .PHONY: check-main check-side check-bins
 check-main:
 	@st=0; \
-	$(MAKE) -k --no-print-directory unit integration || st=1; \
+	$(MAKE) --no-print-directory unit || st=1; \
 	$(MAKE) --no-print-directory e2e || st=1; \
 	exit $$st
 
 check-side:
 	@st=0; \
+	$(MAKE) --no-print-directory integration || st=1; \
 	$(MAKE) --no-print-directory check-asan || st=1; \
 	$(MAKE) --no-print-directory check-valgrind || st=1; \
 	exit $$st
