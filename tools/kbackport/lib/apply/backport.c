@@ -642,8 +642,8 @@ static int history_in(struct kb_result *res, struct lane *lane, const struct kb_
 	history_changed_words(&d, h);
 	if (!(described = kb_apply_describe(look, true)))
 		return KB_ENOMEM;
-	kb_buf_printf(&notes, "the content alone: variant '%s' is %s in '%s'\n%s", variant->name,
-		      kb_file_state_name(look->state), branch->ref, described);
+	kb_buf_printf(&notes, "the content alone, in '%s': variant '%s' %s\n%s", branch->ref,
+		      variant->name, kb_file_state_name(look->state), described);
 	free(described);
 	free(res->notes);
 	res->notes = kb_buf_detach(&notes);

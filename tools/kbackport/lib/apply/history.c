@@ -303,7 +303,7 @@ static int add_commit(struct index *ix, git_commit *commit)
  * The index holds what history_msg.c read in the messages: a change to what
  * it reads must change this magic, so that older indexes are read again.
  */
-#define INDEX_MAGIC "KBHIDX2\n"
+#define INDEX_MAGIC "KBHIDX3\n"
 #define PATH_MAGIC "KBHPTH1\n"
 
 struct reader {
@@ -1134,20 +1134,28 @@ static int add_name(struct look *l, const char *hex)
 	return 0;
 }
 
+/* The fix's names: its upstream, its patch's "From <sha>", what its message names. */
 static int look_names(struct look *l)
 {
+	const struct kb_patch *patch = l->fix->patch;
 	struct kb_history_ref *refs = NULL;
+	struct kb_buf message = KB_BUF_INIT;
 	size_t n = 0, i;
 	int err;
 
 	if ((err = add_name(l, l->fix->upstream)) < 0 ||
-	    (l->fix->patch && (err = add_name(l, l->fix->patch->from_commit)) < 0) ||
-	    (l->fix->patch && l->fix->patch->body &&
-	     (err = kb_history_message_refs(&refs, &n, l->fix->patch->body)) < 0))
+	    (patch && (err = add_name(l, patch->from_commit)) < 0))
 		return err;
-	for (i = 0; i < n && !err; i++)
-		err = add_name(l, refs[i].hex);
+	if (!patch || !patch->body)
+		return 0;
+	/* the whole message, as the index reads a commit's: the body's first line is known */
+	if ((err = kb_buf_printf(&message, "%s\n\n%s", patch->subject ? patch->subject : "",
+				 patch->body)) == 0 &&
+	    (err = kb_history_message_refs(&refs, &n, message.ptr)) == 0)
+		for (i = 0; i < n && !err; i++)
+			err = add_name(l, refs[i].hex);
 	free(refs);
+	kb_buf_release(&message);
 	return err;
 }
 
@@ -1244,7 +1252,7 @@ static int ref_events(struct look *l)
 	return 0;
 }
 
-/* The fix's commit itself in the branch. */
+/* The fix's commit itself in the branch (changing its files, as any evidence). */
 static int own_events(struct look *l)
 {
 	git_oid id;
@@ -1254,7 +1262,8 @@ static int own_events(struct look *l)
 
 	for (i = 0; i < l->nnames; i++) {
 		if (strlen(l->names[i]) != GIT_OID_HEXSZ || git_oid_fromstr(&id, l->names[i]) < 0 ||
-		    (c = find_commit(l->ix, &id)) < 0 || !in_bits(l->reach, (uint32_t)c))
+		    (c = find_commit(l->ix, &id)) < 0 || !in_bits(l->reach, (uint32_t)c) ||
+		    !touched(l, (uint32_t)c))
 			continue;
 		if ((err = add_event(l, (uint32_t)c, false, NULL,
 				     "it is the fix's commit %.12s itself", l->names[i])) < 0)
@@ -1336,9 +1345,10 @@ static int revert_event(struct look *l, const struct fact *f)
 {
 	if (!in_bits(l->reach, f->commit))
 		return 0;
-	return add_event(l, f->commit, true, NULL,
-			 f->kind == FACT_REVERT_SUBJECT ? "its subject reverts \"%s\"" :
-							  "its message says it reverts %s",
+	if (f->kind == FACT_REVERT_SUBJECT)
+		return add_event(l, f->commit, true, NULL, "its subject reverts \"%s\"",
+				 l->ix->text + f->text);
+	return add_event(l, f->commit, true, NULL, "its message says it reverts %.12s",
 			 l->ix->text + f->text);
 }
 
@@ -1360,8 +1370,11 @@ static int reverts_of(struct look *l, const char *hex)
 	return 0;
 }
 
-/* Commits of the branch that say they revert the fix or one of its apply events. */
-static int revert_events(struct look *l)
+/*
+ * Commits of the branch that say they revert the fix or one of its apply
+ * events (those from `from` on; the fix's own names when `from` is 0).
+ */
+static int revert_events(struct look *l, size_t from)
 {
 	const struct index *ix = l->ix;
 	size_t napply = l->nevents, i, k;
@@ -1370,19 +1383,21 @@ static int revert_events(struct look *l)
 
 	if (!(subjects = calloc(napply + 1, sizeof(*subjects))))
 		return kb_error_set(KB_ENOMEM, "out of memory");
-	for (i = 0; i < l->nnames && !err; i++)
+	for (i = 0; from == 0 && i < l->nnames && !err; i++)
 		err = reverts_of(l, l->names[i]);
-	for (i = 0; i < napply && !err; i++) {
+	for (i = from; i < napply && !err; i++) {
 		const git_oid *id = &ix->commits[l->events[i].commit].id;
+		if (l->events[i].revert)
+			continue;
 		if ((err = reverts_of(l, git_oid_tostr(hex, sizeof(hex), id))) == 0)
 			err = commit_subject(&subjects[i], l->repo, id);
 	}
 	for (i = 0; i < ix->nsubjects && !err; i++) {
 		const struct fact *f = &ix->facts[ix->subjects[i]];
 		const char *text = ix->text + f->text;
-		bool yes = l->fix->subject && !strcmp(text, l->fix->subject);
-		for (k = 0; k < napply && !yes; k++)
-			yes = !strcmp(text, subjects[k]);
+		bool yes = from == 0 && l->fix->subject && !strcmp(text, l->fix->subject);
+		for (k = from; k < napply && !yes; k++)
+			yes = subjects[k] && !strcmp(text, subjects[k]);
 		if (yes)
 			err = revert_event(l, f);
 	}
@@ -1405,6 +1420,64 @@ static int revert_events(struct look *l)
 		}
 	}
 	return 0;
+}
+
+/* A commit reverting the revert `r` (fact `f`), changing the fix's files: it brings the fix back. */
+static int rerevert_event(struct look *l, const struct fact *f, uint32_t r)
+{
+	const char *path;
+	char hex[GIT_OID_HEXSZ + 1];
+
+	if (f->commit == r || !in_bits(l->reach, f->commit) || !(path = touched(l, f->commit)))
+		return 0;
+	git_oid_tostr(hex, sizeof(hex), &l->ix->commits[r].id);
+	return add_event(l, f->commit, false, NULL,
+			 "it reverts %.12s, a revert of the fix, and it changes %s", hex, path);
+}
+
+/*
+ * The reverts of the fix's reverts bring it back (`Revert "Revert ..."`,
+ * "This reverts commit <revert>"); they can be reverted too, a few rounds.
+ */
+static int rerevert_events(struct look *l)
+{
+	const struct index *ix = l->ix;
+	char hex[GIT_OID_HEXSZ + 1], *subject = NULL;
+	size_t round, n, i, k;
+	int err = 0;
+
+	for (round = 0; round < 4 && !err; round++) {
+		n = l->nevents;
+		for (i = 0; i < n && !err; i++) {
+			uint32_t r = l->events[i].commit;
+			uint32_t key;
+			if (!l->events[i].revert)
+				continue;
+			git_oid_tostr(hex, sizeof(hex), &ix->commits[r].id);
+			key = hex_key(hex);
+			for (k = first_keyed(ix, key); k < ix->nby_key && !err; k++) {
+				const struct fact *f = &ix->facts[ix->by_key[k]];
+				if (hex_key(ix->text + f->text) != key)
+					break;
+				if (f->kind == FACT_REVERT_SHA && same_sha(ix->text + f->text, hex))
+					err = rerevert_event(l, f, r);
+			}
+			if (err || (err = commit_subject(&subject, l->repo, &ix->commits[r].id)) < 0)
+				break;
+			for (k = 0; k < ix->nsubjects && !err; k++) {
+				const struct fact *f = &ix->facts[ix->subjects[k]];
+				if (!strcmp(ix->text + f->text, subject))
+					err = rerevert_event(l, f, r);
+			}
+			free(subject);
+			subject = NULL;
+		}
+		if (err || l->nevents == n)
+			break;
+		err = revert_events(l, n);
+	}
+	free(subject);
+	return err;
 }
 
 static int fill_commit(struct kb_history_commit *out, struct look *l, uint32_t c,
@@ -1524,7 +1597,8 @@ int kb_history_find(struct kb_history_answer *out, struct kb_history *h,
 		goto done;
 	for (v = 0; v < fix->nvariants && !err; v++)
 		err = patchid_events(&l, fix->variants[v].patch, fix->variants[v].name);
-	if (err < 0 || (err = revert_events(&l)) < 0 || (err = decide(out, &l)) < 0)
+	if (err < 0 || (err = revert_events(&l, 0)) < 0 || (err = rerevert_events(&l)) < 0 ||
+	    (err = decide(out, &l)) < 0)
 		goto done;
 done:
 	if (l.ix)

@@ -80,8 +80,26 @@ static const struct ref_form {
 	{ "based on commit ", " upstream", "Based on commit <sha> upstream", false },
 };
 
-/* A reference in the line at `line`: its form, the sha in `hex`; or NULL. */
-static const char *line_ref(char hex[GIT_OID_HEXSZ + 1], const char *line)
+/* The line at `p` ends with the word "upstream" (a reference wrapped after it). */
+static bool ends_upstream(const char *line, const char *next)
+{
+	const char *end = next - 1;	/* the newline */
+
+	while (end > line && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	return end - line >= 8 && !strncasecmp(end - 8, "upstream", 8) &&
+	       (end - line == 8 || !isalnum((unsigned char)end[-9]));
+}
+
+/*
+ * A reference in the line at `line`: its form, the sha in `hex`; or NULL.
+ * "commit <sha>" alone on its line names the commit only where a stable
+ * message names it (`lone`: the first line of the body, or after a line
+ * ending in "upstream"): elsewhere it is a commit quoted, "introduced by\n
+ * commit <sha>\n". "Upstream commit <sha>" without a colon must end its
+ * line, for the same reason.
+ */
+static const char *line_ref(char hex[GIT_OID_HEXSZ + 1], const char *line, bool lone)
 {
 	const char *p, *end;
 	size_t i, n;
@@ -93,13 +111,19 @@ static const char *line_ref(char hex[GIT_OID_HEXSZ + 1], const char *line)
 		if (!(n = hex_run(p)))
 			continue;
 		end = p + n;
-		/* "commit <sha>" alone on its line: a reference too */
-		if (forms[i].suffix && !after(end, forms[i].suffix) &&
-		    !(i == 0 && line_ends(end)))
+		if (i == 0 && !after(end, forms[i].suffix)) {
+			/* "commit <sha>" alone on its line */
+			if (!lone || !line_ends(end))
+				continue;
+			hex_copy(hex, p, n);
+			return "commit <sha>";
+		}
+		if (forms[i].suffix && !after(end, forms[i].suffix))
+			continue;
+		if (!strcmp(forms[i].prefix, "upstream commit ") &&
+		    !line_ends(*end == '.' ? end + 1 : end))
 			continue;
 		hex_copy(hex, p, n);
-		if (i == 0 && !after(end, forms[i].suffix))
-			return "commit <sha>";
 		return forms[i].form;
 	}
 	return NULL;
@@ -108,15 +132,28 @@ static const char *line_ref(char hex[GIT_OID_HEXSZ + 1], const char *line)
 int kb_history_message_refs(struct kb_history_ref **out, size_t *n, const char *message)
 {
 	struct kb_history_ref *list = NULL, *grown;
-	const char *line;
+	const char *line, *next, *prev = NULL;
 	char hex[GIT_OID_HEXSZ + 1];
 	const char *form;
 	size_t count = 0;
+	int para = 0;		/* 0: the subject, 1: the blank lines after it, 2: the body */
+	bool first_body = false;
 
 	*out = NULL;
 	*n = 0;
-	for (line = message; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-		if (!(form = line_ref(hex, line)))
+	for (line = message; line && *line; prev = line, line = next) {
+		next = strchr(line, '\n');
+		next = next ? next + 1 : NULL;
+		first_body = false;
+		if (line_ends(line)) {
+			if (para == 0)
+				para = 1;
+		} else if (para == 1) {
+			para = 2;
+			first_body = true;
+		}
+		if (!(form = line_ref(hex, line, first_body ||
+				      (prev && ends_upstream(prev, line)))))
 			continue;
 		if (!(grown = realloc(list, (count + 1) * sizeof(*list)))) {
 			free(list);
@@ -245,7 +282,7 @@ static int quoted_subject(char **subject, const char *message)
 		if (q <= p + 8)
 			continue;
 		if (!(*subject = kb_strndup(p + 8, (size_t)(q - (p + 8)))))
-			return KB_ENOMEM;
+			return kb_error_set(KB_ENOMEM, "out of memory");
 		return 0;
 	}
 	return 0;
