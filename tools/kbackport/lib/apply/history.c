@@ -38,6 +38,17 @@ struct hcommit {
 	uint32_t facts, nfacts;		/* in the index's facts */
 };
 
+/* A hunk of a commit's diff of one path with no context (lines changed later). */
+struct zhunk {
+	uint32_t old_start, old_lines, new_lines;
+};
+
+struct zhunks {
+	struct zhunk *v;
+	size_t n;
+	bool read;
+};
+
 /* The commits that change one path (not merges), and their per-file patch-ids. */
 struct path_hist {
 	char *path;
@@ -46,6 +57,9 @@ struct path_hist {
 	git_oid *hashes;
 	size_t n, alloc;
 	bool dirty;
+	/* in memory, for this run: the hunks of commits[i], read once */
+	struct zhunks *hunks;
+	size_t nhunks;
 };
 
 struct reach {
@@ -129,9 +143,14 @@ static void path_free(struct path_hist *p)
 {
 	if (!p)
 		return;
+	size_t i;
+
 	free(p->path);
 	free(p->commits);
 	free(p->hashes);
+	for (i = 0; i < p->nhunks; i++)
+		free(p->hunks[i].v);
+	free(p->hunks);
 	free(p);
 }
 
@@ -1037,8 +1056,8 @@ static int paths_extend(struct index *ix, git_repository *repo, struct path_hist
 	return 0;
 }
 
-/* Does `c` change `p`? Its per-file patch-id then in *hash. */
-static bool path_has(const struct path_hist *p, uint32_t c, git_oid *hash)
+/* Does `c` change `p`? Its per-file patch-id then in *hash, its place in *at. */
+static bool path_at(const struct path_hist *p, uint32_t c, git_oid *hash, size_t *at)
 {
 	size_t lo = 0, hi = p->n;
 
@@ -1052,9 +1071,16 @@ static bool path_has(const struct path_hist *p, uint32_t c, git_oid *hash)
 	if (lo < p->n && p->commits[lo] == c) {
 		if (hash)
 			git_oid_cpy(hash, &p->hashes[lo]);
+		if (at)
+			*at = lo;
 		return true;
 	}
 	return false;
+}
+
+static bool path_has(const struct path_hist *p, uint32_t c, git_oid *hash)
+{
+	return path_at(p, c, hash, NULL);
 }
 
 /* libgit2's patch-id of several files: their per-file ids added as numbers. */
@@ -1773,6 +1799,69 @@ static bool track_through(struct tracking *t)
 	return changed;
 }
 
+/* The hunks of `path` in commit `c` (context 0), as a list. */
+static int path_diff(struct zhunks *out, struct look *l, uint32_t c, const char *path)
+{
+	struct tracking t = { 0 };
+	struct look one = *l;
+	struct path_hist ph = { 0 }, *pp = &ph;
+	size_t i;
+	int err;
+
+	ph.path = (char *)path;
+	one.paths = &pp;
+	one.npaths = 1;
+	if ((err = commit_diff(&t, &one, c, false)) == 0 && t.nh &&
+	    !(out->v = malloc(t.nh * sizeof(*out->v))))
+		err = kb_error_set(KB_ENOMEM, "out of memory");
+	for (i = 0; err == 0 && i < t.nh; i++)
+		out->v[out->n++] = (struct zhunk){ (uint32_t)t.h[i].old_start,
+						    (uint32_t)t.h[i].old_lines,
+						    (uint32_t)t.h[i].new_lines };
+	out->read = err == 0;
+	tracking_release(&t);
+	return err;
+}
+
+/*
+ * The hunks of commit `c` over the fix's files into `t`, each path's read
+ * once a run: the same later commits come back for every branch and fix.
+ */
+static int commit_hunks(struct tracking *t, struct look *l, uint32_t c)
+{
+	size_t i, k, at;
+	int err;
+
+	for (i = 0; i < l->npaths; i++) {
+		struct path_hist *p = l->paths[i];
+		struct zhunks *z;
+		struct hunk *grown;
+		if (!path_at(p, c, NULL, &at))
+			continue;
+		if (at >= p->nhunks) {
+			struct zhunks *g = realloc(p->hunks, p->n * sizeof(*g));
+			if (!g)
+				return kb_error_set(KB_ENOMEM, "out of memory");
+			memset(g + p->nhunks, 0, (p->n - p->nhunks) * sizeof(*g));
+			p->hunks = g;
+			p->nhunks = p->n;
+		}
+		z = &p->hunks[at];
+		if (!z->read && (err = path_diff(z, l, c, p->path)) < 0)
+			return err;
+		if (!(grown = realloc(t->h, (t->nh + z->n + 1) * sizeof(*grown))))
+			return kb_error_set(KB_ENOMEM, "out of memory");
+		t->h = grown;
+		for (k = 0; k < z->n; k++) {
+			t->h[t->nh] = (struct hunk){ kb_strdup(p->path), z->v[k].old_start,
+						     z->v[k].old_lines, z->v[k].new_lines };
+			if (!t->h[t->nh++].path)
+				return kb_error_set(KB_ENOMEM, "out of memory");
+		}
+	}
+	return 0;
+}
+
 static int add_changed(struct kb_history_answer *a, struct look *l, uint32_t c)
 {
 	struct kb_history_commit *grown = realloc(a->changed, (a->nchanged + 1) * sizeof(*grown));
@@ -1845,7 +1934,7 @@ int kb_history_changed(struct kb_history_answer *answer, struct kb_history *h,
 		goto done;
 	for (i = 0; i < n && !err; i++) {
 		tracking_hunks_clear(&t);
-		if ((err = commit_diff(&t, &l, later[i], false)) == 0 && track_through(&t))
+		if ((err = commit_hunks(&t, &l, later[i])) == 0 && track_through(&t))
 			err = add_changed(answer, &l, later[i]);
 	}
 done:
