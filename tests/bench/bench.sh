@@ -8,6 +8,7 @@
 #        QUEUE_RUNS (3, and GIT_RUNS for queue.sh's git side),
 #        RUN_RUNS (3), BOOT_RUNS (5), DISTRO_RUNS (30, distro-boot.sh),
 #        ERAS_RUNS (1, eras.sh), NEXT_RUNS (3, next-fix.sh),
+#        HISTORY_RUNS (3, history.sh),
 #        RUN_BRANCHES for run.sh ("6.1.y"),
 #        KB_SHARED (../shared: the real data sets for real-data.py).
 # Needs `make demo` done first (make bench does it): the imported
@@ -39,6 +40,9 @@ if [ -d "$shared/real-trees" ] && [ -d "$shared/stable-training" ]; then
 else
 	echo "bench: no real data at $shared, its section is left out" >&2
 fi
+
+# history first: the index on the real 2.6.32.y history of stable-history/
+RUNS=${HISTORY_RUNS:-3} "$top/tests/bench/history.sh" "$kb" > "$tmp/4-history.md"
 
 commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 git -C "$top" diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"

@@ -17,9 +17,11 @@
 
 static const char usage[] =
 "usage: kbackport apply [--config FILE] [--fix DIR]... [--branch NAME]...\n"
-"                       [--dry-run] [--json] [--max-fuzz N]\n"
+"                       [--dry-run] [--json] [--max-fuzz N] [--no-history]\n"
+"                       [--workdir DIR]\n"
 "       kbackport apply --queue FILE [--name NAME] [--mails DIR] [--config FILE]\n"
 "                       [--branch NAME]... [--dry-run] [--json] [--max-fuzz N]\n"
+"                       [--no-history] [--workdir DIR]\n"
 "\n"
 "Apply the right variant of each fix to each branch of branches.yaml, in\n"
 "memory, and record a stable-style commit on refs/heads/backport/<fix>/<branch>\n"
@@ -32,6 +34,11 @@ static const char usage[] =
 "  -n, --dry-run       decide and report, write no object and no ref\n"
 "      --json          one JSON document per fix (an array when several)\n"
 "      --max-fuzz N    context lines a hunk may drop at each end (default 2)\n"
+"      --no-history    the content alone: do not look for the fix in the\n"
+"                      branch's history\n"
+"  -w, --workdir DIR   where the history index is kept, in DIR/history/\n"
+"                      (default: work/ beside the config; a cache, written\n"
+"                      by dry runs too; in memory when it cannot be written)\n"
 "  -q, --queue FILE    a series file (one fix directory or patch a line, '#'\n"
 "                      comments): the fixes in order onto each branch, each on\n"
 "                      top of the previous, to refs/heads/backport/queue/\n"
@@ -48,6 +55,12 @@ static const char usage[] =
 "on refs/heads/backport/<fix>/<branch>, on the branch and holding the fix,\n"
 "that commit is the result: applied, \"resolved by hand\".\n"
 "\n"
+"First the branch's history: a commit that names the fix's upstream commit\n"
+"(\"commit <sha> upstream.\", \"(cherry picked from commit <sha>)\", ...) and\n"
+"changes its files, or has the patch-id of the fix or a variant, or the\n"
+"upstream commit itself, and that no later commit reverts: already-applied,\n"
+"naming that commit. A revert is named and the content decides.\n"
+"\n"
 "Statuses: applied, already-applied, not-affected, partial, conflict, error.\n"
 "Exit status: 0 when no result is conflict, partial or error, 1 otherwise,\n"
 "2 for usage.\n";
@@ -59,6 +72,7 @@ struct apply_opts {
 	const char *queue_name;	/* --name, else the series file's */
 	const char *mails;	/* --mails DIR: FAILED mails of skipped fixes */
 	bool json;
+	bool no_history;
 };
 
 static int parse_options(struct apply_opts *o, int argc, char **argv)
@@ -71,6 +85,8 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 		{ "queue", required_argument, NULL, 'q' },
 		{ "name", required_argument, NULL, 'N' },
 		{ "mails", required_argument, NULL, 'M' },
+		{ "no-history", no_argument, NULL, 'H' },
+		{ "workdir", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -78,9 +94,9 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 	long fuzz;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:f:b:nq:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:f:b:nq:w:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'c': case 'f': case 'b':
+		case 'c': case 'f': case 'b': case 'w':
 			if (cli_target_option(&o->t, c, optarg))
 				return EXIT_USAGE;
 			break;
@@ -89,6 +105,7 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 		case 'q': o->queue = optarg; break;
 		case 'N': o->queue_name = optarg; break;
 		case 'M': o->mails = optarg; break;
+		case 'H': o->no_history = true; break;
 		case 'z':
 			fuzz = strtol(optarg, &end, 10);
 			if (*end || end == optarg || fuzz < 0 || fuzz > 10) {
@@ -172,6 +189,24 @@ static void print_matrix(const struct kb_result *results, size_t n)
 	}
 }
 
+/* The history index set: under the work directory, or in memory. */
+static int open_history(struct apply_opts *o, const struct kb_config *config)
+{
+	struct kb_buf dir = KB_BUF_INIT;
+	int err;
+
+	if (o->no_history)
+		return 0;
+	if (o->t.workdir)
+		err = kb_buf_printf(&dir, "%s/history", o->t.workdir);
+	else
+		err = kb_buf_printf(&dir, "%s/work/history", config->dir);
+	if (err == 0)
+		err = kb_history_new(&o->backport.history, dir.ptr);
+	kb_buf_release(&dir);
+	return err;
+}
+
 static int run(struct apply_opts *o)
 {
 	const struct kb_branch **branches = NULL;
@@ -183,7 +218,8 @@ static int run(struct apply_opts *o)
 
 	if (kb_config_load(&config, o->t.config) < 0 ||
 	    cli_select(&branches, &nbranches, config, &o->t.branches) < 0 ||
-	    cli_load_fixes(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0) {
+	    cli_load_fixes(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
+	    open_history(o, config) < 0) {
 		cli_error_last();
 		goto done;
 	}
@@ -358,7 +394,7 @@ static int run_queue(struct apply_opts *o)
 
 	if (kb_config_load(&config, o->t.config) < 0 ||
 	    cli_select(&branches, &nbranches, config, &o->t.branches) < 0 ||
-	    kb_series_load(&series, o->queue) < 0) {
+	    kb_series_load(&series, o->queue) < 0 || open_history(o, config) < 0) {
 		cli_error_last();
 		goto done;
 	}
@@ -419,6 +455,7 @@ int cmd_apply(int argc, char **argv)
 		rc = o.queue ? run_queue(&o) : run(&o);
 	else if (rc < 0)
 		rc = EXIT_OK;
+	kb_history_free(o.backport.history);
 	cli_target_release(&o.t);
 	return rc;
 }

@@ -22,6 +22,7 @@ static const char usage[] =
 "                     [--branch NAME]...\n"
 "                     [--workdir DIR] [--reports DIR] [--jobs N]\n"
 "                     [--accel tcg|auto] [--timeout SECONDS] [--quiet]\n"
+"                     [--no-history]\n"
 "\n"
 "The whole pipeline for one fix (or a queue of fixes), every selected branch\n"
 "of branches.yaml: apply (the backport commit, and the pre-fix lane where\n"
@@ -57,6 +58,9 @@ static const char usage[] =
 "      --accel tcg|auto  as for kbackport test (default: tcg)\n"
 "  -t, --timeout SECS    per boot (default: 120)\n"
 "  -q, --quiet           no progress lines while a build or boot runs\n"
+"      --no-history      apply by the content alone, as kbackport apply\n"
+"                        --no-history (the history index is kept in\n"
+"                        <workdir>/history/)\n"
 "  -h, --help            this text\n"
 "\n"
 "One kbackport at a time works in a work directory: a second one started\n"
@@ -86,6 +90,7 @@ struct run_cli {
 	bool accel_auto;
 	unsigned timeout;
 	bool quiet;
+	bool no_history;
 };
 
 /* What the progress lines need. */
@@ -107,6 +112,7 @@ static int parse_options(struct run_cli *o, int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "queue", required_argument, NULL, 'Q' },
 		{ "name", required_argument, NULL, 'N' },
+		{ "no-history", no_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -134,6 +140,7 @@ static int parse_options(struct run_cli *o, int argc, char **argv)
 		case 'q': o->quiet = true; break;
 		case 'Q': o->queue = optarg; break;
 		case 'N': o->queue_name = optarg; break;
+		case 'H': o->no_history = true; break;
 		case 'h': cli_help(usage); return -1;
 		default: fputs(usage, stderr); return EXIT_USAGE;
 		}
@@ -320,6 +327,20 @@ static int setup_paths(struct run_paths *paths, struct run_cli *o, const struct 
 	return err;
 }
 
+/* The history index set, as for kbackport apply: <workdir>/history/. */
+static int open_history(struct kb_pipeline *p, const struct run_cli *o)
+{
+	struct kb_buf dir = KB_BUF_INIT;
+	int err;
+
+	if (o->no_history)
+		return 0;
+	if ((err = kb_buf_printf(&dir, "%s/history", o->t.workdir)) == 0)
+		err = kb_history_new(&p->backport.history, dir.ptr);
+	kb_buf_release(&dir);
+	return err;
+}
+
 static int setup(struct kb_pipeline *p, struct kb_tester *tester, struct kb_run_dir *rd,
 		 int *lock_fd, struct run_cli *o, struct run_paths *paths)
 {
@@ -351,6 +372,8 @@ static int setup(struct kb_pipeline *p, struct kb_tester *tester, struct kb_run_
 		paths->build.tests.cases = NULL;	/* the tester's now, even on failure */
 		err = kb_tester_init(tester, &topts, cases, o->accel_auto);
 	}
+	if (err == 0)
+		err = open_history(p, o);
 	if (err < 0)
 		kb_run_dir_discard(rd);
 	return err;
@@ -438,6 +461,7 @@ static int run(struct run_cli *o)
 done:
 	kb_run_dir_release(&rd);
 	kb_tester_release(&tester);
+	kb_history_free(p.backport.history);
 	if (lock_fd >= 0)
 		close(lock_fd);
 	kb_fix_free_all(fixes, nfixes);

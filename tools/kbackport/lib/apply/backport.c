@@ -573,6 +573,151 @@ done:
 	return err;
 }
 
+/* "ef2c1d01b3f5 (v2.6.32.30)" */
+static void history_commit_words(struct kb_buf *b, const struct kb_history_commit *c)
+{
+	kb_buf_printf(b, "%.12s", c->id);
+	if (c->tag)
+		kb_buf_printf(b, " (%s)", c->tag);
+}
+
+/* "in since ef2c1d01b3f5 (v2.6.32.30): its message names ..." */
+static void history_in_words(struct kb_buf *b, const struct kb_history_answer *h)
+{
+	kb_buf_puts(b, "in since ");
+	history_commit_words(b, &h->commit);
+	kb_buf_printf(b, ": %s", h->commit.evidence ? h->commit.evidence : "");
+}
+
+/* "; its lines were changed later by X ("subject", tag), ..." */
+static void history_changed_words(struct kb_buf *b, const struct kb_history_answer *h)
+{
+	size_t i;
+
+	if (!h->nchanged) {
+		kb_buf_puts(b, "; the tree no longer holds all of its changes");
+		return;
+	}
+	kb_buf_puts(b, "; its lines were changed later by ");
+	for (i = 0; i < h->nchanged; i++) {
+		const struct kb_history_commit *c = &h->changed[i];
+		kb_buf_printf(b, "%s%.12s (\"%s\"%s%s)", i ? ", " : "", c->id,
+			      c->subject ? c->subject : "", c->tag ? ", " : "", c->tag ? c->tag : "");
+	}
+}
+
+/*
+ * The history says the fix is in: already-applied, naming the commit. The
+ * content agreeing says so as it always did; otherwise what it sees is in
+ * the notes, and the later commits that changed the fix's lines are named.
+ */
+static int history_in(struct kb_result *res, struct lane *lane, const struct kb_survey *survey,
+		      const struct kb_branch *branch, const struct kb_fix *fix,
+		      const struct kb_backport_opts *opts)
+{
+	struct kb_history_answer *h = res->history;
+	const struct kb_variant *variant = NULL;
+	const struct kb_apply *look;
+	struct kb_buf d = KB_BUF_INIT, notes = KB_BUF_INIT;
+	char *described = NULL;
+	int err;
+
+	if (survey->present) {
+		if ((err = already_applied(res, survey, branch)) < 0)
+			return err;
+		kb_buf_printf(&d, "%s; history: ", res->detail);
+		history_in_words(&d, h);
+		goto done;
+	}
+	if ((err = kb_history_changed(h, opts->history, lane->repo, fix)) == KB_ENOMEM)
+		return err;
+	kb_error_clear();
+	res->status = KB_STATUS_ALREADY_APPLIED;
+	if (h->variant)
+		variant = kb_fix_variant(fix, h->variant);
+	if (!variant)
+		variant = survey->partly ? survey->partly : &fix->variants[0];
+	look = survey_of(survey, fix, variant);
+	history_in_words(&d, h);
+	history_changed_words(&d, h);
+	if (!(described = kb_apply_describe(look, true)))
+		return KB_ENOMEM;
+	kb_buf_printf(&notes, "the content alone, in '%s': variant '%s' %s\n%s", branch->ref,
+		      variant->name, kb_file_state_name(look->state), described);
+	free(described);
+	free(res->notes);
+	res->notes = kb_buf_detach(&notes);
+	if ((err = set_str(&res->variant, h->variant)) < 0 ||
+	    (err = set_placements(res, look, variant)) < 0)
+		goto done;
+done:
+	kb_buf_release(&notes);
+	if (err < 0) {
+		kb_buf_release(&d);
+		return err;
+	}
+	if (!d.ptr)
+		return KB_ENOMEM;
+	free(res->detail);
+	res->detail = kb_buf_detach(&d);
+	return 0;
+}
+
+/* What a history that is not `in` adds to the notes, first. */
+static int history_notes(struct kb_result *res, const char *failed)
+{
+	const struct kb_history_answer *h = res->history;
+	struct kb_buf b = KB_BUF_INIT;
+
+	if (failed) {
+		kb_buf_printf(&b, "history: not looked at: %s\n", failed);
+	} else if (h && h->state == KB_HISTORY_REVERTED) {
+		kb_buf_puts(&b, "history: ");
+		if (h->commit.id[0]) {
+			kb_buf_puts(&b, "brought in by ");
+			history_commit_words(&b, &h->commit);
+			kb_buf_printf(&b, " (%s), ", h->commit.evidence ? h->commit.evidence : "");
+		}
+		kb_buf_puts(&b, "reverted by ");
+		history_commit_words(&b, &h->revert);
+		kb_buf_printf(&b, " (%s): not in, the content decides\n",
+			      h->revert.evidence ? h->revert.evidence : "");
+	} else {
+		return 0;
+	}
+	kb_buf_puts(&b, res->notes ? res->notes : "");
+	if (!b.ptr)
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	free(res->notes);
+	res->notes = kb_buf_detach(&b);
+	return 0;
+}
+
+/* The branch's history at `tip` (none for a pre-fix branch: its lane is the content's). */
+static int history_look(struct kb_result *res, char **failed, git_repository *repo,
+			const git_oid *tip, const struct kb_branch *branch,
+			const struct kb_fix *fix, const struct kb_backport_opts *opts)
+{
+	struct kb_history_answer *a;
+	int err;
+
+	*failed = NULL;
+	if (!opts->history || branch->pre_fix)
+		return 0;
+	if (!(a = calloc(1, sizeof(*a))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	if ((err = kb_history_find(a, opts->history, repo, tip, fix)) < 0) {
+		free(a);
+		if (err == KB_ENOMEM)
+			return err;
+		*failed = kb_strdup(kb_error_last());
+		kb_error_clear();
+		return *failed ? 0 : KB_ENOMEM;
+	}
+	res->history = a;
+	return 0;
+}
+
 /* What the tree is, from the survey and the candidates' looks at it. */
 static int decide(struct kb_result *res, struct lane *lane, const struct kb_survey *survey,
 		  const struct kb_branch *branch, const struct kb_fix *fix,
@@ -583,6 +728,8 @@ static int decide(struct kb_result *res, struct lane *lane, const struct kb_surv
 	size_t i, n = 0;
 	int err;
 
+	if (res->history && res->history->state == KB_HISTORY_IN)
+		return history_in(res, lane, survey, branch, fix, opts);
 	if (survey->present)
 		return already_applied(res, survey, branch);
 	if ((err = kb_detect_vulnerable(&where, lane->src, fix)) < 0)
@@ -841,10 +988,13 @@ static int run(struct kb_result *res, struct lane *lane, const struct kb_branch 
 	       const struct kb_fix *fix, const struct kb_backport_opts *opts)
 {
 	struct kb_survey survey = { 0 };
+	char *failed = NULL;
 	bool absent;
 	int err;
 
 	if ((err = lane_open(lane, res, branch, opts->dry_run)) < 0 ||
+	    (err = history_look(res, &failed, lane->repo, git_commit_id(lane->base), branch,
+				fix, opts)) < 0 ||
 	    (err = kb_survey_fix(&survey, lane->src, fix, &opts->locate)) < 0)
 		goto done;
 	/*
@@ -865,9 +1015,11 @@ static int run(struct kb_result *res, struct lane *lane, const struct kb_branch 
 	if ((res->status == KB_STATUS_CONFLICT || res->status == KB_STATUS_PARTIAL) &&
 	    (err = by_hand(res, lane, branch, fix, opts)) < 0)
 		goto done;
-	if (absent)
-		err = note_no_pre_fix(res, branch);
+	if (absent && (err = note_no_pre_fix(res, branch)) < 0)
+		goto done;
+	err = history_notes(res, failed);
 done:
+	free(failed);
 	kb_survey_release(&survey);
 	return err;
 }
@@ -922,6 +1074,8 @@ void kb_result_release(struct kb_result *r)
 		free(r->hunks[i].changed_text);
 	}
 	free(r->hunks);
+	kb_history_answer_release(r->history);
+	free(r->history);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -1308,6 +1462,7 @@ int kb_queue_step(struct kb_result *out, struct kb_queue *q, const struct kb_fix
 		  const struct kb_backport_opts *opts)
 {
 	struct kb_survey survey = { 0 };
+	char *failed = NULL;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -1322,8 +1477,11 @@ int kb_queue_step(struct kb_result *out, struct kb_queue *q, const struct kb_fix
 	q->steps[q->nsteps++] = out;
 	kb_error_clear();
 	git_oid_tostr(out->base, sizeof(out->base), git_commit_id(q->lane.base));
-	if ((err = kb_survey_fix(&survey, q->lane.src, fix, &opts->locate)) == 0)
-		err = decide(out, &q->lane, &survey, q->branch, fix, opts);
+	if ((err = history_look(out, &failed, q->lane.repo, &q->tip, q->branch, fix, opts)) == 0 &&
+	    (err = kb_survey_fix(&survey, q->lane.src, fix, &opts->locate)) == 0 &&
+	    (err = decide(out, &q->lane, &survey, q->branch, fix, opts)) == 0)
+		err = history_notes(out, failed);
+	free(failed);
 	kb_survey_release(&survey);
 	if (err == KB_ENOMEM)
 		return err;

@@ -11,6 +11,7 @@
 #include "apply.h"
 #include "config.h"
 #include "fix.h"
+#include "history.h"
 
 enum kb_status {
 	KB_STATUS_APPLIED,		/* a backport commit is on the ref */
@@ -68,11 +69,23 @@ struct kb_result {
 	char *pre_fix_variant;	/* the variant reverse-applied */
 	struct kb_placement *hunks;	/* the deciding variant's hunks, or NULL */
 	size_t nhunks;
+	/* what the branch's history says (history.h), or NULL: not looked at
+	 * (no history asked for, a `pre-fix: true` branch, or it failed: the
+	 * notes say why) */
+	struct kb_history_answer *history;
 };
 
 struct kb_backport_opts {
 	bool dry_run;		/* compute everything, write nothing */
 	struct kb_locate_opts locate;
+	/*
+	 * The branches' history, looked at before the content (history.h):
+	 * a commit of the branch that brought the fix in, and was not
+	 * reverted since, makes it already-applied whatever the content says
+	 * (the answer names that commit); a revert is named and the content
+	 * decides. NULL: the content alone.
+	 */
+	struct kb_history *history;
 };
 
 void kb_backport_opts_init(struct kb_backport_opts *opts);

@@ -45,9 +45,36 @@ static json_t *hunks_json(const struct kb_result *r)
 	return list;
 }
 
+static json_t *history_commit_json(const struct kb_history_commit *c)
+{
+	if (!c->id[0])
+		return json_null();
+	return json_pack("{s:s, s:o, s:o, s:o}", "commit", c->id,
+			 "subject", kb_json_str(c->subject), "tag", kb_json_str(c->tag),
+			 "evidence", kb_json_str(c->evidence));
+}
+
+/* What the branch's history says: null when it was not looked at. */
+static json_t *history_json(const struct kb_history_answer *h)
+{
+	json_t *changed;
+	size_t i;
+
+	if (!h)
+		return json_null();
+	changed = json_array();
+	for (i = 0; i < h->nchanged; i++)
+		json_array_append_new(changed, history_commit_json(&h->changed[i]));
+	return json_pack("{s:s, s:o, s:o, s:o, s:o}", "state", kb_history_state_name(h->state),
+			 "commit", history_commit_json(&h->commit),
+			 "variant", kb_json_str(h->variant),
+			 "reverted_by", history_commit_json(&h->revert),
+			 "changed_by", changed);
+}
+
 json_t *kb_result_json(const struct kb_result *r, const char *patch_hash)
 {
-	return json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:b, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "branch", kb_json_str(r->branch),
 			 "status", kb_status_name(r->status),
 			 "variant", kb_json_str(r->variant),
@@ -61,6 +88,7 @@ json_t *kb_result_json(const struct kb_result *r, const char *patch_hash)
 			 "reproduce", kb_json_lines(r->reproduce ? r->reproduce : ""),
 			 "pre_fix", pre_fix_json(r),
 			 "hunks", hunks_json(r),
+			 "history", history_json(r->history),
 			 "patch_hash", kb_json_str(patch_hash));
 }
 

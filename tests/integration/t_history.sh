@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# History first (issue 27: 1): before the content, kbackport apply asks the
+# branch's history whether the fix is in: a commit naming the fix's upstream
+# commit at the start of a line of its message ("commit <sha> upstream.",
+# "(cherry picked from commit <sha>)", ...) and changing the fix's files, or
+# with the fix's patch-id, not reverted since. Small real repositories made
+# with git: each answer and what it rests on, exactly.
+source "$(dirname "$0")/../lib.sh"
+T_SUITE=history
+hermetic
+cd "$TMP"
+
+git init -q repo
+cd repo
+for i in $(seq 1 30); do echo "	int v$i = $i;"; done > body.txt
+{ echo 'int foo(int x)'; echo '{'; cat body.txt; echo '	return x;'; echo '}'; } > f.c
+printf '%s\n' 'int other(void)' '{' '	return 0;' '}' > g.c
+git add f.c g.c && git commit -q -m "base"
+git tag v1.0
+# upstream: the fix, on a branch of its own (never an ancestor of the stable branches)
+git checkout -q -b upstream
+sed -i 's/^	int v15 = 15;$/	int v15 = 15;\n	if (x < 0)\n		return -EINVAL;/' f.c
+git commit -q -am "foo: reject a negative x" -m "A negative x overflows v15."
+U=$(git rev-parse HEAD)
+git checkout -q master
+cd ..
+mkdir -p src
+git -C repo format-patch -1 --stdout "$U" > src/fix.patch
+run_kb 0 fix new -o backports --id FIX src/fix.patch
+
+# pick BRANCH MESSAGE: the fix's patch committed on BRANCH with MESSAGE;
+# edit BRANCH SED MESSAGE: f.c edited by SED, committed
+pick() {
+	git -C repo checkout -q "$1" &&
+	git -C repo apply "$TMP/src/fix.patch" &&
+	git -C repo commit -q -am "$2"
+}
+edit() {
+	git -C repo checkout -q "$1" &&
+	sed -i "$2" repo/f.c &&
+	git -C repo commit -q -am "$3"
+}
+revert() {
+	git -C repo checkout -q "$1" && git -C repo revert --no-edit HEAD >/dev/null
+}
+at() { git -C repo rev-parse "$1"; }
+s12() { printf '%.12s' "$1"; }
+# the same check, the fix's other form: "return -EINVAL; /* MARK */"
+other_form() { echo "s/^	int v15 = 15;\$/	int v15 = 15;\n	if (x < 0)\n		return -EINVAL; \/* $1 *\//"; }
+
+# later: in by "commit <sha> upstream.", then a later commit changed its lines
+git -C repo branch later v1.0
+pick later "foo: reject a negative x
+
+commit $U upstream.
+
+A negative x overflows v15."
+S1=$(at later); git -C repo tag v1.1 later
+edit later 's/return -EINVAL;/return -ERANGE;/' "foo: a negative x is out of range"
+S2=$(at later); git -C repo tag v1.2 later
+
+# reverted: brought in, then `git revert`
+git -C repo branch reverted v1.0
+pick reverted "foo: reject a negative x
+
+commit $U upstream."
+R1=$(at reverted)
+revert reverted
+R2=$(at reverted)
+
+# reapplied: reverted, then in again with another patch, another reference form
+git -C repo branch reapplied reverted
+edit reapplied "$(other_form again)" "foo: reject a negative x
+
+[ Upstream commit $U ]"
+R3=$(at reapplied)
+
+# rereverted: another patch, reverted, then the revert reverted (no patch-id matches)
+git -C repo branch rereverted v1.0
+edit rereverted "$(other_form first)" "foo: reject a negative x
+
+(cherry picked from commit $U)"
+Q1=$(at rereverted)
+revert rereverted
+Q2=$(at rereverted)
+revert rereverted
+Q3=$(at rereverted)
+
+# elsewhere: a message naming the fix, in a commit that does not change f.c
+git -C repo branch elsewhere v1.0
+git -C repo checkout -q elsewhere
+sed -i 's/return 0;/return 1;/' repo/g.c
+git -C repo commit -q -am "other: return 1
+
+commit $U upstream."
+E1=$(at elsewhere)
+
+# patchid: the fix's diff under another message, no reference; its lines changed later
+git -C repo branch patchid v1.0
+pick patchid "foo: a negative x is refused"
+P1=$(at patchid)
+edit patchid 's/return -EINVAL;/return -ERANGE;/' "foo: out of range"
+P2=$(at patchid)
+git -C repo checkout -q master
+
+cat > branches.yaml <<'YAML'
+repo: repo
+branches:
+  - {name: later, ref: later}
+  - {name: reverted, ref: reverted}
+  - {name: reapplied, ref: reapplied}
+  - {name: rereverted, ref: rereverted}
+  - {name: elsewhere, ref: elsewhere}
+  - {name: patchid, ref: patchid}
+  - {name: upstream, ref: upstream}
+YAML
+before=$(user_state repo)
+run_kb 0 apply -n --json
+printf '%s' "$OUT" > first.json
+r() { jq -r --arg b "$1" ".results[] | select(.branch == \$b) | $2" first.json; }
+
+T_NAME="lines changed later"
+assert_eq "already-applied, naming the commit, its tag, and the commit that changed its lines" \
+	"already-applied|in since $(s12 $S1) (v1.1): its message names $(s12 $U) ('commit <sha> upstream') and it changes f.c; its lines were changed later by $(s12 $S2) (\"foo: a negative x is out of range\", v1.2)" \
+	"$(r later '"\(.status)|\(.detail)"')"
+assert_eq "what the content alone says, in the notes" \
+	"the content alone, in 'later': variant 'patch' does not apply" "$(r later '.notes[0]')"
+assert_eq "--json: the history's commit, tag and later commits" \
+	"in $S1 v1.1 foo: reject a negative x|$S2 v1.2" \
+	"$(r later '"\(.history.state) \(.history.commit.commit) \(.history.commit.tag) \(.history.commit.subject)|\([.history.changed_by[] | "\(.commit) \(.tag)"] | join(","))"')"
+
+T_NAME="reverted"
+assert_eq "the content decides: applied" "applied" "$(r reverted .status)"
+assert_eq "the revert named, first in the notes" \
+	"history: brought in by $(s12 $R1) (its message names $(s12 $U) ('commit <sha> upstream') and it changes f.c), reverted by $(s12 $R2) (its message says it reverts $(s12 $R1)): not in, the content decides" \
+	"$(r reverted '.notes[0]')"
+assert_eq "--json: reverted, by which commit" "reverted $R1 $R2" \
+	"$(r reverted '"\(.history.state) \(.history.commit.commit) \(.history.reverted_by.commit)"')"
+
+T_NAME="reverted and applied again"
+assert_eq "already-applied by the new commit, whatever the content says" \
+	"already-applied|in since $(s12 $R3): its message names $(s12 $U) ('[ Upstream commit <sha> ]') and it changes f.c; the tree no longer holds all of its changes" \
+	"$(r reapplied '"\(.status)|\(.detail)"')"
+assert_eq "the revert of the revert brings it back" \
+	"already-applied|in since $(s12 $Q3): it reverts $(s12 $Q2), a revert of the fix, and it changes f.c; the tree no longer holds all of its changes" \
+	"$(r rereverted '"\(.status)|\(.detail)"')"
+
+T_NAME="a reference alone"
+assert_eq "a commit naming the fix but not changing its files is no evidence: the content's answer" \
+	"applied|not-found|would apply variant 'patch'" "$(r elsewhere '"\(.status)|\(.history.state)|\(.detail)"')"
+
+T_NAME="patch-id"
+assert_eq "the same patch-id, no reference: already-applied, saying so" \
+	"already-applied|in since $(s12 $P1): it has the patch-id of the fix's patch; its lines were changed later by $(s12 $P2) (\"foo: out of range\")" \
+	"$(r patchid '"\(.status)|\(.detail)"')"
+
+T_NAME="the upstream commit"
+assert_eq "the fix's own commit in the branch is evidence too" \
+	"already-applied|history: in since $(s12 $U): it is the fix's commit $(s12 $U) itself" \
+	"$(r upstream '"\(.status)|\(.detail | sub(".*; "; ""))"')"
+
+T_NAME="text"
+run_kb 0 apply -n --branch later
+assert_contains "the text output names the evidence" \
+	"later (FIX): in since $(s12 $S1) (v1.1): its message names $(s12 $U)" "$OUT"
+run_kb 0 apply --branch later --branch reverted
+assert_eq "already-applied writes no ref; the reverted branch gets its backport" \
+	"refs/heads/backport/FIX/reverted" "$(git -C repo for-each-ref --format='%(refname)' refs/heads/backport)"
+git -C repo update-ref -d refs/heads/backport/FIX/reverted
+assert_eq "the user's repository untouched" "$before" "$(user_state repo)"
+
+T_NAME="--no-history"
+run_kb 1 apply -n --json --no-history
+assert_eq "the content alone: the answers of before" \
+	"later conflict null|reverted applied null|reapplied conflict null|rereverted conflict null|elsewhere applied null|patchid conflict null|upstream already-applied null" \
+	"$(printf '%s' "$OUT" | jq -r '[.results[] | "\(.branch) \(.status) \(.history)"] | join("|")')"
+
+T_NAME="queue"
+printf '%s\n' backports/FIX > q.series
+run_kb 0 apply -n --json --queue q.series --branch later --branch reverted
+assert_eq "apply --queue asks the history too" "later already-applied in|reverted applied reverted" \
+	"$(printf '%s' "$OUT" | jq -r '[.branches[].results[] | "\(.branch) \(.status) \(.history.state)"] | join("|")')"
+T_NAME="cache"
+idx=$(echo work/history/*/index)
+assert_eq "one index for the repository, and the paths it looked at, under work/history/" \
+	"1 1" "$(ls work/history | wc -l) $(ls work/history/*/paths | wc -l)"
+sum=$(sha1sum < "$idx")
+run_kb 0 apply -n --json
+assert_eq "an unchanged history: the index reused, not written again" "$sum" "$(sha1sum < "$idx")"
+assert_eq "...the same answers" "$(jq -c '[.results[] | .status, .detail]' first.json)" \
+	"$(printf '%s' "$OUT" | jq -c '[.results[] | .status, .detail]')"
+stamp=$(head -c 16 "$idx" | od -An -tx1)
+size=$(stat -c %s "$idx")
+edit later '/^	if (x < 0)$/,/return -ERANGE;/d' "Revert \"foo: reject a negative x\"
+
+This reverts commit $S1."
+S3=$(at later)
+git -C repo checkout -q master
+run_kb 0 apply -n --json --branch later
+assert_eq "a new commit: the index extended (its stamp kept, bigger), not made again" \
+	"$stamp yes" "$(head -c 16 "$idx" | od -An -tx1) $([ "$(stat -c %s "$idx")" -gt "$size" ] && echo yes)"
+assert_eq "...and the new commit is read: the fix reverted, the content decides" \
+	"applied reverted $S3" \
+	"$(printf '%s' "$OUT" | jq -r '.results[0] | "\(.status) \(.history.state) \(.history.reverted_by.commit)"')"
+printf 'garbage' > "$idx"
+run_kb 0 apply -n --json --branch later
+assert_eq "an index that does not read back is made again: the same answer" \
+	"applied reverted $S3" \
+	"$(printf '%s' "$OUT" | jq -r '.results[0] | "\(.status) \(.history.state) \(.history.reverted_by.commit)"')"
+run_kb 0 apply -n --json --branch patchid -w alt
+assert_eq "--workdir DIR: the index in DIR/history/" "1" "$(ls alt/history | wc -l)"
+
+finish
