@@ -214,9 +214,18 @@ elif [ ! -f "${tarballs[0]}" ]; then
 else
 	for tarball in "${tarballs[@]}"; do
 		v=$(basename "$tarball" .tar.xz | sed 's/^linux-source-//')
-		mkdir -p "$TMP/kunit-$v"
-		if ! nice tar -xJf "$tarball" -C "$TMP/kunit-$v" --wildcards \
-			'*/tools/testing/kunit/*.py' '*/tools/testing/kunit/test_data/*.log'; then
+		# The extraction (the whole tarball decompressed, about 40 s) is
+		# kept in build/kunit-tools, keyed by the tarball's size and
+		# time, for the ASan and valgrind passes; the test uses a copy.
+		cache=$TOP_DIR/build/kunit-tools/$v-$(stat -c %s-%Y "$tarball")
+		if [ ! -f "$cache/.extracted" ]; then
+			rm -rf "$cache.$$" && mkdir -p "$cache.$$" &&
+			nice tar -xJf "$tarball" -C "$cache.$$" --wildcards \
+				'*/tools/testing/kunit/*.py' '*/tools/testing/kunit/test_data/*.log' &&
+			touch "$cache.$$/.extracted" && rm -rf "$cache" && mv "$cache.$$" "$cache"
+			rm -rf "$cache.$$"
+		fi
+		if [ ! -f "$cache/.extracted" ] || ! cp -r "$cache" "$TMP/kunit-$v"; then
 			fail "kunit $v: tools/testing/kunit extracted from $tarball"
 			continue
 		fi
