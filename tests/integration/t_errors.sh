@@ -19,7 +19,7 @@ for cmd in apply audit; do
 done
 run_kb 2 apply --max-fuzz x && assert_eq "bad --max-fuzz" "error: --max-fuzz wants a number from 0 to 10, not 'x'" "$ERR"
 # the options build, test and run share, checked by the same code
-run_kb 2 apply --workdir w && assert_contains "apply takes no --workdir" "unrecognized option '--workdir'" "$ERR"
+run_kb 2 apply --jobs 2 && assert_contains "apply takes no --jobs (it builds nothing)" "unrecognized option '--jobs'" "$ERR"
 for cmd in build run; do
 	run_kb 2 $cmd --jobs 0 && assert_eq "$cmd: bad --jobs" "error: --jobs wants a number from 1 to 1024, not '0'" "$ERR"
 	run_kb 2 $cmd -j 2x && assert_eq "$cmd: bad -j" "error: --jobs wants a number from 1 to 1024, not '2x'" "$ERR"
