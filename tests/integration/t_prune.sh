@@ -288,4 +288,18 @@ assert_eq "--json: the error listed, the other refs deleted (--all needs no bran
 	"1 $B/$F/2.6.32.y deleted|$B/$F/4.19.y deleted" \
 	"$(printf '%s' "$OUT" | jq -r '"\(.errors | length) \([.refs[] | "\(.ref) \(.status)"] | join("|"))"')"
 assert_eq "the refs left" "$(without $B/$F/2.6.32.y $B/$F/4.19.y)" "$(refs)"
+
+T_NAME="a worktree whose directory is gone"
+kb apply --config first.yaml
+git -C $L worktree add -q "$TMP/wt-gone" backport/$F/4.19.y
+rm -rf "$TMP/wt-gone"
+c=$(at $B/$F/4.19.y)
+run_kb 1 prune --config first.yaml --all
+assert_eq "kept: git still counts it checked out" \
+	"kept $B/$F/4.19.y (at $c): checked out in '$TMP/wt-gone': switch branches there first
+0 refs deleted, 1 kept" "$OUT"
+git -C $L worktree prune
+run_kb 0 prune --config first.yaml --all
+assert_eq "once git worktree prune forgot it: deleted" "deleted $B/$F/4.19.y (was $c)
+1 ref deleted, 0 kept" "$OUT"
 finish
