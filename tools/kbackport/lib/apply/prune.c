@@ -369,7 +369,8 @@ static int scan_repo(struct finder *f, const char *path)
 	git_reference_iterator_free(it);
 	if (!err && git != GIT_ITEROVER)
 		err = add_error(f->p, "cannot list the refs of '%s' (they are left)", path);
-	qsort(f->p->refs + first, f->p->nrefs - first, sizeof(*f->p->refs), by_name);
+	if (f->p->nrefs > first)	/* refs is NULL while empty */
+		qsort(f->p->refs + first, f->p->nrefs - first, sizeof(*f->p->refs), by_name);
 	return err;
 }
 
