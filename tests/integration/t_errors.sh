@@ -107,8 +107,8 @@ stdout_fails "ktap --json" ktap --json "$FIXTURES/ktap/pass.log"
 mkdir -p run && printf '{"schema": 1, "run": "r", "fix": "F", "branches": [{"name": "b", "verdict": "fixed"}]}\n' > run/results.json
 stdout_fails "report --json" report --json run
 stdout_fails "ci-matrix" ci-matrix
-stdout_fails "prune" prune --all --dry-run
-stdout_fails "prune --json" prune --all --dry-run --json
+stdout_fails "prune" prune --branch 2.6.32.y --dry-run
+stdout_fails "prune --json" prune --branch 2.6.32.y --dry-run --json
 stdout_fails "--help" --help
 # stdout closed: nothing meant for it lands in a file kbackport opens
 ${KB_VALGRIND:-} "$KBACKPORT" report run >&- 2>/dev/null
