@@ -55,7 +55,11 @@ _kbackport() {
 		return 0 ;;
 	-f|--fix)
 		local IFS=$'\n'
-		COMPREPLY=($({ compgen -W "$(_kbackport_fixes "$config")" -- "$cur"; compgen -d -- "$cur"; } | sort -u))
+		if [ "$cmd" = prune ]; then	# a fix id, not a directory
+			COMPREPLY=($(compgen -W "$(_kbackport_fixes "$config" | sed 's|.*/||')" -- "$cur"))
+		else
+			COMPREPLY=($({ compgen -W "$(_kbackport_fixes "$config")" -- "$cur"; compgen -d -- "$cur"; } | sort -u))
+		fi
 		return 0 ;;
 	-c|--config|--cases|--fragment|--queue|--from-mbox)
 		COMPREPLY=($(compgen -f -- "$cur"))

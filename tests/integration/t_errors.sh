@@ -12,7 +12,7 @@ run_kb 2 && assert_contains "no command: usage" "usage: kbackport <command>" "$E
 run_kb 0 --help && assert_contains "--help lists apply" "  apply     Apply a fix's right variant" "$OUT"
 run_kb 2 frobnicate && assert_eq "unknown command" "error: 'frobnicate' is not a kbackport command" "$(head -1 <<<"$ERR")"
 run_kb 2 appl && assert_eq "no prefix matching" "error: 'appl' is not a kbackport command" "$(head -1 <<<"$ERR")"
-for cmd in apply audit; do
+for cmd in apply audit prune; do
 	run_kb 0 $cmd --help && assert_contains "$cmd --help" "usage: kbackport $cmd" "$OUT"
 	run_kb 2 $cmd --no-such-option
 	run_kb 2 $cmd stray-argument && assert_eq "$cmd: stray argument" "error: unexpected argument 'stray-argument'" "$ERR"
@@ -107,6 +107,8 @@ stdout_fails "ktap --json" ktap --json "$FIXTURES/ktap/pass.log"
 mkdir -p run && printf '{"schema": 1, "run": "r", "fix": "F", "branches": [{"name": "b", "verdict": "fixed"}]}\n' > run/results.json
 stdout_fails "report --json" report --json run
 stdout_fails "ci-matrix" ci-matrix
+stdout_fails "prune" prune --branch 2.6.32.y --dry-run
+stdout_fails "prune --json" prune --branch 2.6.32.y --dry-run --json
 stdout_fails "--help" --help
 # stdout closed: nothing meant for it lands in a file kbackport opens
 ${KB_VALGRIND:-} "$KBACKPORT" report run >&- 2>/dev/null

@@ -132,7 +132,7 @@ if command -v man >/dev/null; then
 	assert_eq "the title" "KBACKPORT(1)                     User Commands                    KBACKPORT(1)" \
 		"$(head -1 "$TMP/man.txt")"
 	assert_eq "a section per command, in --help's order" \
-		"KBACKPORT IMPORT|KBACKPORT APPLY|KBACKPORT AUDIT|KBACKPORT BUILD|KBACKPORT TEST|KBACKPORT RUN|KBACKPORT REPORT|KBACKPORT CI-MATRIX|KBACKPORT KTAP|KBACKPORT FIX" \
+		"KBACKPORT IMPORT|KBACKPORT APPLY|KBACKPORT AUDIT|KBACKPORT BUILD|KBACKPORT TEST|KBACKPORT RUN|KBACKPORT REPORT|KBACKPORT CI-MATRIX|KBACKPORT KTAP|KBACKPORT FIX|KBACKPORT PRUNE" \
 		"$(grep '^KBACKPORT [A-Z-]*$' "$TMP/man.txt" | paste -sd'|')"
 	assert_contains "a command's --help text in its section" "$("$KBACKPORT" ci-matrix --help | sed -n 2p)" \
 		"$(sed -n '/^KBACKPORT CI-MATRIX$/,/^KBACKPORT KTAP$/p' "$TMP/man.txt")"
@@ -166,6 +166,8 @@ mkdir -p "$TMP/fixes/backports" && cp -r "$TOP_DIR/backports/CVE-2011-1019" "$TM
 cp "$TMP/elsewhere/branches.yaml" "$TMP/fixes/"
 assert_eq "a fix from backports/ beside the config" "$TMP/fixes/backports/CVE-2011-1019" \
 	"$(complete_kb kbackport run --config "$TMP/fixes/branches.yaml" --fix "$TMP/fixes/backports/C")"
+assert_eq "prune --fix: a fix's id" "CVE-2011-1019" \
+	"$(complete_kb kbackport prune --config "$TMP/fixes/branches.yaml" --fix C)"
 assert_eq "the values --help lists" "github gitlab json" "$(complete_kb kbackport ci-matrix --format '')"
 
 # ---- uninstall ----

@@ -28,6 +28,7 @@ int cmd_report(int argc, char **argv);
 int cmd_ktap(int argc, char **argv);
 int cmd_fix(int argc, char **argv);
 int cmd_ci_matrix(int argc, char **argv);
+int cmd_prune(int argc, char **argv);
 
 /* `git describe` of the source at build time (build/gen/version.c). */
 extern const char kb_version[];

@@ -31,6 +31,7 @@ static const struct command commands[] = {
 	{ "ci-matrix", cmd_ci_matrix, "Print a CI fan-out: a job per branch running kbackport run, then a merge" },
 	{ "ktap", cmd_ktap, "Show the KTAP test results a console log holds, per suite and case" },
 	{ "fix", cmd_fix, "Make a fix directory from a patch, an mbox or a commit (fix new)" },
+	{ "prune", cmd_prune, "Delete kbackport's own refs: by fix, queue or branch, or stale ones" },
 };
 
 static void usage(FILE *out)

@@ -358,12 +358,7 @@ done:
 	return err;
 }
 
-/*
- * Where `refname` is checked out, as `git branch -f` looks: the HEAD of
- * the main working tree and of every linked worktree, whichever of them
- * `repo` is. *where gets its path, or NULL.
- */
-static int checked_out(char **where, git_repository *repo, const char *refname)
+int kb_ref_checked_out(char **where, git_repository *repo, const char *refname)
 {
 	git_repository *main_repo = NULL;
 	git_strarray names = { NULL, 0 };
@@ -548,7 +543,7 @@ static int commit_backport(git_oid *commit_id, bool *created, git_repository *re
 	if (seen && !git_oid_equal(&old, seen))
 		return kb_error_set(KB_EEXISTS, "'%s' was changed by another writer meanwhile: "
 				    "not overwritten", refname);
-	if ((err = checked_out(&where, repo, refname)) < 0)
+	if ((err = kb_ref_checked_out(&where, repo, refname)) < 0)
 		goto done;
 	if (where) {
 		err = kb_error_set(KB_EEXISTS, "'%s' is checked out in '%s': switch branches there first",

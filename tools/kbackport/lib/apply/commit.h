@@ -41,6 +41,14 @@ int kb_committer(git_signature **out, git_repository *repo);
 int kb_ref_check_lock(git_repository *repo, const char *refname);
 
 /*
+ * Where `refname` is checked out, as `git branch -f` and `git branch -d`
+ * look: the HEAD of the main working tree and of every linked worktree
+ * (one whose directory is gone too), whichever of them `repo` is. *where
+ * gets its path (owned by the caller), or NULL when it is nowhere.
+ */
+int kb_ref_checked_out(char **where, git_repository *repo, const char *refname);
+
+/*
  * Fails (KB_EEXISTS, saying which ref is in the way and what to do) when
  * `refname` cannot be written for the refs already there: a ref named as
  * one of its folders (a branch "backport/X" for refs/heads/backport/X/
