@@ -4,7 +4,7 @@
 # as shipped) imported as eras/* into the shared e2e repository, then
 # `kbackport run` on each: the fix's era variant applied, the as-is and
 # backport lanes built with today's gcc through the build compatibility
-# rules (tests/kernel/compat/rules), booted under QEMU, and attacked by the
+# rules (data/kernel/compat/rules), booted under QEMU, and attacked by the
 # guest's capability suite. KUnit does not exist in these kernels: its
 # suite is not-applicable and the verdict rests on the guest suite. Each
 # branch must be verified: the attack loads the probe module (crc7 in these

@@ -1,4 +1,4 @@
-/* tests/cases.yaml loading, and the real file's declarations. */
+/* cases.yaml loading (a fix's tests/cases.yaml), and the real file's declarations. */
 #include "unit.h"
 
 #include "cases.h"
