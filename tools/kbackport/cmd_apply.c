@@ -158,6 +158,31 @@ static void print_json(struct kb_result *results, size_t nbranches,
 	json_decref(docs);
 }
 
+/*
+ * An already-applied answer the content gave: where each hunk of its
+ * variant was found, "found: variant 'rcu' at net/core/dev.c:1120, ..."
+ * (a hunk of another variant says whose). Nothing when the content does
+ * not hold every hunk: the history decided, and the detail names its commit.
+ */
+static void print_found(const struct kb_result *r, const char *indent)
+{
+	size_t i;
+
+	if (r->status != KB_STATUS_ALREADY_APPLIED || !r->nhunks || !r->variant)
+		return;
+	for (i = 0; i < r->nhunks; i++)
+		if (strcmp(r->hunks[i].status, "in"))
+			return;
+	printf("%sfound: variant '%s' at ", indent, r->variant);
+	for (i = 0; i < r->nhunks; i++) {
+		const struct kb_placement *p = &r->hunks[i];
+		printf("%s%s:%zu", i ? ", " : "", p->path, p->line);
+		if (strcmp(p->variant, r->variant))
+			printf(" (variant '%s')", p->variant);
+	}
+	putchar('\n');
+}
+
 static void print_matrix(const struct kb_result *results, size_t n)
 {
 	size_t i, w = 6;
@@ -181,6 +206,7 @@ static void print_matrix(const struct kb_result *results, size_t n)
 			       r->pre_fix_ref, r->pre_fix_variant);
 		if (r->ref)
 			printf("  ref: %s\n", r->ref);
+		print_found(r, "  ");
 		cli_print_indented(r->notes, "  ");
 		if (r->reproduce) {
 			printf("  to resolve it by hand:\n");
@@ -371,6 +397,7 @@ static void queue_text(const struct kb_queue_result *rows, char ***mails,
 				continue;
 			printf("  %zu %s: %s: %s\n", f + 1, r->fix, kb_status_name(r->status),
 			       r->detail ? r->detail : "");
+			print_found(r, "      ");
 			if (r->status != KB_STATUS_ALREADY_APPLIED &&
 			    r->status != KB_STATUS_NOT_AFFECTED)
 				cli_print_indented(r->notes, "      ");
