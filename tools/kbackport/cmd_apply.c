@@ -1,6 +1,7 @@
 /* kbackport apply: every fix on every selected branch, one result each. */
 #include "backport.h"
 #include "buf.h"
+#include "child.h"
 #include "fsutil.h"
 #include "queue.h"
 #include "report.h"
@@ -252,6 +253,8 @@ static int run(struct apply_opts *o)
 	if (!(results = calloc(nfixes * nbranches + 1, sizeof(*results))))
 		goto done;
 	rc = EXIT_OK;
+	cli_interruptible(nfixes == 1 ? "branches" : "fix-branch pairs",
+			  (long)(nfixes * nbranches), true, NULL);
 	for (f = 0; f < nfixes; f++)
 		for (b = 0; b < nbranches; b++, nresults++) {
 			struct kb_result *r = &results[nresults];
@@ -260,6 +263,7 @@ static int run(struct apply_opts *o)
 				rc = EXIT_ATTENTION;
 				goto done;
 			}
+			kb_work_step();
 			if (r->status == KB_STATUS_CONFLICT || r->status == KB_STATUS_PARTIAL ||
 			    r->status == KB_STATUS_ERROR)
 				rc = EXIT_ATTENTION;
@@ -437,6 +441,7 @@ static int run_queue(struct apply_opts *o)
 	    !(mails = calloc(nbranches + 1, sizeof(*mails))))
 		goto done;
 	rc = EXIT_OK;
+	cli_interruptible("branches", (long)nbranches, true, NULL);
 	for (b = 0; b < nbranches; b++) {
 		if (!(mails[b] = calloc(series.nfixes, sizeof(**mails))) ||
 		    kb_queue_apply(&rows[b], branches[b], &series, name, &o->backport) < 0 ||
@@ -447,6 +452,7 @@ static int run_queue(struct apply_opts *o)
 		}
 		if (kb_queue_needs_hand(&rows[b]))
 			rc = EXIT_ATTENTION;
+		kb_work_step();
 	}
 	if (o->json) {
 		json_t *doc = queue_json(rows, mails, branches, nbranches, &series, name);
