@@ -229,6 +229,7 @@ assert_eq "a fix x branch matrix, then per branch the ref and the skipped fixes"
 
 2.6.37.y: refs/heads/backport/queue/stable/2.6.37.y at $c37: 4 of 5 fixes applied
   2 tcp-the-on-demand-note-once-more: already-applied: the changes of variant 'patch' are already in 'linux-2.6.37.y' (with the fixes applied before it in the queue)
+      found: variant 'patch' at net/ipv4/tcp_cong.c:1
 
 4.19.y: refs/heads/backport/queue/stable/4.19.y at $c419: 3 of 5 fixes applied
   2 tcp-the-on-demand-note-once-more: already-applied: every hunk of variant 'patch' is already in the tree (with the fixes applied before it in the queue)
@@ -264,7 +265,8 @@ assert_eq "noted as in the branch itself, and no ref written" \
 1   CVE-2011-1019  already-applied
 
 vendor-fixed: 0 of 1 fixes applied: no ref written
-  1 CVE-2011-1019: already-applied: the changes of variant '2.6.32' are already in 'vendor-2.6.32-fixed'" "$OUT"
+  1 CVE-2011-1019: already-applied: the changes of variant '2.6.32' are already in 'vendor-2.6.32-fixed'
+      found: variant '2.6.32' at include/linux/netdevice.h:13 (variant 'upstream'), net/core/dev.c:32, net/ipv4/ip_gre.c:18, net/ipv4/ipip.c:16, net/ipv6/sit.c:16" "$OUT"
 assert_eq "...nothing under refs/heads/backport" "" "$(git -C repos/vendor.git for-each-ref refs/heads/backport)"
 
 T_NAME="bad input"

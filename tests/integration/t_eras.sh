@@ -88,6 +88,11 @@ assert_eq "why" "the vulnerable code is not in 'linux-2.6.31.y'" "$(field 2.6.31
 T_NAME=already-applied
 assert_eq "no commit, no ref" "null null" "$(field vendor-fixed '"\(.commit) \(.ref)"')"
 assert_eq "why" "the changes of variant '2.6.32' are already in 'vendor-2.6.32-fixed'" "$(field vendor-fixed .detail)"
+run_kb 0 apply --dry-run --branch vendor-fixed
+assert_eq "the text names the evidence: where each hunk of the variant was found" \
+"vendor-fixed (CVE-2011-1019): the changes of variant '2.6.32' are already in 'vendor-2.6.32-fixed'
+  found: variant '2.6.32' at include/linux/netdevice.h:13 (variant 'upstream'), net/core/dev.c:32, net/ipv4/ip_gre.c:18, net/ipv4/ipip.c:16, net/ipv6/sit.c:16" \
+	"$(printf '%s\n' "$OUT" | sed -n '/^vendor-fixed (/,/found:/p')"
 T_NAME=conflict
 assert_eq "why" "no variant fits this tree; the upstream patch fails: hunk 1 of 'include/linux/netdevice.h' does not apply" "$(field vendor-reworked .detail)"
 assert_eq "why each variant was not chosen, then the failed hunks" "variant 'upstream' not chosen: net/core/dev.c contains 'dev = dev_get_by_name_rcu(net, name);' does not hold

@@ -163,6 +163,12 @@ T_NAME="text"
 run_kb 0 apply -n --branch later
 assert_contains "the text output names the evidence" \
 	"later (FIX): in since $(s12 $S1) (v1.1): its message names $(s12 $U)" "$OUT"
+assert_eq "...and no 'found:' line: the content does not hold it, the history decided" "" \
+	"$(printf '%s\n' "$OUT" | grep found:)"
+run_kb 0 apply -n --branch upstream
+assert_eq "the content and the history agreeing: both named, the lines found and the commit" \
+"upstream (FIX): the changes of variant 'patch' are already in 'upstream'; history: in since $(s12 $U): it is the fix's commit $(s12 $U) itself
+  found: variant 'patch' at f.c:15" "$(printf '%s\n' "$OUT" | sed -n '/^upstream (FIX)/,/found:/p')"
 run_kb 0 apply --branch later --branch reverted
 assert_eq "already-applied writes no ref; the reverted branch gets its backport" \
 	"refs/heads/backport/FIX/reverted" "$(git -C repo for-each-ref --format='%(refname)' refs/heads/backport)"

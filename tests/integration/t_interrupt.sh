@@ -7,6 +7,11 @@
 # branches, HEAD, index and working tree are untouched, and the next run
 # completes every branch. The kills come at fixed delays after the start;
 # runs where the kill came too early or too late still check the same.
+# What the interrupted command says is checked too: "interrupted after D of
+# 300 branches; the N refs written are complete; run it again to continue",
+# N the refs that exist, D the branches finished (N or N - 1: the branch
+# at work may have its ref already). The same for `apply --queue` and
+# `run`, which then keeps no results.json.
 source "$(dirname "$0")/../lib.sh"
 T_SUITE=interrupt
 hermetic
@@ -31,6 +36,28 @@ want_tree=$(git -C reference.git rev-parse refs/heads/backport/CVE-2011-1019/b00
 want_msg=$(git -C reference.git log -1 --format=%B refs/heads/backport/CVE-2011-1019/b001)
 assert_eq "the reference run made every ref" $N \
 	"$(git -C reference.git for-each-ref refs/heads/backport | wc -l)"
+
+# check_said SIG RC REFS: the interrupted command's words on stderr (apply.err)
+said_mid=0
+check_said() {
+	local sig=$1 rc=$2 n=$3 what=${4:-} done refs
+	[ "$rc" = $((128 + $(kill -l "$sig"))) ] || return 0
+	if [ ! -s apply.err ] && [ "$n" = 0 ]; then
+		pass "killed before it began: nothing said, nothing written"
+		return
+	fi
+	if [[ $(cat apply.err) =~ ^interrupted\ after\ ([0-9]+)\ of\ $N\ branches\;\ (no\ ref\ was\ written|the\ ([0-9]+)\ refs?\ written\ (is|are)\ complete)\;\ ${what}run\ it\ again\ to\ continue$ ]]; then
+		done=${BASH_REMATCH[1]} refs=${BASH_REMATCH[3]:-0}
+		assert_eq "says the refs written: as many as exist" "$n" "$refs"
+		[ "$done" = "$n" ] || [ "$done" = $((n - 1)) ] &&
+			pass "says $done of $N branches done, with $n refs" ||
+			fail "says $done of $N branches done, with $n refs"
+		[ "$done" -gt 0 ] && [ "$done" -lt $N ] && said_mid=$((said_mid + 1))
+	else
+		fail "what it said on stderr"
+		sed 's/^/#   /' apply.err | head -5
+	fi
+}
 
 # check_whole: every backport ref is a whole, correct commit; nothing is locked
 check_whole() {
@@ -64,6 +91,7 @@ for delay in 0.01 0.03 0.06 0.1 0.15 0.2 0.3 0.45; do
 		$((128 + $(kill -l $sig)))) pass "killed by SIG$sig with $n of $N refs made" ;;
 		*) fail "exit $rc"; sed 's/^/#   /' apply.err | head -5 ;;
 		esac
+		check_said $sig $rc $n
 		check_whole
 	done
 done
@@ -74,10 +102,66 @@ for n in "${made[@]}"; do [ "$n" -gt 0 ] && [ "$n" -lt $N ] && mid=$((mid + 1));
 [ $mid -gt 0 ] && pass "$mid of ${#made[@]} kills came in the middle of the run (refs made: ${made[*]})" ||
 	fail "no kill came in the middle of the run (refs made: ${made[*]})"
 
+[ $said_mid -gt 0 ] && pass "$said_mid interrupted runs said how far they got in the middle" ||
+	fail "no interrupted run said how far it got in the middle"
+
 T_NAME="the next run"
 run_kb 0 apply --json
 assert_eq "every branch applied or already made" "applied" \
 	"$(printf '%s' "$OUT" | jq -r '[.results[].status] | unique | join(",")')"
 assert_eq "every ref" $N "$(git -C $repo for-each-ref refs/heads/backport | wc -l)"
 check_whole
+
+# --queue: a queue ref per branch, the same words
+printf '%s\n' "$TOP_DIR/backports/CVE-2011-1019" > q.series
+said_mid=0
+for delay in 0.1 0.2 0.3; do
+	T_NAME="apply --queue, SIGINT after ${delay}s"
+	git -C $repo for-each-ref --format='delete %(refname)' refs/heads/backport |
+		git -C $repo update-ref --stdin
+	"$KBACKPORT" apply --queue q.series > apply.out 2> apply.err &
+	pid=$!
+	sleep "$delay"
+	kill -INT $pid 2>/dev/null
+	wait $pid
+	rc=$?
+	n=$(git -C $repo for-each-ref refs/heads/backport/queue/q | wc -l)
+	[ $rc = 0 ] || [ $rc = 130 ] && pass "exit $rc with $n of $N refs made" || fail "exit $rc"
+	check_said INT $rc $n
+	assert_eq "no lock file left" "" "$(find $repo/.git -name '*.lock')"
+done
+T_NAME="apply --queue"
+[ $said_mid -gt 0 ] && pass "an interrupted queue said how far it got in the middle" ||
+	fail "no interrupted queue said how far it got in the middle"
+run_kb 0 apply --queue q.series --json
+assert_eq "the next run: every branch's queue ref" $N "$(git -C $repo for-each-ref refs/heads/backport/queue/q | wc -l)"
+
+# run: the branches are not built (build: false), each applied and judged
+sed 's/^\(    ref: .*\)$/\1\n    build: false/' branches.yaml > run.yaml
+said_mid=0
+for delay in 0.2 0.4 0.8; do
+	T_NAME="run, SIGINT after ${delay}s"
+	git -C $repo for-each-ref --format='delete %(refname)' refs/heads/backport |
+		git -C $repo update-ref --stdin
+	rm -rf reports
+	"$KBACKPORT" run --config run.yaml > apply.out 2> apply.err &
+	pid=$!
+	sleep "$delay"
+	kill -INT $pid 2>/dev/null
+	wait $pid
+	rc=$?
+	n=$(git -C $repo for-each-ref refs/heads/backport | wc -l)
+	[ $rc = 0 ] || [ $rc = 130 ] && pass "exit $rc with $n of $N refs made" || fail "exit $rc"
+	# its step lines ("[   0.1s] b001: ...") go to stderr too: the last line only
+	tail -1 apply.err > said
+	[ "$(head -c 1 said)" = "[" ] && : > said
+	mv said apply.err
+	check_said INT $rc $n "finished builds and boots are kept; "
+	[ $rc = 130 ] && assert_eq "no results.json: the run is not complete" "" \
+		"$(find reports -name results.json 2>/dev/null)"
+	assert_eq "no lock file left" "" "$(find $repo/.git -name '*.lock')"
+done
+T_NAME="run"
+[ $said_mid -gt 0 ] && pass "an interrupted run said how far it got in the middle" ||
+	fail "no interrupted run said how far it got in the middle"
 finish

@@ -1,10 +1,13 @@
 #include "cli.h"
 #include "buf.h"
+#include "child.h"
+#include "commit.h"
 #include "error.h"
 #include "repo.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -455,4 +458,93 @@ void cli_print_tick(const char *branch, const char *lane, const struct kb_tick *
 	fflush(stderr);
 	kb_buf_release(&who);
 	kb_buf_release(&line);
+}
+
+/* ---- interruptions: said from a signal handler, so write(2) only ---- */
+
+static const char *volatile interrupt_unit;
+static const char *volatile interrupt_kept;
+static volatile sig_atomic_t interrupt_refs, interrupt_tty, identity_said;
+
+void cli_interruptible(const char *unit, long total, bool refs, const char *kept)
+{
+	interrupt_unit = unit;
+	interrupt_kept = kept;
+	interrupt_refs = refs;
+	interrupt_tty = isatty(STDERR_FILENO);
+	kb_work_start(total);
+}
+
+static void say(const char *s)
+{
+	size_t n = strlen(s);
+	ssize_t w;
+
+	while (n && ((w = write(STDERR_FILENO, s, n)) > 0 || (w < 0 && errno == EINTR)))
+		if (w > 0) {
+			s += w;
+			n -= (size_t)w;
+		}
+}
+
+static void say_number(long n)
+{
+	char digits[24], *p = digits + sizeof(digits) - 1;
+
+	*p = '\0';
+	if (n < 0)
+		n = 0;
+	do
+		*--p = (char)('0' + n % 10);
+	while ((n /= 10) && p > digits);
+	say(p);
+}
+
+static void say_refs(long refs)
+{
+	if (refs == 0) {
+		say("; no ref was written");
+		return;
+	}
+	say("; the ");
+	say_number(refs);
+	say(refs == 1 ? " ref written is complete" : " refs written are complete");
+}
+
+void cli_interrupted(void)
+{
+	struct kb_work w;
+
+	kb_work_get(&w);
+	if (w.total >= 0 && interrupt_unit) {
+		/* after the terminal's "^C", on a line of its own */
+		say(interrupt_tty ? "\ninterrupted after " : "interrupted after ");
+		say_number(w.done);
+		say(" of ");
+		say_number(w.total);
+		say(" ");
+		say(interrupt_unit);
+		if (interrupt_refs)
+			say_refs(w.refs);
+		if (interrupt_kept) {
+			say("; ");
+			say(interrupt_kept);
+		}
+		say("; run it again to continue\n");
+	}
+	cli_identity_note();
+}
+
+void cli_identity_note(void)
+{
+	const char *name, *email;
+
+	if (identity_said || !kb_committer_guessed(&name, &email))
+		return;
+	identity_said = 1;
+	say("note: no user.name/user.email in git config; commits are by ");
+	say(name);
+	say(" <");
+	say(email);
+	say(">\n");
 }

@@ -181,4 +181,27 @@ int cli_progress_interval(double *out, bool quiet);
  */
 void cli_print_tick(const char *branch, const char *lane, const struct kb_tick *tick);
 
+/*
+ * A command that works through `total` `unit`s ("branches"), each counted
+ * with kb_work_step() once finished: an interruption then says on stderr
+ * how far it got, "interrupted after 12 of 40 branches; the 12 refs written
+ * are complete; <kept>; run it again to continue" (the refs when `refs`:
+ * those kbackport wrote, counted as written; `kept` NULL: none said).
+ * `unit` and `kept` are static strings.
+ */
+void cli_interruptible(const char *unit, long total, bool refs, const char *kept);
+
+/*
+ * From the signal handler (async-signal-safe): what cli_interruptible()
+ * set up says how far the command got, and the identity note if due.
+ */
+void cli_interrupted(void);
+
+/*
+ * "note: no user.name/user.email in git config; commits are by <name>
+ * <email>" on stderr when a commit was written by a guessed identity
+ * (kb_committer_guessed()); once per command. Async-signal-safe.
+ */
+void cli_identity_note(void);
+
 #endif

@@ -1,6 +1,7 @@
 /* kbackport apply: every fix on every selected branch, one result each. */
 #include "backport.h"
 #include "buf.h"
+#include "child.h"
 #include "fsutil.h"
 #include "queue.h"
 #include "report.h"
@@ -158,6 +159,31 @@ static void print_json(struct kb_result *results, size_t nbranches,
 	json_decref(docs);
 }
 
+/*
+ * An already-applied answer the content gave: where each hunk of its
+ * variant was found, "found: variant 'rcu' at net/core/dev.c:1120, ..."
+ * (a hunk of another variant says whose). Nothing when the content does
+ * not hold every hunk: the history decided, and the detail names its commit.
+ */
+static void print_found(const struct kb_result *r, const char *indent)
+{
+	size_t i;
+
+	if (r->status != KB_STATUS_ALREADY_APPLIED || !r->nhunks || !r->variant)
+		return;
+	for (i = 0; i < r->nhunks; i++)
+		if (strcmp(r->hunks[i].status, "in"))
+			return;
+	printf("%sfound: variant '%s' at ", indent, r->variant);
+	for (i = 0; i < r->nhunks; i++) {
+		const struct kb_placement *p = &r->hunks[i];
+		printf("%s%s:%zu", i ? ", " : "", p->path, p->line);
+		if (strcmp(p->variant, r->variant))
+			printf(" (variant '%s')", p->variant);
+	}
+	putchar('\n');
+}
+
 static void print_matrix(const struct kb_result *results, size_t n)
 {
 	size_t i, w = 6;
@@ -181,6 +207,7 @@ static void print_matrix(const struct kb_result *results, size_t n)
 			       r->pre_fix_ref, r->pre_fix_variant);
 		if (r->ref)
 			printf("  ref: %s\n", r->ref);
+		print_found(r, "  ");
 		cli_print_indented(r->notes, "  ");
 		if (r->reproduce) {
 			printf("  to resolve it by hand:\n");
@@ -226,6 +253,8 @@ static int run(struct apply_opts *o)
 	if (!(results = calloc(nfixes * nbranches + 1, sizeof(*results))))
 		goto done;
 	rc = EXIT_OK;
+	cli_interruptible(nfixes == 1 ? "branches" : "fix-branch pairs",
+			  (long)(nfixes * nbranches), true, NULL);
 	for (f = 0; f < nfixes; f++)
 		for (b = 0; b < nbranches; b++, nresults++) {
 			struct kb_result *r = &results[nresults];
@@ -234,6 +263,7 @@ static int run(struct apply_opts *o)
 				rc = EXIT_ATTENTION;
 				goto done;
 			}
+			kb_work_step();
 			if (r->status == KB_STATUS_CONFLICT || r->status == KB_STATUS_PARTIAL ||
 			    r->status == KB_STATUS_ERROR)
 				rc = EXIT_ATTENTION;
@@ -371,6 +401,7 @@ static void queue_text(const struct kb_queue_result *rows, char ***mails,
 				continue;
 			printf("  %zu %s: %s: %s\n", f + 1, r->fix, kb_status_name(r->status),
 			       r->detail ? r->detail : "");
+			print_found(r, "      ");
 			if (r->status != KB_STATUS_ALREADY_APPLIED &&
 			    r->status != KB_STATUS_NOT_AFFECTED)
 				cli_print_indented(r->notes, "      ");
@@ -410,6 +441,7 @@ static int run_queue(struct apply_opts *o)
 	    !(mails = calloc(nbranches + 1, sizeof(*mails))))
 		goto done;
 	rc = EXIT_OK;
+	cli_interruptible("branches", (long)nbranches, true, NULL);
 	for (b = 0; b < nbranches; b++) {
 		if (!(mails[b] = calloc(series.nfixes, sizeof(**mails))) ||
 		    kb_queue_apply(&rows[b], branches[b], &series, name, &o->backport) < 0 ||
@@ -420,6 +452,7 @@ static int run_queue(struct apply_opts *o)
 		}
 		if (kb_queue_needs_hand(&rows[b]))
 			rc = EXIT_ATTENTION;
+		kb_work_step();
 	}
 	if (o->json) {
 		json_t *doc = queue_json(rows, mails, branches, nbranches, &series, name);

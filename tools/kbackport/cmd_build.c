@@ -2,6 +2,7 @@
  * kbackport build: every lane of every selected branch, one result each.
  * The loop is the pipeline's (lib/pipeline.h) with building switched on.
  */
+#include "child.h"
 #include "cli.h"
 #include "error.h"
 #include "fsutil.h"
@@ -336,7 +337,9 @@ static int run(struct build_cli *o)
 	p.build_opts.jobs = o->jobs;
 	p.event = show_progress;
 	p.payload = &live;
-	for (b = 0; b < nbranches && !err; b++)
+	cli_interruptible("branches", (long)nbranches, false,
+			  "finished builds are kept, a half-done one is resumed");
+	for (b = 0; b < nbranches && !err; b++, kb_work_step())
 		err = kb_pipeline_branch(&runs[b], &p, branches[b]);
 	if (err < 0 || make_rows(&rows, &nrows, runs, nbranches, alone) < 0) {
 		cli_error_last();

@@ -3,6 +3,7 @@
  * one run directory under reports/ with results.json and everything a
  * person or a CI system reads (see README.md, "Reports").
  */
+#include "child.h"
 #include "cli.h"
 #include "error.h"
 #include "fsutil.h"
@@ -388,7 +389,8 @@ static int run_all(struct kb_pipeline *p, struct kb_run_dir *rd,
 	int err = 0;
 
 	*rc = EXIT_OK;
-	for (i = 0; i < n && !err; i++) {
+	cli_interruptible("branches", (long)n, true, "finished builds and boots are kept");
+	for (i = 0; i < n && !err; i++, kb_work_step()) {
 		if ((err = kb_pipeline_branch(&b, p, branches[i])) == 0)
 			err = kb_run_dir_add(rd, &b, p->tester->cases);
 		if (err || !kb_verdict_ok(b.verdict))

@@ -3,6 +3,7 @@
  * KTAP, and give every lane and branch its verdict (lib/verdict.h). The
  * loop is the pipeline's (lib/pipeline.h) with builds looked up only.
  */
+#include "child.h"
 #include "cli.h"
 #include "error.h"
 #include "fsutil.h"
@@ -377,7 +378,8 @@ static int run(struct test_cli *o)
 	p.nfixes = nfixes;
 	p.build_opts.compat = paths.build.compat.ptr;
 	rc = EXIT_OK;
-	for (i = 0; i < nbranches && !err; i++)
+	cli_interruptible("branches", (long)nbranches, false, "finished boots are kept");
+	for (i = 0; i < nbranches && !err; i++, kb_work_step())
 		if ((err = kb_pipeline_branch(&rows[i], &p, branches[i])) == 0 &&
 		    !kb_verdict_ok(rows[i].verdict))
 			rc = EXIT_ATTENTION;

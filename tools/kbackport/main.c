@@ -47,13 +47,16 @@ static void usage(FILE *out)
 
 /*
  * ^C, kill, a closed terminal: stop the programs kbackport started (make,
- * QEMU, each in a group of its own), then die of the signal as usual.
+ * QEMU, each in a group of its own), say how far the command got
+ * (cli_interruptible()), then die of the signal as usual: the shell sees
+ * 128 + the signal's number, 130 for ^C.
  * What was half-done is never trusted later: builds, boots and refs are
  * only marked complete (stamp, rename, ref update) at their very end.
  */
 static void on_signal(int sig)
 {
 	kb_children_kill(SIGTERM);
+	cli_interrupted();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -64,7 +67,11 @@ static void stop_children_on_signals(void)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
+	/* one at a time: a second ^C waits for the first to be said */
 	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaddset(&sa.sa_mask, SIGHUP);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -136,6 +143,7 @@ static int run_command(int argc, char **argv)
 		git_libgit2_init();
 		stop_children_on_signals();
 		rc = commands[i].fn(argc - 1, argv + 1);
+		cli_identity_note();
 		git_libgit2_shutdown();
 		return rc;
 	}

@@ -661,7 +661,11 @@ static int commit_tree(git_oid *out, git_repository *repo, const char *refname,
 		err = git_reference_create_matching(&ref, repo, refname, out, 1,
 						    parent ? git_commit_id(parent) : &zero,
 						    "kbackport import");
+		if (err == 0)
+			kb_work_ref_written();
 		kb_signals_release(&saved);
+		if (err == 0)
+			kb_committer_written(sig);
 		if (err == GIT_EMODIFIED || err == GIT_ELOCKED)
 			err = kb_error_git(err, "'%s' was changed by another writer meanwhile: "
 					   "not overwritten (import again)", refname);

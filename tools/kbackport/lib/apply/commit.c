@@ -212,6 +212,37 @@ static int committer_date(git_time_t *when, int *offset)
 }
 
 /*
+ * The identity guessed for want of user.name/user.email, as commits got
+ * it, and whether one such commit was written: read by a signal handler
+ * too, so plain arrays, filled before `guess_used` is set.
+ */
+static char guess_name[256], guess_email[512];
+static volatile sig_atomic_t guess_made, guess_used;
+
+static void guess_record(const char *name, const char *email)
+{
+	snprintf(guess_name, sizeof(guess_name), "%s", name);
+	snprintf(guess_email, sizeof(guess_email), "%s", email);
+	guess_made = 1;
+}
+
+void kb_committer_written(const git_signature *committer)
+{
+	if (guess_made && !strcmp(committer->name, guess_name) &&
+	    !strcmp(committer->email, guess_email))
+		guess_used = 1;
+}
+
+bool kb_committer_guessed(const char **name, const char **email)
+{
+	if (!guess_used)
+		return false;
+	*name = guess_name;
+	*email = guess_email;
+	return true;
+}
+
+/*
  * No user.name/user.email: like git, fall back to the login name and
  * user@host, so a fresh machine can run the demo.
  */
@@ -240,13 +271,16 @@ int kb_committer(git_signature **out, git_repository *repo)
 	git_signature *def = NULL;
 	git_time_t when = 0;
 	int offset = 0, dated, err;
+	bool guessed = false;
 
 	*out = NULL;
 	if ((dated = committer_date(&when, &offset)) < 0)
 		return dated;
-	if ((!name || !email) && git_signature_default(&def, repo) < 0 &&
-	    (err = guess_identity(&def)) < 0)
-		return err;
+	if ((!name || !email) && git_signature_default(&def, repo) < 0) {
+		if ((err = guess_identity(&def)) < 0)
+			return err;
+		guessed = true;
+	}
 	if (!name)
 		name = def->name;
 	if (!email)
@@ -258,6 +292,8 @@ int kb_committer(git_signature **out, git_repository *repo)
 	}
 	err = dated ? git_signature_new(out, name, email, when, offset) :
 		      git_signature_now(out, name, email);
+	if (err == 0 && guessed)
+		guess_record((*out)->name, (*out)->email);
 	git_signature_free(def);
 	if (err < 0)
 		return kb_error_git(err, "bad committer '%s <%s>'", name, email);
@@ -491,6 +527,8 @@ static int update_ref(git_repository *repo, const char *refname, const git_oid *
 
 	kb_signals_hold(&saved);
 	err = git_reference_create_matching(&ref, repo, refname, id, 1, old, "kbackport: backport");
+	if (err == 0)
+		kb_work_ref_written();
 	kb_signals_release(&saved);
 	git_reference_free(ref);
 	return err;
@@ -569,6 +607,8 @@ static int commit_backport(git_oid *commit_id, bool *created, git_repository *re
 	} else {
 		*created = true;
 	}
+	if (err == 0 && *created)
+		kb_committer_written(committer);
 done:
 	free(where);
 	git_tree_free(tree);

@@ -32,6 +32,17 @@ int kb_backport_ref(char **out, const char *fix_id, const char *branch);
 
 int kb_commit_author(git_signature **out, const struct kb_fix *fix);
 int kb_committer(git_signature **out, git_repository *repo);
+/*
+ * A commit by `committer` (kb_committer()'s) was written and its ref
+ * updated: kb_commit_backport() says so itself, other writers call this.
+ */
+void kb_committer_written(const git_signature *committer);
+/*
+ * Whether a commit written so far is by an identity kb_committer() guessed
+ * for want of user.name/user.email (the login name and user@host, as git
+ * does), and which. Async-signal-safe; the strings are static.
+ */
+bool kb_committer_guessed(const char **name, const char **email);
 
 /*
  * Fails when `refname`'s lock file exists (a stale lock, or a git at work)

@@ -879,7 +879,8 @@ static int index_tags(struct index *ix, git_repository *repo)
 		git_reference_free(ref);
 	}
 	tag_ix = ix;
-	qsort(list, n, sizeof(*list), tag_cmp);
+	if (n)	/* list is NULL when no tag is: no qsort of it (UBSan) */
+		qsort(list, n, sizeof(*list), tag_cmp);
 	if (!(ix->tags = calloc(n + 1, sizeof(*ix->tags))))
 		goto done;
 	for (t = 0; t < n; t++) {

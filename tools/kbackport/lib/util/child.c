@@ -6,6 +6,7 @@
 #define MAX_CHILDREN 16
 
 static volatile sig_atomic_t groups[MAX_CHILDREN];
+static volatile sig_atomic_t work_total = -1, work_done, work_refs;
 
 void kb_child_own_group(void)
 {
@@ -56,4 +57,27 @@ void kb_signals_hold(sigset_t *saved)
 void kb_signals_release(const sigset_t *saved)
 {
 	sigprocmask(SIG_SETMASK, saved, NULL);
+}
+
+void kb_work_start(long total)
+{
+	work_done = 0;
+	work_total = (sig_atomic_t)total;
+}
+
+void kb_work_step(void)
+{
+	work_done = work_done + 1;
+}
+
+void kb_work_ref_written(void)
+{
+	work_refs = work_refs + 1;
+}
+
+void kb_work_get(struct kb_work *out)
+{
+	out->total = work_total;
+	out->done = work_done;
+	out->refs = work_refs;
 }

@@ -30,4 +30,23 @@ void kb_children_kill(int sig);
 void kb_signals_hold(sigset_t *saved);
 void kb_signals_release(const sigset_t *saved);
 
+/*
+ * What the command has done so far, kept where a signal handler can read
+ * it, so that an interruption can say it: `total` items (branches) to do,
+ * how many are finished, and how many refs were written. A ref is counted
+ * by kb_work_ref_written() while the signals are held (kb_signals_hold()),
+ * so the count never misses a ref that exists nor names one that does not.
+ */
+struct kb_work {
+	long total;		/* -1: no work started (kb_work_start()) */
+	long done;
+	long refs;
+};
+
+void kb_work_start(long total);
+void kb_work_step(void);
+void kb_work_ref_written(void);
+/* Async-signal-safe. */
+void kb_work_get(struct kb_work *out);
+
 #endif
