@@ -16,7 +16,11 @@ state() {
 	user_state "$R"
 	git -C "$R" for-each-ref --format='%(refname)' refs/heads/backport/
 	echo "objects: $(find "$R/.git/objects" -type f | wc -l)"
-	ls -A "$TMP" | grep -vxE 'home|out|err'
+	ls -A "$TMP" | grep -vxE 'home|out|err|work'
+	# work/history is the history index, a cache of the repository's
+	# commits that any apply reading the history keeps (not under
+	# --dry-run); anything else in work/ counts
+	[ ! -d "$TMP/work" ] || ls -A "$TMP/work" | grep -vx history
 }
 # nothing_written: the state is the one `before` saved
 before() { BEFORE=$(state); }

@@ -190,11 +190,13 @@ T_NAME="cache"
 idx=$(echo work/history/*/index)
 assert_eq "one index for the repository, and the paths it looked at, under work/history/" \
 	"1 1" "$(ls work/history | wc -l) $(ls work/history/*/paths | wc -l)"
+run_kb 0 apply --json	# every branch's tip in the index (not a dry run: that writes none)
+printf '%s' "$OUT" > all.json
 sum=$(sha1sum < "$idx")
-run_kb 0 apply -n --json
+run_kb 0 apply --json
 assert_eq "an unchanged history: the index reused, not written again" "$sum" "$(sha1sum < "$idx")"
-assert_eq "...the same answers" "$(jq -c '[.results[] | .status, .detail]' first.json)" \
-	"$(printf '%s' "$OUT" | jq -c '[.results[] | .status, .detail]')"
+assert_eq "...the same answers" "$(jq -c '[.results[] | .status, .history.state, .history.commit.commit]' all.json)" \
+	"$(printf '%s' "$OUT" | jq -c '[.results[] | .status, .history.state, .history.commit.commit]')"
 stamp=$(head -c 16 "$idx" | od -An -tx1)
 size=$(stat -c %s "$idx")
 edit later '/^	if (x < 0)$/,/return -ERANGE;/d' "Revert \"foo: reject a negative x\"
@@ -202,18 +204,20 @@ edit later '/^	if (x < 0)$/,/return -ERANGE;/d' "Revert \"foo: reject a negative
 This reverts commit $S1."
 S3=$(at later)
 git -C repo checkout -q master
-run_kb 0 apply -n --json --branch later
+run_kb 0 apply --json --branch later
 assert_eq "a new commit: the index extended (its stamp kept, bigger), not made again" \
 	"$stamp yes" "$(head -c 16 "$idx" | od -An -tx1) $([ "$(stat -c %s "$idx")" -gt "$size" ] && echo yes)"
 assert_eq "...and the new commit is read: the fix reverted, the content decides" \
 	"applied reverted $S3" \
 	"$(printf '%s' "$OUT" | jq -r '.results[0] | "\(.status) \(.history.state) \(.history.reverted_by.commit)"')"
 printf 'garbage' > "$idx"
-run_kb 0 apply -n --json --branch later
+run_kb 0 apply --json --branch later
 assert_eq "an index that does not read back is made again: the same answer" \
 	"applied reverted $S3" \
 	"$(printf '%s' "$OUT" | jq -r '.results[0] | "\(.status) \(.history.state) \(.history.reverted_by.commit)"')"
-run_kb 0 apply -n --json --branch patchid -w alt
+run_kb 0 apply -n --json --branch patchid -w dry
+assert_eq "--dry-run: no index written" "no" "$([ -e dry ] && echo yes || echo no)"
+run_kb 0 apply --json --branch patchid -w alt
 assert_eq "--workdir DIR: the index in DIR/history/" "1" "$(ls alt/history | wc -l)"
 
 finish

@@ -216,7 +216,8 @@ static void print_matrix(const struct kb_result *results, size_t n)
 	}
 }
 
-/* The history index set: under the work directory, or in memory. */
+/* The history index set: under the work directory, or in memory (a dry
+ * run writes nothing, not even the index). */
 static int open_history(struct apply_opts *o, const struct kb_config *config)
 {
 	struct kb_buf dir = KB_BUF_INIT;
@@ -224,6 +225,8 @@ static int open_history(struct apply_opts *o, const struct kb_config *config)
 
 	if (o->no_history)
 		return 0;
+	if (o->backport.dry_run)
+		return kb_history_new(&o->backport.history, NULL);
 	if (o->t.workdir)
 		err = kb_buf_printf(&dir, "%s/history", o->t.workdir);
 	else
