@@ -392,7 +392,8 @@ static int run_all(struct kb_pipeline *p, struct kb_run_dir *rd,
 	cli_interruptible("branches", (long)n, true, "finished builds and boots are kept");
 	for (i = 0; i < n && !err; i++, kb_work_step()) {
 		if ((err = kb_pipeline_branch(&b, p, branches[i])) == 0)
-			err = kb_run_dir_add(rd, &b, p->tester->cases);
+			err = kb_run_dir_add(rd, &b, p->tester->cases,
+					     p->queue ? NULL : p->fixes[0]);
 		if (err || !kb_verdict_ok(b.verdict))
 			*rc = EXIT_ATTENTION;
 		kb_branch_run_release(&b);

@@ -311,3 +311,13 @@ done:
 	kb_buf_release(&path);
 	return err;
 }
+
+int kb_report_write_mail(const char *dir, const char *rel, const char *data, size_t len)
+{
+	struct stat st;
+
+	if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
+		return kb_error_set(KB_EINVALID, "'%s' is a symbolic link: kbackport does not "
+				    "write mails through links", dir);
+	return report_write_file(dir, rel, data, len);
+}
