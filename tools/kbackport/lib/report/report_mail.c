@@ -242,7 +242,7 @@ int kb_failed_patch(struct kb_buf *out, const struct kb_fix *fix, const struct k
 	    (err = kb_buf_puts(out, "Subject: ")) < 0 ||
 	    (err = put_header_text(out, subject.ptr, subject.size)) < 0 ||
 	    (err = kb_buf_puts(out, "\n\n")) < 0 ||
-	    (up && up->body && *up->body && (err = kb_buf_printf(out, "%s\n", up->body)) < 0) ||
+	    (up && up->body && (err = kb_buf_puts(out, up->body)) < 0) ||
 	    (err = kb_buf_puts(out, "---\n")) < 0)
 		goto done;
 	err = kb_buf_put(out, diff, tried->size - (size_t)(diff - tried->buffer));
