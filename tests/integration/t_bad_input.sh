@@ -81,7 +81,7 @@ bad_config "cut mid-mapping" $'repo: repos/linux\nbranches:\n  - {name: a, ref: 
 bad_config "cut mid-mapping, block style" $'repo: repos/linux\nbranches:\n  - name: a\n    ref' \
 	"error: bad.yaml:5:1: could not find expected ':' (while scanning a simple key at line 4)"
 bad_config "unknown key" $'repo: repos/linux\nbranches:\n  - name: a\n    ref: linux-2.6.32.y\n    refs: x\n' \
-	"error: bad.yaml:5:5: unknown key 'refs' in branch (expected name, ref, repo, variant, arch, config, build, build-skip-reason, pre-fix, skip-if-missing, kernel)"
+	"error: bad.yaml:5:5: unknown key 'refs' in branch (expected name, ref, repo, variant, arch, config, build, build-skip-reason, pre-fix, skip-if-missing, kernel, mail)"
 bad_config "wrong type" $'repo: repos/linux\nbranches:\n  - name: a\n    ref: [linux-2.6.32.y]\n' \
 	"error: bad.yaml:4:10: 'ref' must be a string, not a sequence"
 

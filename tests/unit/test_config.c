@@ -189,7 +189,7 @@ static void test_unknown_branch_key(void **state)
 		     "  - name: 2.6.32.y\n"
 		     "    refs: linux-2.6.32.y\n",
 		     "4:5: unknown key 'refs' in branch (expected name, ref, repo, "
-		     "variant, arch, config, build, build-skip-reason, pre-fix, skip-if-missing, kernel)");
+		     "variant, arch, config, build, build-skip-reason, pre-fix, skip-if-missing, kernel, mail)");
 }
 
 static void test_unknown_top_key(void **state)
@@ -198,7 +198,7 @@ static void test_unknown_top_key(void **state)
 		     "repo: linux\n"
 		     "branch:\n"
 		     "  - name: a\n",
-		     "2:1: unknown key 'branch' in top level (expected repo, branches)");
+		     "2:1: unknown key 'branch' in top level (expected repo, mail, branches)");
 }
 
 static void test_build_not_bool(void **state)
@@ -411,6 +411,82 @@ static void test_kernel_branch_with_pre_fix(void **state)
 		     "'pre-fix' does not apply to it");
 }
 
+/* mail: a branch's own, the top level's for what it does not say, stable's only without any. */
+static void test_mail(void **state)
+{
+	struct config_sandbox *s = *state;
+	struct kb_config *config = NULL;
+	const struct kb_branch *b;
+
+	write_config(s, "repo: linux\nbranches:\n"
+		     "  - {name: 4.19.y, ref: linux-4.19.y}\n"
+		     "  - {name: vendor, ref: refs/heads/linux-2.6.32.y}\n"
+		     "  - {name: acme, ref: acme-5.10}\n"
+		     "  - name: own\n    ref: x\n    mail:\n      to: \"K <k@acme>\"\n"
+		     "      cc: [a@acme, \"B <b@acme>\"]\n      tree: ACME vendor 5.10\n"
+		     "      send-to: backports@acme\n");
+	assert_int_equal(kb_config_load(&config, s->path), 0);
+	b = kb_config_branch(config, "4.19.y");
+	assert_true(b->mail.stable);
+	assert_string_equal(b->mail.tree, "4.19-stable");
+	assert_int_equal(b->mail.ncc, 1);
+	assert_string_equal(b->mail.cc[0], "stable@vger.kernel.org");
+	assert_string_equal(b->mail.send_to, "stable@vger.kernel.org");
+	assert_null(b->mail.to);
+	b = kb_config_branch(config, "vendor");		/* by its ref's last component */
+	assert_string_equal(b->mail.tree, "2.6.32-stable");
+	b = kb_config_branch(config, "acme");
+	assert_false(b->mail.stable);
+	assert_string_equal(b->mail.tree, "acme");
+	assert_int_equal(b->mail.ncc, 0);
+	assert_null(b->mail.send_to);
+	b = kb_config_branch(config, "own");
+	assert_false(b->mail.stable);
+	assert_string_equal(b->mail.to, "K <k@acme>");
+	assert_int_equal(b->mail.ncc, 2);
+	assert_string_equal(b->mail.cc[1], "B <b@acme>");
+	assert_null(b->mail.cc[2]);
+	assert_string_equal(b->mail.tree, "ACME vendor 5.10");
+	assert_string_equal(b->mail.send_to, "backports@acme");
+	kb_config_free(config);
+
+	/* a top-level mail: replaces the stable defaults everywhere; a branch's keys win */
+	write_config(s, "repo: linux\nmail: {cc: l@acme, send-to: s@acme}\nbranches:\n"
+		     "  - {name: 4.19.y, ref: linux-4.19.y}\n"
+		     "  - {name: b, ref: b, mail: {tree: B tree, cc: [c@acme]}}\n");
+	assert_int_equal(kb_config_load(&config, s->path), 0);
+	b = kb_config_branch(config, "4.19.y");
+	assert_false(b->mail.stable);
+	assert_string_equal(b->mail.tree, "4.19.y");
+	assert_int_equal(b->mail.ncc, 1);
+	assert_string_equal(b->mail.cc[0], "l@acme");
+	assert_string_equal(b->mail.send_to, "s@acme");
+	b = kb_config_branch(config, "b");
+	assert_string_equal(b->mail.tree, "B tree");
+	assert_int_equal(b->mail.ncc, 1);
+	assert_string_equal(b->mail.cc[0], "c@acme");
+	assert_string_equal(b->mail.send_to, "s@acme");
+	kb_config_free(config);
+}
+
+static void test_mail_errors(void **state)
+{
+	expect_error(state, "repo: r\nbranches:\n  - name: a\n    ref: a\n    mail:\n      bcc: x\n",
+		     "6:7: unknown key 'bcc' in mail (expected to, cc, tree, send-to)");
+	expect_error(state, "repo: r\nmail: x@y\nbranches:\n  - {name: a, ref: a}\n",
+		     "2:7: 'mail' must be a mapping (to, cc, tree, send-to), not a string");
+	expect_error(state, "repo: r\nbranches:\n  - {name: a, ref: a, mail: {cc: {x: y}}}\n",
+		     "3:34: 'mail.cc' must be a sequence of addresses, not a mapping");
+	expect_error(state, "repo: r\nbranches:\n  - {name: a, ref: a, mail: {to: \"x\\nBcc: y\"}}\n",
+		     "3:34: 'mail.to' must be one line without control characters");
+	expect_error(state, "repo: r\nbranches:\n  - {name: a, ref: a, mail: {cc: [a, \"b\\r\"]}}\n",
+		     "3:38: 'mail.cc' must be one line without control characters");
+	expect_error(state, "branches:\n  - name: deb\n    kernel: linux-image-amd64\n"
+		     "    mail: {tree: x}\n",
+		     "2:5: branch 'deb' boots the kernel package 'linux-image-amd64': "
+		     "'mail' does not apply to it");
+}
+
 #define SANDBOXED(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 
 int main(void)
@@ -421,6 +497,8 @@ int main(void)
 		cmocka_unit_test(test_variant_lookup),
 		SANDBOXED(test_unknown_branch_key),
 		SANDBOXED(test_unknown_top_key),
+		SANDBOXED(test_mail),
+		SANDBOXED(test_mail_errors),
 		SANDBOXED(test_build_not_bool),
 		SANDBOXED(test_branches_not_sequence),
 		SANDBOXED(test_branches_empty),

@@ -564,12 +564,80 @@ static void mail_headers_encoded(void **state)
 	/* base64 of the UTF-8 name and subject; the address stays readable */
 	assert_non_null(strstr(out.ptr, "To: =?UTF-8?B?SsO2cmcgUsO2w58=?= <jr@example.org>\n"));
 	assert_non_null(strstr(out.ptr, "Subject: =?UTF-8?B?RkFJTEVEOiBwYXRjaCAibmV0OiBjYWbDqSIgZmFp"
-				      "bGVkIHRvIGFwcGx5IHRv?=\n =?UTF-8?B?IHYvMSB4IHN0YWJsZSB0cmVl?=\n"));
+				      "bGVkIHRvIGFwcGx5IHRv?=\n =?UTF-8?B?IHYvMSB4IHRyZWU=?=\n"));
+	/* no "mail" recorded and not a stable branch's name: no stable list */
+	assert_null(strstr(out.ptr, "stable"));
 	assert_non_null(strstr(out.ptr, "kbackport tried each variant of F on the branch\nv/1 x, and "
 				      "none applies.\n"));
 	kb_buf_release(&out);
 	kb_buf_release(&name);
 	kb_report_free(r);
+}
+
+/* A recorded "mail": its recipients, tree and patch, exactly; a stable name's defaults. */
+static void mail_recorded_and_stable_default(void **state)
+{
+	struct sandbox *t = *state;
+	struct kb_report *r = NULL;
+	struct kb_buf out = KB_BUF_INIT;
+	const char *msg;
+
+	assert_int_equal(load_text(t, "{\"schema\": 1, \"run\": \"r1\", \"fix\": \"F\", \"upstream\": \"" 
+				   "0123456789012345678901234567890123456789\", \"subject\": \"s: t\", "
+				   "\"author\": \"A <a@x>\", \"branches\": [{\"name\": \"acme\", \"verdict\": "
+				   "\"conflict\", \"ref\": \"r\", \"apply\": {\"status\": \"conflict\", "
+				   "\"detail\": \"d\", \"reproduce\": [\"git x\"]}, \"mail\": {\"to\": "
+				   "\"K <k@acme>\", \"cc\": [\"l@acme\", \"M <m@acme>\"], \"tree\": "
+				   "\"ACME 5.10\", \"send_to\": \"b@acme\", \"stable\": false, \"patch\": "
+				   "\"From 0123 Mon Sep 17 00:00:00 2001\\nP\\n\"}}, {\"name\": \"linux-6.1.y\", "
+				   "\"verdict\": \"conflict\", \"apply\": {\"status\": \"partial\"}}]}", &msg), 0);
+	assert_int_equal(kb_report_load(&r, t->dir), 0);
+	assert_int_equal(kb_report_failed_mail(&out, r, &r->branches[0]), 0);
+	assert_string_equal(out.ptr,
+		"To: K <k@acme>\n"
+		"Cc: l@acme,\n"
+		"    M <m@acme>\n"
+		"Subject: FAILED: patch \"s: t\" failed to apply to ACME 5.10 tree\n"
+		"MIME-Version: 1.0\n"
+		"Content-Type: text/plain; charset=UTF-8\n"
+		"Content-Transfer-Encoding: 8bit\n"
+		"\n"
+		"The patch below does not apply to the ACME 5.10 tree.\n"
+		"If someone wants it applied there, then please email the backport,\n"
+		"including the original git commit id, to <b@acme>.\n"
+		"\n"
+		"kbackport tried each variant of F on the branch\n"
+		"r:\n"
+		"\n"
+		"  d\n"
+		"\n"
+		"To reproduce the conflict and resolve it by hand, you may use the following commands:\n"
+		"\n"
+		"  git x\n"
+		"\n"
+		"The logs are in acme/ of the run r1.\n"
+		"\n"
+		"------------------ original commit in Linus's tree ------------------\n"
+		"\n"
+		"From 0123 Mon Sep 17 00:00:00 2001\n"
+		"P\n");
+	kb_buf_clear(&out);
+	assert_int_equal(kb_report_failed_mail(&out, r, &r->branches[1]), 0);
+	assert_non_null(strstr(out.ptr, "To: A <a@x>\nCc: stable@vger.kernel.org\nSubject: FAILED: "
+				      "patch \"s: t\" failed to apply to 6.1-stable tree\n"));
+	assert_non_null(strstr(out.ptr, "The patch below does not apply to the 6.1-stable tree.\n"
+				      "If someone wants it applied there, or to any other stable or longterm\n"
+				      "tree, then please email the backport, including the original git commit\n"
+				      "id to <stable@vger.kernel.org>.\n\n"));
+	kb_buf_release(&out);
+	kb_report_free(r);
+	r = NULL;
+	/* a header forged through results.json is refused */
+	assert_int_equal(load_text(t, "{\"schema\": 1, \"run\": \"r1\", \"fix\": \"F\", \"branches\": [{\"name\": \"a\", "
+				   "\"verdict\": \"conflict\", \"mail\": {\"tree\": \"t\\nBcc: x\"}}]}",
+				   &msg), KB_EINVALID);
+	assert_int_equal(kb_report_load(&r, t->dir), KB_EINVALID);
+	assert_non_null(strstr(kb_error_last(), "'tree' holds a control character"));
 }
 
 /* One failing hunk: named once, by the detail line; two: listed below it. */
@@ -654,6 +722,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(defaults, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(escapes_everything, tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(mail_headers_encoded, tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(mail_recorded_and_stable_default, tmp_setup, tmp_teardown),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);

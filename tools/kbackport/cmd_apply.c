@@ -19,7 +19,7 @@
 static const char usage[] =
 "usage: kbackport apply [--config FILE] [--fix DIR]... [--branch NAME]...\n"
 "                       [--dry-run] [--json] [--max-fuzz N] [--no-history]\n"
-"                       [--workdir DIR]\n"
+"                       [--workdir DIR] [--mails DIR]\n"
 "       kbackport apply --queue FILE [--name NAME] [--mails DIR] [--config FILE]\n"
 "                       [--branch NAME]... [--dry-run] [--json] [--max-fuzz N]\n"
 "                       [--no-history] [--workdir DIR]\n"
@@ -47,8 +47,13 @@ static const char usage[] =
 "                      in already is skipped there and the next goes on\n"
 "      --name NAME     the queue's name in its refs, one component, no '/'\n"
 "                      (default: FILE's name without its extension)\n"
-"      --mails DIR     with --queue: write DIR/<fix>/FAILED-<branch>.txt, the\n"
-"                      stable FAILED mail, for each fix skipped on a branch\n"
+"      --mails DIR     write DIR/<fix>/FAILED-<branch>.txt for each fix that\n"
+"                      does not apply to a branch (conflict, partial): the\n"
+"                      FAILED mail, with the commands to resolve it and the\n"
+"                      variant tried in mail form; recipients and the tree's\n"
+"                      name from the branch's `mail:` in the config (default\n"
+"                      for a stable branch: stable@vger.kernel.org). Never\n"
+"                      through a symbolic link; not with --dry-run\n"
 "  -h, --help          this text\n"
 "\n"
 "A conflict comes with the commands to resolve it by hand (a work tree beside\n"
@@ -123,11 +128,40 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 		cli_error("--queue names the fixes: no --fix with it");
 		return EXIT_USAGE;
 	}
-	if (!o->queue && (o->queue_name || o->mails)) {
-		cli_error("--name and --mails go with --queue");
+	if (!o->queue && o->queue_name) {
+		cli_error("--name goes with --queue");
+		return EXIT_USAGE;
+	}
+	if (o->mails && o->backport.dry_run) {
+		cli_error("--dry-run writes nothing: no --mails with it");
 		return EXIT_USAGE;
 	}
 	return cli_no_arguments(argc, argv);
+}
+
+/* DIR/<fix>/FAILED-<branch>.txt of a result that needs a hand, its path in *path. */
+static int write_mail(char **path, const struct kb_result *r, const struct kb_fix *fix,
+		      const struct kb_branch *branch, const char *queue, const char *dir)
+{
+	struct kb_buf mail = KB_BUF_INIT, rel = KB_BUF_INIT, full = KB_BUF_INIT;
+	struct kb_report_branch b = { .name = r->branch };
+	int err;
+
+	*path = NULL;
+	if (r->status != KB_STATUS_CONFLICT && r->status != KB_STATUS_PARTIAL)
+		return 0;
+	if ((err = kb_result_failed_mail(&mail, r, fix, branch, queue)) < 0 ||
+	    (err = kb_buf_printf(&rel, "%s/", r->fix)) < 0 ||
+	    (err = kb_report_failed_name(&rel, &b)) < 0 ||
+	    (err = kb_report_write_mail(dir, rel.ptr, mail.ptr, mail.size)) < 0 ||
+	    (err = kb_buf_printf(&full, "%s/%s", dir, rel.ptr)) < 0)
+		goto done;
+	*path = kb_buf_detach(&full);
+done:
+	kb_buf_release(&mail);
+	kb_buf_release(&rel);
+	kb_buf_release(&full);
+	return err;
 }
 
 /* The result as results.json keeps it, with its variant's patch hash. */
@@ -140,16 +174,20 @@ static json_t *result_json(const struct kb_result *r, const struct kb_fix *fix)
 	return kb_result_json(r, hash);
 }
 
-static void print_json(struct kb_result *results, size_t nbranches,
+static void print_json(struct kb_result *results, char **mails, size_t nbranches,
 		       struct kb_fix **fixes, size_t nfixes)
 {
-	json_t *docs = json_array(), *doc, *list;
+	json_t *docs = json_array(), *doc, *list, *r;
 	size_t f, b;
 
 	for (f = 0; f < nfixes; f++) {
 		list = json_array();
-		for (b = 0; b < nbranches; b++)
-			json_array_append_new(list, result_json(&results[f * nbranches + b], fixes[f]));
+		for (b = 0; b < nbranches; b++) {
+			r = result_json(&results[f * nbranches + b], fixes[f]);
+			if (mails)
+				json_object_set_new(r, "mail", kb_json_str(mails[f * nbranches + b]));
+			json_array_append_new(list, r);
+		}
 		doc = json_pack("{s:s, s:o}", "fix", fixes[f]->id, "results", list);
 		json_array_append_new(docs, doc);
 	}
@@ -184,7 +222,7 @@ static void print_found(const struct kb_result *r, const char *indent)
 	putchar('\n');
 }
 
-static void print_matrix(const struct kb_result *results, size_t n)
+static void print_matrix(const struct kb_result *results, char **mails, size_t n)
 {
 	size_t i, w = 6;
 
@@ -213,6 +251,8 @@ static void print_matrix(const struct kb_result *results, size_t n)
 			printf("  to resolve it by hand:\n");
 			cli_print_indented(r->reproduce, "    ");
 		}
+		if (mails && mails[i])
+			printf("  FAILED mail: %s\n", mails[i]);
 	}
 }
 
@@ -243,6 +283,7 @@ static int run(struct apply_opts *o)
 	struct kb_config *config = NULL;
 	struct kb_fix **fixes = NULL;
 	struct kb_result *results = NULL;
+	char **mails = NULL;
 	size_t nbranches = 0, nfixes = 0, f, b, nresults = 0;
 	int rc = EXIT_USAGE;
 
@@ -253,7 +294,8 @@ static int run(struct apply_opts *o)
 		cli_error_last();
 		goto done;
 	}
-	if (!(results = calloc(nfixes * nbranches + 1, sizeof(*results))))
+	if (!(results = calloc(nfixes * nbranches + 1, sizeof(*results))) ||
+	    !(mails = calloc(nfixes * nbranches + 1, sizeof(*mails))))
 		goto done;
 	rc = EXIT_OK;
 	cli_interruptible(nfixes == 1 ? "branches" : "fix-branch pairs",
@@ -270,14 +312,24 @@ static int run(struct apply_opts *o)
 			if (r->status == KB_STATUS_CONFLICT || r->status == KB_STATUS_PARTIAL ||
 			    r->status == KB_STATUS_ERROR)
 				rc = EXIT_ATTENTION;
+			if (o->mails && write_mail(&mails[nresults], r, fixes[f], branches[b], NULL,
+						   o->mails) < 0) {
+				cli_error_last();
+				rc = EXIT_ATTENTION;
+				nresults++;
+				goto done;
+			}
 		}
 	if (o->json)
-		print_json(results, nbranches, fixes, nfixes);
+		print_json(results, o->mails ? mails : NULL, nbranches, fixes, nfixes);
 	else
-		print_matrix(results, nresults);
+		print_matrix(results, o->mails ? mails : NULL, nresults);
 done:
-	for (b = 0; results && b < nresults; b++)
+	for (b = 0; results && b < nresults; b++) {
 		kb_result_release(&results[b]);
+		free(mails[b]);
+	}
+	free(mails);
 	free(results);
 	free(branches);
 	kb_fix_free_all(fixes, nfixes);
@@ -288,34 +340,14 @@ done:
 /* ---- --queue ---- */
 
 /* DIR/<fix>/FAILED-<branch>.txt of each skipped fix, its path in `mails`. */
-static int queue_mails(char **mails, const struct kb_queue_result *q,
+static int queue_mails(char **mails, const struct kb_queue_result *q, const struct kb_branch *branch,
 		       const struct kb_series *series, const char *name, const char *dir)
 {
-	struct kb_buf mail = KB_BUF_INIT, file = KB_BUF_INIT, path = KB_BUF_INIT;
-	struct kb_report_branch b = { 0 };
 	size_t f;
 	int err = 0;
 
-	for (f = 0; f < q->nresults && !err; f++) {
-		const struct kb_result *r = &q->results[f];
-		if (r->status != KB_STATUS_CONFLICT && r->status != KB_STATUS_PARTIAL)
-			continue;
-		kb_buf_clear(&mail);
-		kb_buf_clear(&file);
-		kb_buf_clear(&path);
-		b.name = r->branch;
-		if ((err = kb_queue_failed_mail(&mail, r, series->fixes[f], name)) < 0 ||
-		    (err = kb_report_failed_name(&file, &b)) < 0 ||
-		    (err = kb_buf_printf(&path, "%s/%s", dir, r->fix)) < 0 ||
-		    (err = kb_mkdir_p(path.ptr)) < 0 ||
-		    (err = kb_buf_printf(&path, "/%s", file.ptr)) < 0 ||
-		    (err = kb_write_file_atomic(path.ptr, mail.ptr, mail.size)) < 0)
-			break;
-		mails[f] = kb_buf_detach(&path);
-	}
-	kb_buf_release(&mail);
-	kb_buf_release(&file);
-	kb_buf_release(&path);
+	for (f = 0; f < q->nresults && !err; f++)
+		err = write_mail(&mails[f], &q->results[f], series->fixes[f], branch, name, dir);
 	return err;
 }
 
@@ -448,7 +480,7 @@ static int run_queue(struct apply_opts *o)
 	for (b = 0; b < nbranches; b++) {
 		if (!(mails[b] = calloc(series.nfixes, sizeof(**mails))) ||
 		    kb_queue_apply(&rows[b], branches[b], &series, name, &o->backport) < 0 ||
-		    (o->mails && queue_mails(mails[b], &rows[b], &series, name, o->mails) < 0)) {
+		    (o->mails && queue_mails(mails[b], &rows[b], branches[b], &series, name, o->mails) < 0)) {
 			cli_error_last();
 			rc = EXIT_ATTENTION;
 			goto done;

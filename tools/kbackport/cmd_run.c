@@ -34,7 +34,9 @@ static const char usage[] =
 "\n"
 "The report goes to <reports>/<run-id>/ (older runs are kept, <reports>/latest\n"
 "points at the newest): results.json, summary.md, summary.html, kcidb.json,\n"
-"FAILED-<branch>.txt for a branch the fix does not apply to, and per lane\n"
+"FAILED-<branch>.txt for a branch the fix does not apply to (the FAILED mail:\n"
+"recipients and the tree's name from the branch's `mail:`, the patch tried in\n"
+"mail form; no --mails here, the run directory has them), and per lane\n"
 "<branch>/<lane>/ with apply.json, backport.patch (pre-fix.patch for the\n"
 "pre-fix lane), build.log, console.log, one .ktap per suite and junit.xml.\n"
 "\n"
@@ -392,7 +394,8 @@ static int run_all(struct kb_pipeline *p, struct kb_run_dir *rd,
 	cli_interruptible("branches", (long)n, true, "finished builds and boots are kept");
 	for (i = 0; i < n && !err; i++, kb_work_step()) {
 		if ((err = kb_pipeline_branch(&b, p, branches[i])) == 0)
-			err = kb_run_dir_add(rd, &b, p->tester->cases);
+			err = kb_run_dir_add(rd, &b, p->tester->cases,
+					     p->queue ? NULL : p->fixes[0]);
 		if (err || !kb_verdict_ok(b.verdict))
 			*rc = EXIT_ATTENTION;
 		kb_branch_run_release(&b);

@@ -54,6 +54,178 @@ static int dup_path(char **out, struct parser *p, yaml_node_t *value,
 	return *out ? 0 : nomem();
 }
 
+
+/* ---- mail: (a branch's or the top level's) ---- */
+
+/* A header's text: one line, no control characters (no forged headers). */
+static int dup_header(char **out, struct parser *p, yaml_node_t *value, const char *what)
+{
+	const unsigned char *c;
+	int err;
+
+	if ((err = kb_yaml_dup_string(out, &p->y, value, what)) < 0)
+		return err;
+	for (c = (const unsigned char *)*out; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return kb_yaml_error(&p->y, value, KB_EINVALID,
+					     "'%s' must be one line without control characters", what);
+	return 0;
+}
+
+static int add_mail_to(void *ctx, void *obj, yaml_node_t *value)
+{
+	return dup_header(&((struct kb_mail *)obj)->to, ctx, value, "mail.to");
+}
+
+static int add_mail_tree(void *ctx, void *obj, yaml_node_t *value)
+{
+	return dup_header(&((struct kb_mail *)obj)->tree, ctx, value, "mail.tree");
+}
+
+static int add_mail_send_to(void *ctx, void *obj, yaml_node_t *value)
+{
+	return dup_header(&((struct kb_mail *)obj)->send_to, ctx, value, "mail.send-to");
+}
+
+/* `cc: [a, b]`, or `cc: a`. */
+static int add_mail_cc(void *ctx, void *obj, yaml_node_t *value)
+{
+	struct parser *p = ctx;
+	struct kb_mail *m = obj;
+	yaml_node_item_t *item;
+	size_t n = 1;
+	int err = 0;
+
+	if (value->type == YAML_MAPPING_NODE)
+		return kb_yaml_error(&p->y, value, KB_EINVALID,
+				     "'mail.cc' must be a sequence of addresses, not a mapping");
+	if (value->type == YAML_SEQUENCE_NODE)
+		n = (size_t)(value->data.sequence.items.top - value->data.sequence.items.start);
+	if (!(m->cc = calloc(n + 1, sizeof(*m->cc))))
+		return nomem();
+	if (value->type == YAML_SCALAR_NODE)
+		return dup_header(&m->cc[m->ncc++], p, value, "mail.cc");
+	for (item = value->data.sequence.items.start;
+	     item < value->data.sequence.items.top && !err; item++)
+		err = dup_header(&m->cc[m->ncc++], p, kb_yaml_node(&p->y, *item), "mail.cc");
+	return err;
+}
+
+static const struct kb_yaml_key mail_keys[] = {
+	{ "to", add_mail_to },
+	{ "cc", add_mail_cc },
+	{ "tree", add_mail_tree },
+	{ "send-to", add_mail_send_to },
+};
+
+static int add_mail_map(struct parser *p, struct kb_mail *m, yaml_node_t *value)
+{
+	if (value->type != YAML_MAPPING_NODE)
+		return kb_yaml_error(&p->y, value, KB_EINVALID,
+				     "'mail' must be a mapping (to, cc, tree, send-to), not %s",
+				     kb_yaml_kind(value));
+	m->given = true;
+	return kb_yaml_dispatch(&p->y, value, "mail", mail_keys, ARRAY_SIZE(mail_keys), p, m);
+}
+
+static int add_mail(void *ctx, void *obj, yaml_node_t *value)
+{
+	return add_mail_map(ctx, &((struct kb_branch *)obj)->mail, value);
+}
+
+static void mail_release(struct kb_mail *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->ncc; i++)
+		free(m->cc[i]);
+	free(m->cc);
+	free(m->to);
+	free(m->tree);
+	free(m->send_to);
+}
+
+/* "4.19.y", "linux-2.6.32.y": the length of "4.19" (after "linux-"), else 0. */
+static size_t stable_version(const char *s, const char **start)
+{
+	size_t len, dots = 0, i;
+
+	if (!strncmp(s, "linux-", 6))
+		s += 6;
+	*start = s;
+	len = strlen(s);
+	if (len < 5 || strcmp(s + len - 2, ".y"))
+		return 0;
+	len -= 2;
+	for (i = 0; i < len; i++) {
+		if (s[i] == '.' && i && s[i - 1] != '.')
+			dots++;
+		else if (s[i] < '0' || s[i] > '9')
+			return 0;
+	}
+	return dots && s[len - 1] != '.' ? len : 0;
+}
+
+bool kb_branch_looks_stable(const char *name, const char *ref, const char **version, size_t *len)
+{
+	const char *last = ref ? strrchr(ref, '/') : NULL;
+
+	if (!(*len = stable_version(name, version)) && ref)
+		*len = stable_version(last ? last + 1 : ref, version);
+	return *len > 0;
+}
+
+/* No `mail:` anywhere: the stable team's words for a stable branch. */
+static int mail_stable_default(struct kb_branch *b)
+{
+	struct kb_buf tree = KB_BUF_INIT;
+	const char *v;
+	size_t len;
+	int err;
+
+	if (!kb_branch_looks_stable(b->name, b->ref, &v, &len))
+		return 0;
+	if ((err = kb_buf_printf(&tree, "%.*s-stable", (int)len, v)) < 0)
+		return err;
+	b->mail.tree = kb_buf_detach(&tree);
+	b->mail.stable = true;
+	if (!b->mail.tree || !(b->mail.cc = calloc(2, sizeof(*b->mail.cc))) ||
+	    !(b->mail.cc[b->mail.ncc++] = kb_strdup(KB_STABLE_LIST)) ||
+	    !(b->mail.send_to = kb_strdup(KB_STABLE_LIST)))
+		return nomem();
+	return 0;
+}
+
+static int dup_unless_set(char **out, const char *from)
+{
+	if (*out || !from)
+		return 0;
+	return (*out = kb_strdup(from)) ? 0 : nomem();
+}
+
+/* The branch's own keys, then the top level's, then the defaults. */
+static int finish_mail(struct parser *p, struct kb_branch *b)
+{
+	const struct kb_mail *top = &p->config->mail;
+	size_t i;
+	int err;
+
+	if (!b->mail.given && !top->given && (err = mail_stable_default(b)) < 0)
+		return err;
+	if (top->given && !b->mail.cc && top->ncc) {
+		if (!(b->mail.cc = calloc(top->ncc + 1, sizeof(*b->mail.cc))))
+			return nomem();
+		for (i = 0; i < top->ncc; i++)
+			if (!(b->mail.cc[b->mail.ncc++] = kb_strdup(top->cc[i])))
+				return nomem();
+	}
+	if ((err = dup_unless_set(&b->mail.to, top->to)) < 0 ||
+	    (err = dup_unless_set(&b->mail.tree, top->tree)) < 0 ||
+	    (err = dup_unless_set(&b->mail.send_to, top->send_to)) < 0)
+		return err;
+	return dup_unless_set(&b->mail.tree, b->name);
+}
+
 /* ---- one branch ---- */
 
 static size_t branch_index(struct parser *p, const struct kb_branch *b)
@@ -216,16 +388,17 @@ static const struct kb_yaml_key branch_keys[] = {
 	{ "pre-fix", add_pre_fix },
 	{ "skip-if-missing", add_skip_if_missing },
 	{ "kernel", add_kernel },
+	{ "mail", add_mail },
 };
 
 /* A distribution kernel: booted as shipped, nothing to apply or build. */
 static int finish_kernel_branch(struct parser *p, struct kb_branch *b, yaml_node_t *map)
 {
 	static const char *const git_keys[] = { "ref", "repo", "variant", "config", "pre-fix",
-						"skip-if-missing" };
+						"skip-if-missing", "mail" };
 	bool has[ARRAY_SIZE(git_keys)] = {
 		b->ref != NULL, b->repo != NULL, b->nvariants > 0, b->config != NULL, b->pre_fix,
-		b->skip_if_missing != NULL,
+		b->skip_if_missing != NULL, b->mail.given,
 	};
 	size_t i;
 
@@ -258,7 +431,7 @@ static int finish_branch(struct parser *p, struct kb_branch *b, yaml_node_t *map
 		return nomem();
 	if (!b->arch && !(b->arch = kb_strdup("x86_64")))
 		return nomem();
-	return 0;
+	return finish_mail(p, b);
 }
 
 static int add_branch(struct parser *p, yaml_node_t *map)
@@ -349,8 +522,14 @@ static int remember_branches(void *ctx, void *obj, yaml_node_t *value)
 	return 0;
 }
 
+static int add_default_mail(void *ctx, void *obj, yaml_node_t *value)
+{
+	return add_mail_map(ctx, &((struct kb_config *)obj)->mail, value);
+}
+
 static const struct kb_yaml_key top_keys[] = {
 	{ "repo", add_default_repo },
+	{ "mail", add_default_mail },
 	{ "branches", remember_branches },
 };
 
@@ -463,6 +642,7 @@ static void branch_release(struct kb_branch *b)
 	free(b->build_skip_reason);
 	free(b->skip_if_missing);
 	free(b->kernel);
+	mail_release(&b->mail);
 }
 
 void kb_config_free(struct kb_config *config)
@@ -477,6 +657,7 @@ void kb_config_free(struct kb_config *config)
 	free(config->path);
 	free(config->dir);
 	free(config->repo);
+	mail_release(&config->mail);
 	free(config);
 }
 

@@ -187,7 +187,8 @@ static int queue_mails(const struct kb_run_dir *rd, const struct kb_branch_run *
 			continue;
 		kb_buf_clear(&mail);
 		kb_buf_clear(&rel);
-		if ((err = kb_queue_failed_mail(&mail, r, b->series->fixes[f], b->queue_name)) < 0 ||
+		if ((err = kb_result_failed_mail(&mail, r, b->series->fixes[f], b->branch,
+						 b->queue_name)) < 0 ||
 		    (err = kb_buf_printf(&rel, "%s/FAILED-%s.txt", b->branch->name, r->fix)) < 0 ||
 		    (err = report_write_file(rd->dir, rel.ptr, mail.ptr, mail.size)) < 0)
 			break;
@@ -199,8 +200,41 @@ static int queue_mails(const struct kb_run_dir *rd, const struct kb_branch_run *
 	return err;
 }
 
+/*
+ * A branch of a one-fix run that needs a hand: "mail", what its FAILED mail
+ * says beyond the rest of results.json (recipients, tree, the patch tried),
+ * so that `kbackport report` writes the same mail again.
+ */
+static int add_mail(json_t *entry, const struct kb_branch_run *b, const struct kb_fix *fix)
+{
+	const struct kb_mail *m = &b->branch->mail;
+	struct kb_buf patch = KB_BUF_INIT;
+	json_t *cc = json_array(), *o;
+	size_t i;
+	int err = 0;
+
+	if (!fix || !b->applied ||
+	    (b->apply.status != KB_STATUS_CONFLICT && b->apply.status != KB_STATUS_PARTIAL)) {
+		json_decref(cc);
+		return 0;
+	}
+	if ((err = kb_result_failed_patch(&patch, &b->apply, fix)) < 0) {
+		json_decref(cc);
+		return err;
+	}
+	for (i = 0; cc && i < m->ncc; i++)
+		json_array_append_new(cc, json_string(m->cc[i]));
+	o = json_pack("{s:o, s:o, s:s, s:o, s:b, s:o}", "to", kb_json_str(m->to), "cc", cc,
+		      "tree", m->tree ? m->tree : b->branch->name, "send_to", kb_json_str(m->send_to),
+		      "stable", m->stable, "patch", kb_json_str(patch.ptr));
+	if (!o || json_object_set_new(entry, "mail", o) < 0)
+		err = kb_error_set(KB_ENOMEM, "out of memory");
+	kb_buf_release(&patch);
+	return err;
+}
+
 int kb_run_dir_add(struct kb_run_dir *rd, const struct kb_branch_run *b,
-		   const struct kb_cases *cases)
+		   const struct kb_cases *cases, const struct kb_fix *fix)
 {
 	git_repository *repo = NULL;
 	git_commit *tip = NULL;
@@ -220,7 +254,7 @@ int kb_run_dir_add(struct kb_run_dir *rd, const struct kb_branch_run *b,
 		return err;
 	if (!(entry = kb_branch_run_json(b, cases)))
 		return kb_error_set(KB_ENOMEM, "out of memory");
-	if ((err = queue_mails(rd, b, entry)) < 0) {
+	if ((err = queue_mails(rd, b, entry)) < 0 || (err = add_mail(entry, b, fix)) < 0) {
 		json_decref(entry);
 		return err;
 	}

@@ -31,9 +31,12 @@ struct kb_run_dir {
  */
 int kb_run_dir_create(struct kb_run_dir *rd, const char *reports);
 
-/* Keep `b`'s lane files in the run directory and its entry for results.json. */
+/*
+ * Keep `b`'s lane files in the run directory and its entry for results.json;
+ * `fix` (NULL for a queue) gives a conflicting branch's FAILED mail its patch.
+ */
 int kb_run_dir_add(struct kb_run_dir *rd, const struct kb_branch_run *b,
-		   const struct kb_cases *cases);
+		   const struct kb_cases *cases, const struct kb_fix *fix);
 
 /*
  * results.json (about `fix`), the report files (kb_report_write()), then

@@ -170,12 +170,27 @@ static int split_lines(const char ***out, size_t *n, char **copy, const char *te
 	return 0;
 }
 
-int kb_queue_failed_mail(struct kb_buf *out, const struct kb_result *r,
-			 const struct kb_fix *fix, const char *name)
+int kb_result_failed_patch(struct kb_buf *out, const struct kb_result *r,
+			   const struct kb_fix *fix)
 {
-	struct kb_report report = { 0 };
-	struct kb_report_branch b = { 0 };
-	struct kb_buf author = KB_BUF_INIT, where = KB_BUF_INIT;
+	const struct kb_variant *v = r->variant ? kb_fix_variant(fix, r->variant) : NULL;
+
+	if (r->variant && !v)
+		return kb_error_set(KB_ENOTFOUND, "fix '%s' has no variant '%s' to mail",
+				    fix->id, r->variant);
+	if (v)
+		return kb_failed_patch(out, fix, v->patch, v->patch_path);
+	return fix->patch ? kb_failed_patch(out, fix, fix->patch, fix->patch_path) : 0;
+}
+
+int kb_result_failed_mail(struct kb_buf *out, const struct kb_result *r,
+			  const struct kb_fix *fix, const struct kb_branch *branch,
+			  const char *queue)
+{
+	struct kb_report_apply a = { .present = true, .status = r->status, .detail = r->detail };
+	struct kb_failed_mail m = { .fix = fix->id, .upstream = fix->upstream,
+				    .subject = fix->subject, .mail = &branch->mail, .apply = &a };
+	struct kb_buf author = KB_BUF_INIT, where = KB_BUF_INIT, patch = KB_BUF_INIT;
 	char *notes = NULL, *reproduce = NULL;
 	int err = 0;
 
@@ -186,29 +201,29 @@ int kb_queue_failed_mail(struct kb_buf *out, const struct kb_result *r,
 	    (err = kb_buf_printf(&author, "%s <%s>", fix->patch->author_name,
 				 fix->patch->author_email ? fix->patch->author_email : "")) < 0)
 		goto done;
-	if ((err = kb_buf_printf(&where, "%s of %s, on top of the fixes before it in the queue '%s'",
-				 r->branch, r->repo, name)) < 0)
+	if (queue)
+		err = kb_buf_printf(&where, "%s of %s, on top of the fixes before it in the queue '%s'",
+				    r->branch, r->repo, queue);
+	else
+		err = kb_buf_printf(&where, "%s of %s", branch->ref ? branch->ref : r->branch, r->repo);
+	if (err < 0 || (err = kb_result_failed_patch(&patch, r, fix)) < 0)
 		goto done;
-	report.fix = fix->id;
-	report.upstream = fix->upstream;
-	report.subject = fix->subject;
-	report.author = author.ptr;
-	b.name = r->branch;
-	b.ref = where.ptr;
-	b.apply.status = r->status;
-	b.apply.detail = r->detail;
-	if ((err = split_lines(&b.apply.notes, &b.apply.nnotes, &notes, r->notes)) < 0 ||
-	    (err = split_lines(&b.apply.reproduce, &b.apply.nreproduce, &reproduce, r->reproduce)) < 0 ||
-	    (err = kb_report_failed_mail(out, &report, &b)) < 0)
+	m.author = author.ptr;
+	m.where = where.ptr;
+	m.patch = patch.ptr;
+	if ((err = split_lines(&a.notes, &a.nnotes, &notes, r->notes)) < 0 ||
+	    (err = split_lines(&a.reproduce, &a.nreproduce, &reproduce, r->reproduce)) < 0 ||
+	    (err = kb_failed_mail(out, &m)) < 0)
 		goto done;
 done:
 	if (err == KB_ENOMEM)
 		kb_error_set(KB_ENOMEM, "out of memory");
-	free((void *)b.apply.notes);
-	free((void *)b.apply.reproduce);
+	free((void *)a.notes);
+	free((void *)a.reproduce);
 	free(notes);
 	free(reproduce);
 	kb_buf_release(&author);
 	kb_buf_release(&where);
+	kb_buf_release(&patch);
 	return err;
 }

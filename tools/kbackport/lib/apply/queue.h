@@ -41,11 +41,17 @@ size_t kb_queue_applied(const struct kb_queue_result *q);
 void kb_queue_result_release(struct kb_queue_result *q);
 
 /*
- * The stable maintainers' FAILED mail (report.h) for the result `r` of
- * `fix`, skipped in the queue `name`: only for conflict and partial
- * (KB_ENOTFOUND otherwise).
+ * The FAILED mail (report.h) for the result `r` of `fix` on `branch`, with
+ * the branch's recipients and tree (branch->mail) and the variant tried in
+ * mail form; `queue` names the queue it was skipped in, or NULL for a fix
+ * on its own. Only for conflict and partial (KB_ENOTFOUND otherwise).
  */
-int kb_queue_failed_mail(struct kb_buf *out, const struct kb_result *r,
-			 const struct kb_fix *fix, const char *name);
+int kb_result_failed_mail(struct kb_buf *out, const struct kb_result *r,
+			  const struct kb_fix *fix, const struct kb_branch *branch,
+			  const char *queue);
+
+/* Only the patch tried (`r`'s variant, else the fix's own) in mail form (kb_failed_patch()). */
+int kb_result_failed_patch(struct kb_buf *out, const struct kb_result *r,
+			   const struct kb_fix *fix);
 
 #endif

@@ -118,6 +118,9 @@ struct kb_report_branch {
 	const char *ref;
 	struct kb_report_apply apply;
 	struct kb_report_queue queue;	/* a queue's run: every fix's status */
+	bool has_mail;		/* "mail" recorded: a branch that needs a hand */
+	struct kb_mail mail;	/* its recipients and tree (cc owned, strings borrowed) */
+	const char *mail_patch;	/* the patch tried, in mail form, or NULL */
 	struct kb_report_lane *lanes;
 	size_t nlanes;
 	char **files;		/* regular files directly in <name>/; owned */
@@ -161,6 +164,42 @@ int kb_report_markdown(struct kb_buf *out, const struct kb_report *report);
 int kb_report_html(struct kb_buf *out, const struct kb_report *report);
 /* Does an apply stage need a person: "conflict" or "partial" (none: no)? */
 bool kb_report_needs_hand(const struct kb_report_apply *apply);
+
+/*
+ * A FAILED mail, in the stable team's form: headers (To, Cc, Subject
+ * "FAILED: patch \"<subject>\" failed to apply to <tree> tree"; non-ASCII
+ * text RFC 2047 encoded), where to send a backport, what failed and the
+ * commands to resolve it by hand, then the patch tried in mail form.
+ */
+struct kb_failed_mail {
+	const char *fix;	/* the fix's id */
+	const char *upstream;	/* its upstream commit, or NULL */
+	const char *subject;	/* NULL: the fix's id */
+	const char *author;	/* "Name <addr>", or NULL */
+	const struct kb_mail *mail;	/* to (NULL: the author), cc, tree, send-to */
+	const char *where;	/* what it was tried on: "<ref> of <repo>" */
+	const struct kb_report_apply *apply;	/* detail, notes, reproduce */
+	const char *logs;	/* a line about the logs, or NULL */
+	const char *patch;	/* kb_failed_patch(), or NULL (then the commit's id) */
+};
+int kb_failed_mail(struct kb_buf *out, const struct kb_failed_mail *mail);
+
+/*
+ * The patch `tried` of `fix` (a variant's, or the fix's own; read from
+ * `path`) as `git format-patch` mails it: "From <upstream> Mon Sep 17
+ * 00:00:00 2001", From:, Date: and the body of the fix's own patch,
+ * Subject: "[PATCH] <subject>", "---", then `tried` from its first diff
+ * line to its end, byte for byte.
+ */
+int kb_failed_patch(struct kb_buf *out, const struct kb_fix *fix, const struct kb_patch *tried,
+		    const char *path);
+
+/*
+ * A mail into `dir`/`rel` (directories made as needed), through a
+ * temporary file and a rename; `dir`, each component of `rel` and the file
+ * itself must not be symbolic links (KB_EINVALID naming it: never followed).
+ */
+int kb_report_write_mail(const char *dir, const char *rel, const char *data, size_t len);
 
 /* FAILED-<branch>.txt of a branch whose apply status needs a person. */
 int kb_report_failed_mail(struct kb_buf *out, const struct kb_report *report,

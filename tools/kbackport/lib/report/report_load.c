@@ -524,6 +524,58 @@ static int load_lanes(struct kb_report_branch *b, struct ctx *c, json_t *obj, co
 	return 0;
 }
 
+static bool one_line(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+/* A mail header's text: one line, no control characters. */
+static int get_header(const char **out, struct ctx *c, json_t *obj, const char *key, bool required)
+{
+	int err;
+
+	if ((err = get_str(out, c, obj, key, required)) < 0 || !*out)
+		return err;
+	return one_line(*out) ? 0 : bad(c, "'%s' holds a control character", key);
+}
+
+/* A branch's "mail" (see kb_run_dir_add()): recipients, tree, patch. */
+static int load_mail(struct kb_report_branch *b, struct ctx *c, json_t *obj)
+{
+	json_t *v = json_object_get(obj, "mail"), *cc, *item;
+	struct kb_mail *m = &b->mail;
+	size_t i, at;
+	int err;
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_object(v))
+		return bad(c, "'mail' is not an object");
+	at = enter(c, "%smail", dot(c));
+	cc = json_object_get(v, "cc");
+	if (cc && !json_is_null(cc) && !json_is_array(cc))
+		return bad(c, "'cc' is not a list of strings");
+	if (!(m->cc = calloc(json_array_size(cc) + 1, sizeof(*m->cc))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	json_array_foreach(cc, i, item) {
+		if (!json_is_string(item) || !one_line(json_string_value(item)))
+			return bad(c, "cc[%zu] is not one line of text", i);
+		m->cc[m->ncc++] = (char *)json_string_value(item);
+	}
+	if ((err = get_header((const char **)&m->to, c, v, "to", false)) < 0 ||
+	    (err = get_header((const char **)&m->tree, c, v, "tree", true)) < 0 ||
+	    (err = get_header((const char **)&m->send_to, c, v, "send_to", false)) < 0 ||
+	    (err = get_str(&b->mail_patch, c, v, "patch", false)) < 0)
+		return err;
+	m->stable = json_is_true(json_object_get(v, "stable"));
+	b->has_mail = true;
+	leave(c, at);
+	return 0;
+}
+
 static int load_branch(struct kb_report_branch *b, struct ctx *c, json_t *obj, const char *rundir)
 {
 	int err;
@@ -536,7 +588,8 @@ static int load_branch(struct kb_report_branch *b, struct ctx *c, json_t *obj, c
 	    (err = get_str(&b->repo, c, obj, "repo", false)) < 0 ||
 	    (err = get_str(&b->ref, c, obj, "ref", false)) < 0 ||
 	    (err = load_apply(&b->apply, c, obj)) < 0 ||
-	    (err = load_queue(&b->queue, c, obj)) < 0)
+	    (err = load_queue(&b->queue, c, obj)) < 0 ||
+	    (err = load_mail(b, c, obj)) < 0)
 		return err;
 	if (!safe_dir(b->name))
 		return bad(c, "'name' is '%s': not usable as a directory name", b->name);
@@ -714,6 +767,7 @@ void kb_report_free(struct kb_report *r)
 		for (j = 0; j < r->branches[i].queue.nfixes; j++)
 			apply_release(&r->branches[i].queue.fixes[j].apply);
 		free(r->branches[i].queue.fixes);
+		free(r->branches[i].mail.cc);
 		report_strv_free(r->branches[i].files);
 	}
 	free(r->branches);

@@ -264,7 +264,8 @@ int report_link_error(const char *path)
 			    "links in a run directory", path);
 }
 
-int report_check_links(const char *dir, const char *rel)
+/* Any of `dir`/`rel`'s components below `dir` a link: an error ending in `why`. */
+static int check_links(const char *dir, const char *rel, const char *why)
 {
 	struct kb_buf path = KB_BUF_INIT;
 	struct stat st;
@@ -284,10 +285,15 @@ int report_check_links(const char *dir, const char *rel)
 			break;
 		}
 		if (S_ISLNK(st.st_mode))
-			err = report_link_error(path.ptr);
+			err = kb_error_set(KB_EINVALID, "'%s' is a symbolic link: %s", path.ptr, why);
 	}
 	kb_buf_release(&path);
 	return err;
+}
+
+int report_check_links(const char *dir, const char *rel)
+{
+	return check_links(dir, rel, "kbackport does not follow links in a run directory");
 }
 
 int report_write_file(const char *dir, const char *rel, const char *data, size_t len)
@@ -310,4 +316,18 @@ int report_write_file(const char *dir, const char *rel, const char *data, size_t
 done:
 	kb_buf_release(&path);
 	return err;
+}
+
+#define NO_MAIL_THROUGH_LINKS "kbackport does not write mails through links"
+
+int kb_report_write_mail(const char *dir, const char *rel, const char *data, size_t len)
+{
+	struct stat st;
+	int err;
+
+	if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
+		return kb_error_set(KB_EINVALID, "'%s' is a symbolic link: " NO_MAIL_THROUGH_LINKS, dir);
+	if ((err = check_links(dir, rel, NO_MAIL_THROUGH_LINKS)) < 0)
+		return err;
+	return report_write_file(dir, rel, data, len);
 }
