@@ -193,6 +193,7 @@ assert_eq "the stamp names both trees" "tree $built lane-tree $tree" \
 
 # ---- nothing changed: nothing is built ----
 T_NAME=re-run
+snap=$(find "$dir" -type f -printf '%P %T@\n' | sort)
 start=$(date +%s%N)
 run_kb 1 "${KB_ARGS[@]}" --branch 6.1.y --branch twin --branch broken
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
@@ -200,7 +201,12 @@ ms=$(( ($(date +%s%N) - start) / 1000000 ))
 assert_eq "built lanes are cached" '[["6.1.y","cached",0],["twin","cached",0],["broken","fail",1]]' \
 	"$(field '[.builds[] | [.branch, .status, .rebuilt]]' | jq -c .)"
 assert_eq "the cached build is not its own copy" null "$(row 6.1.y as-is .shared_with)"
-if [ "$ms" -lt 5000 ]; then pass "no-change re-run in ${ms} ms"; else fail "no-change re-run took ${ms} ms"; fi
+# the time is said, not judged (timed checks flake on shared machines and
+# under valgrind; make bench measures): "cached" and 0 rebuilt above are
+# the check that nothing was built
+echo "# no-change re-run: ${ms} ms"
+assert_eq "...and no file of the cached lane's build directory written" "$snap" \
+	"$(find "$dir" -type f -printf '%P %T@\n' | sort)"
 run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
 assert_eq "exit 0 when no lane failed" cached "$(row 6.1.y as-is .status | jq -r .)"
 

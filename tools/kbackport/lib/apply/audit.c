@@ -1511,7 +1511,8 @@ static int append_sorted(struct kb_call **calls, size_t *n, struct walk *w)
 	*calls = p;
 	for (i = 0; i < w->n; i++)
 		order[i] = &w->calls[i];
-	qsort(order, w->n, sizeof(*order), cmp_call_ptr);
+	if (w->n > 1)
+		qsort(order, w->n, sizeof(*order), cmp_call_ptr);
 	for (i = 0; i < w->n; i++)
 		p[(*n)++] = *order[i];
 	free(w->calls);

@@ -700,7 +700,8 @@ static int index_keys(struct index *ix)
 			ix->by_key[ix->nby_key++] = (uint32_t)i;
 	}
 	sort_ix = ix;
-	qsort(ix->by_key, ix->nby_key, sizeof(*ix->by_key), by_key_cmp);
+	if (ix->nby_key > 1)
+		qsort(ix->by_key, ix->nby_key, sizeof(*ix->by_key), by_key_cmp);
 	ix->keyed = ix->nfacts;
 	return 0;
 }
@@ -1897,7 +1898,8 @@ static int later_commits(uint32_t **out, size_t *n, struct look *l, uint32_t a)
 		for (k = 0; k < l->paths[i]->n; k++)
 			if (l->paths[i]->commits[k] != a && in_bits(l->reach, l->paths[i]->commits[k]))
 				cands[m++] = l->paths[i]->commits[k];
-	qsort(cands, m, sizeof(*cands), uint_cmp);	/* the index holds parents first */
+	if (m > 1)	/* the index holds parents first */
+		qsort(cands, m, sizeof(*cands), uint_cmp);
 	for (i = k = 0; i < m; i++) {
 		if (k && cands[i] == cands[k - 1])
 			continue;

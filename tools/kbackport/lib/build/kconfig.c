@@ -89,7 +89,8 @@ static void sort_unique(struct kb_kconfig *k)
 {
 	size_t i, n = 0;
 
-	qsort(k->symbols, k->n, sizeof(*k->symbols), compare);
+	if (k->n > 1)	/* no symbols: no array to sort (qsort wants one) */
+		qsort(k->symbols, k->n, sizeof(*k->symbols), compare);
 	for (i = 0; i < k->n; i++) {
 		if (n && !strcmp(k->symbols[n - 1], k->symbols[i]))
 			free(k->symbols[i]);

@@ -373,7 +373,8 @@ int kb_cache_prune(size_t *removed, const char *dir, size_t keep)
 		return errno == ENOENT ? 0 :
 		       kb_error_set(KB_ERROR, "cannot read '%s': %s", dir, strerror(errno));
 	if ((err = cache_list(&list, &n, d)) == 0) {
-		qsort(list, n, sizeof(*list), newest_first);
+		if (n > 1)
+			qsort(list, n, sizeof(*list), newest_first);
 		for (i = keep; i < n; i++)
 			if (unlinkat(dirfd(d), list[i].name, 0) == 0)
 				++*removed;
