@@ -59,6 +59,23 @@ check_said() {
 	fi
 }
 
+# sleep_or_wait DELAY PID REFS: sleep DELAY seconds, or with DELAY "refs"
+# wait until two refs under REFS exist (so that on a slow or busy machine,
+# under ASan or valgrind, one kill surely comes in the middle), then SIGINT
+sleep_or_wait() {
+	local i=0
+	if [ "$1" = refs ]; then
+		while [ $i -lt 3000 ] && kill -0 "$2" 2>/dev/null &&
+			[ "$(git -C $repo for-each-ref "$3" | wc -l)" -lt 2 ]; do
+			sleep 0.02
+			i=$((i + 1))
+		done
+	else
+		sleep "$1"
+	fi
+	kill -INT "$2" 2>/dev/null
+}
+
 # check_whole: every backport ref is a whole, correct commit; nothing is locked
 check_whole() {
 	local bad=0 ref tree parent
@@ -115,14 +132,14 @@ check_whole
 # --queue: a queue ref per branch, the same words
 printf '%s\n' "$TOP_DIR/backports/CVE-2011-1019" > q.series
 said_mid=0
-for delay in 0.1 0.2 0.3; do
-	T_NAME="apply --queue, SIGINT after ${delay}s"
+for delay in 0.1 0.2 0.3 refs; do
+	when=${delay}s && [ "$delay" != refs ] || when="two refs"
+	T_NAME="apply --queue, SIGINT after $when"
 	git -C $repo for-each-ref --format='delete %(refname)' refs/heads/backport |
 		git -C $repo update-ref --stdin
 	"$KBACKPORT" apply --queue q.series > apply.out 2> apply.err &
 	pid=$!
-	sleep "$delay"
-	kill -INT $pid 2>/dev/null
+	sleep_or_wait "$delay" $pid refs/heads/backport/queue/q
 	wait $pid
 	rc=$?
 	n=$(git -C $repo for-each-ref refs/heads/backport/queue/q | wc -l)
@@ -139,15 +156,15 @@ assert_eq "the next run: every branch's queue ref" $N "$(git -C $repo for-each-r
 # run: the branches are not built (build: false), each applied and judged
 sed 's/^\(    ref: .*\)$/\1\n    build: false/' branches.yaml > run.yaml
 said_mid=0
-for delay in 0.2 0.4 0.8; do
-	T_NAME="run, SIGINT after ${delay}s"
+for delay in 0.2 0.4 0.8 refs; do
+	when=${delay}s && [ "$delay" != refs ] || when="two refs"
+	T_NAME="run, SIGINT after $when"
 	git -C $repo for-each-ref --format='delete %(refname)' refs/heads/backport |
 		git -C $repo update-ref --stdin
 	rm -rf reports
 	"$KBACKPORT" run --config run.yaml > apply.out 2> apply.err &
 	pid=$!
-	sleep "$delay"
-	kill -INT $pid 2>/dev/null
+	sleep_or_wait "$delay" $pid refs/heads/backport
 	wait $pid
 	rc=$?
 	n=$(git -C $repo for-each-ref refs/heads/backport | wc -l)
