@@ -437,9 +437,86 @@ done:
 	return err;
 }
 
+/* "225516a2b3c4 ("gro: Reset dev pointer on reuse")" */
+static void prereq_words(struct kb_buf *b, const struct kb_prereqs *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		kb_buf_printf(b, "%s%.12s (\"%s\")", i ? ", " : "", p->list[i].id,
+			      p->list[i].subject);
+}
+
+/*
+ * The failed hunks' missing prerequisites (prereq.h), in the placements
+ * (set_placements() order) and one note per hunk that needs any.
+ */
+static int prereqs(struct kb_result *res, struct lane *lane, const struct kb_apply *apply,
+		   const struct kb_fix *fix, const struct kb_backport_opts *opts)
+{
+	struct kb_prereq_look *look = NULL;
+	const struct kb_hunk **hunks = NULL;
+	struct kb_prereqs *found = NULL;
+	struct kb_buf notes = KB_BUF_INIT;
+	size_t f, h, k = 0, nfailed;
+	int err;
+
+	if ((err = kb_prereq_look_new(&look, lane->repo, git_commit_id(lane->base), lane->src,
+				      fix, opts->history)) < 0 ||
+	    (err = kb_buf_puts(&notes, res->notes ? res->notes : "")) < 0)
+		goto done;
+	for (f = 0; f < apply->patch->nfiles && !err; f++) {
+		const struct kb_file_result *fr = &apply->files[f];
+		size_t n = fr->hunks ? fr->used->nhunks : 0;
+
+		for (h = nfailed = 0; h < n; h++)
+			nfailed += fr->hunks[h].status == KB_HUNK_FAILED;
+		if (nfailed) {
+			if (!(hunks = calloc(n, sizeof(*hunks))) ||
+			    !(found = calloc(n, sizeof(*found)))) {
+				err = kb_error_set(KB_ENOMEM, "out of memory");
+				goto done;
+			}
+			for (h = 0; h < n; h++)
+				if (fr->hunks[h].status == KB_HUNK_FAILED)
+					hunks[h] = &fr->used->hunks[h];
+			err = kb_prereq_find(found, look, kb_file_patch_path(fr->fp), hunks, n);
+			for (h = 0; h < n && !err; h++) {
+				if (!found[h].n)
+					continue;
+				kb_buf_printf(&notes, "hunk %zu of '%s' needs ", h + 1,
+					      kb_file_patch_path(fr->fp));
+				prereq_words(&notes, &found[h]);
+				kb_buf_puts(&notes, ", which this branch lacks\n");
+				res->hunks[k + h].needs = found[h];
+				found[h] = (struct kb_prereqs){ NULL, 0 };
+			}
+			for (h = 0; h < n; h++)
+				kb_prereqs_release(&found[h]);
+			free(found);
+			free(hunks);
+			found = NULL;
+			hunks = NULL;
+		}
+		k += n;
+	}
+	if (!err && !notes.ptr)
+		err = kb_error_set(KB_ENOMEM, "out of memory");
+	if (!err) {
+		free(res->notes);
+		res->notes = kb_buf_detach(&notes);
+	}
+done:
+	kb_prereq_look_free(look);
+	kb_buf_release(&notes);
+	free(hunks);
+	free(found);
+	return err;
+}
+
 static int conflict(struct kb_result *res, const struct kb_apply *apply,
-		    const struct kb_branch *branch, const struct kb_fix *fix,
-		    const struct kb_variant *tried)
+		    struct lane *lane, const struct kb_branch *branch, const struct kb_fix *fix,
+		    const struct kb_variant *tried, const struct kb_backport_opts *opts)
 {
 	char *first_line;
 	int err;
@@ -455,9 +532,10 @@ static int conflict(struct kb_result *res, const struct kb_apply *apply,
 	free(first_line);
 	if (!res->detail)
 		return KB_ENOMEM;
-	if ((err = kb_reproduce(&res->reproduce, branch, fix, res, NULL)) < 0)
+	if ((err = kb_reproduce(&res->reproduce, branch, fix, res, NULL)) < 0 ||
+	    (err = set_placements(res, apply, tried)) < 0)
 		return err;
-	return set_placements(res, apply, tried);
+	return prereqs(res, lane, apply, fix, opts);
 }
 
 static int queue_record(struct kb_result *res, struct lane *lane, const git_oid *tree,
@@ -567,7 +645,7 @@ static int forced(struct kb_result *res, struct lane *lane, const struct kb_vari
 	else if (apply.state == KB_FILE_PARTIAL)
 		err = partial(res, &apply, variant, "");
 	else
-		err = conflict(res, &apply, branch, fix, variant);
+		err = conflict(res, &apply, lane, branch, fix, variant, opts);
 done:
 	kb_apply_release(&apply);
 	return err;
@@ -760,7 +838,8 @@ static int decide(struct kb_result *res, struct lane *lane, const struct kb_surv
 			goto done;
 		}
 	if (n)
-		err = conflict(res, survey_of(survey, fix, list[0]), branch, fix, list[0]);
+		err = conflict(res, survey_of(survey, fix, list[0]), lane, branch, fix, list[0],
+			       opts);
 	else
 		err = no_candidate(res, lane->src, branch, fix, &opts->locate);
 done:
@@ -1072,6 +1151,7 @@ void kb_result_release(struct kb_result *r)
 		free(r->hunks[i].path);
 		free(r->hunks[i].variant);
 		free(r->hunks[i].changed_text);
+		kb_prereqs_release(&r->hunks[i].needs);
 	}
 	free(r->hunks);
 	kb_history_answer_release(r->history);

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "fix.h"
 #include "history.h"
+#include "prereq.h"
 
 enum kb_status {
 	KB_STATUS_APPLIED,		/* a backport commit is on the ref */
@@ -46,6 +47,9 @@ struct kb_placement {
 	 * patch's text of it (NULL when none) */
 	size_t changed_line;
 	char *changed_text;
+	/* failed: the commits on the fix's side that wrote lines it expects
+	 * and that the branch lacks (prereq.h), newest first */
+	struct kb_prereqs needs;
 };
 
 struct kb_result {

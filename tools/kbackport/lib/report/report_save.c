@@ -27,6 +27,18 @@ static json_t *changed_json(const struct kb_placement *p)
 			 "text", kb_json_text(p->changed_text, strlen(p->changed_text)));
 }
 
+/* The commits a failed hunk needs (prereq.h), newest first. */
+static json_t *needs_json(const struct kb_prereqs *p)
+{
+	json_t *list = json_array();
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		json_array_append_new(list, json_pack("{s:s, s:o}", "commit", p->list[i].id,
+						      "subject", kb_json_str(p->list[i].subject)));
+	return list;
+}
+
 static json_t *hunks_json(const struct kb_result *r)
 {
 	json_t *list = json_array();
@@ -34,13 +46,13 @@ static json_t *hunks_json(const struct kb_result *r)
 
 	for (i = 0; i < r->nhunks; i++) {
 		const struct kb_placement *p = &r->hunks[i];
-		json_array_append_new(list, json_pack("{s:o, s:I, s:s, s:s, s:o, s:I, s:I, s:b, s:o, s:o}",
+		json_array_append_new(list, json_pack("{s:o, s:I, s:s, s:s, s:o, s:I, s:I, s:b, s:o, s:o, s:o}",
 			"file", kb_json_text(p->path, strlen(p->path)),
 			"hunk", (json_int_t)p->hunk, "variant", p->variant, "status", p->status,
 			"line", p->line ? json_integer((json_int_t)p->line) : json_null(),
 			"offset", (json_int_t)p->offset, "fuzz", (json_int_t)p->fuzz,
 			"whitespace", p->whitespace, "anchor", kb_json_str(p->anchor),
-			"changed_context", changed_json(p)));
+			"changed_context", changed_json(p), "needs", needs_json(&p->needs)));
 	}
 	return list;
 }
