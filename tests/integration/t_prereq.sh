@@ -143,4 +143,51 @@ test_expect_success SHARED '...and the FAILED mail says so' '
 		mails/f083/FAILED-vendor.txt
 '
 
+# The real 2.6.35.y stable history the stable-training set was drawn from
+# (github.com/buglabs/bug20-2.6.35-linaro, 203 thousand commits; not in CI:
+# set KB_LINUX_2635_REPO to a clone of it). Its six conflicts whose
+# prerequisites the set's README names, on the v2.6.35.3 release and on a
+# vendor commit holding the vendor tree's files over it: each names the
+# prerequisites the README found by hand (for 083 the one its hunk needs).
+if [ -n "${KB_LINUX_2635_REPO:-}" ] && [ -d "$KB_LINUX_2635_REPO" ] && test_have_prereq SHARED; then
+	test_set_prereq LINUX_2635
+	git clone -q --bare --shared "$KB_LINUX_2635_REPO" big.git
+	rel=6d23f5084c975be637f7d748db82116bf84d3872	# "Linux 2.6.35.3"
+	export GIT_INDEX_FILE="$TMP/big.index"
+	git -C big.git read-tree "$rel"
+	for c in 062 069 071 082 083 084; do
+		(cd "$ST"/$c-*/tree && find . -type f | sed 's|^\./||') | while read -r p; do
+			git -C big.git update-index --add --cacheinfo \
+				"100644,$(git -C big.git hash-object -w "$(ls -d "$ST"/$c-*)/tree/$p"),$p"
+		done
+		"$KBACKPORT" fix new -o big-fixes --id "s$c" "$ST"/$c-*/fix.patch >/dev/null
+	done
+	vendor=$(git -C big.git -c user.name=v -c user.email=v@example.org commit-tree -p "$rel" \
+		-m "vendor files" "$(git -C big.git write-tree)")
+	unset GIT_INDEX_FILE
+	git -C big.git update-ref refs/heads/vendor "$vendor"
+	printf 'repo: big.git\nbranches:\n  - {name: vendor, ref: vendor}\n  - {name: 2.6.35.3, ref: %s}\n' \
+		"$rel" > big.yaml
+else
+	echo "# no KB_LINUX_2635_REPO: the real 2.6.35.y history is not checked here"
+fi
+
+test_expect_success LINUX_2635 'real 2.6.35.y history: the six conflicts name the prerequisites found by hand' '
+	kb apply -n -c big.yaml --fix big-fixes --json
+	test $? = 1 &&
+	jq -r ".[] | .fix as \$f | .results[] | \"\(\$f) \(.branch) \(.status) \([.hunks[].needs[].commit[0:11]] | unique | join(\",\"))\"" out > got &&
+	for b in vendor 2.6.35.3; do
+		printf "%s\n" "s062 $b conflict edda4cb2d00" "s069 $b conflict cd1bbdfed8f" \
+			"s071 $b conflict 912ecf4173c" "s082 $b conflict 82f7a2e95e8" \
+			"s083 $b conflict 82f7a2e95e8" "s084 $b conflict 5ecce9b3a94,cd1bbdfed8f"
+	done | sort > want &&
+	sort got > got.sorted && test_cmp want got.sorted
+'
+
+test_expect_success LINUX_2635 '...nine hunks that need one commit: one line' '
+	kb apply -n -c big.yaml --fix big-fixes/s062 --branch vendor
+	grep -c "need" out > count && echo 1 > one && test_cmp one count &&
+	grep -q "^  hunks 1-9 of .arch/x86/lib/atomic64_386_32.S. need edda4cb2d00b (\"x86, asm: Refactor atomic64_386_32.S to support old binutils and be cleaner\"), which this branch lacks$" out
+'
+
 finish

@@ -294,6 +294,8 @@ static int run(struct apply_opts *o)
 		cli_error_last();
 		goto done;
 	}
+	if (o->backport.history)
+		kb_history_expect(o->backport.history, (const struct kb_fix *const *)fixes, nfixes);
 	if (!(results = calloc(nfixes * nbranches + 1, sizeof(*results))) ||
 	    !(mails = calloc(nfixes * nbranches + 1, sizeof(*mails))))
 		goto done;
@@ -464,6 +466,9 @@ static int run_queue(struct apply_opts *o)
 		cli_error_last();
 		goto done;
 	}
+	if (o->backport.history)
+		kb_history_expect(o->backport.history, (const struct kb_fix *const *)series.fixes,
+				  series.nfixes);
 	name = o->queue_name ? o->queue_name : series.name;
 	for (b = 0; b < nbranches; b++, free(ref))
 		if (kb_queue_ref(&ref, name, branches[b]->name) < 0) {

@@ -443,6 +443,9 @@ static int run(struct run_cli *o)
 		p.queue_name = series.name;
 		p.fixes = NULL;
 		p.nfixes = 0;
+		if (p.backport.history)
+			kb_history_expect(p.backport.history,
+					  (const struct kb_fix *const *)series.fixes, series.nfixes);
 	}
 	p.event = show;
 	p.payload = &pr;

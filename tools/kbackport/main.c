@@ -141,6 +141,14 @@ static int run_command(int argc, char **argv)
 		if (strcmp(argv[1], commands[i].name))
 			continue;
 		git_libgit2_init();
+		/*
+		 * Trees over 4 KiB (drivers/, drivers/net/, ...) are not kept in
+		 * libgit2's object cache by default: a history walk would parse
+		 * them again for every commit.
+		 */
+		git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, GIT_OBJECT_TREE, (size_t)1 << 20);
+		/* as git: an object's id is checked by fsck, not on every read */
+		git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 		stop_children_on_signals();
 		rc = commands[i].fn(argc - 1, argv + 1);
 		cli_identity_note();

@@ -447,6 +447,64 @@ static void prereq_words(struct kb_buf *b, const struct kb_prereqs *p)
 			      p->list[i].subject);
 }
 
+static bool same_prereqs(const struct kb_prereqs *a, const struct kb_prereqs *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (strcmp(a->list[i].id, b->list[i].id))
+			return false;
+	return true;
+}
+
+/*
+ * One note per set of commits a file's hunks need: "hunk 2 of 'f' needs
+ * X", "hunks 1-9, 12 of 'f' need X, Y, which this branch lacks".
+ */
+static int prereq_notes(struct kb_buf *notes, const struct kb_prereqs *found, size_t n,
+			const char *path)
+{
+	bool *done = calloc(n ? n : 1, sizeof(*done));
+	size_t h, j, count, run;
+	int err = 0;
+
+	if (!done)
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	for (h = 0; h < n; h++) {
+		if (done[h] || !found[h].n)
+			continue;
+		for (j = h, count = 0; j < n; j++)
+			if (!done[j] && same_prereqs(&found[h], &found[j]))
+				count++;
+		kb_buf_puts(notes, count > 1 ? "hunks " : "hunk ");
+		for (j = h, run = 0; j < n; j++) {
+			bool in = !done[j] && same_prereqs(&found[h], &found[j]);
+			bool next = j + 1 < n && !done[j + 1] && same_prereqs(&found[h], &found[j + 1]);
+
+			if (!in)
+				continue;
+			if (run == 0)
+				kb_buf_printf(notes, "%s%zu", j > h ? ", " : "", j + 1);
+			if (next) {
+				run++;
+			} else {
+				if (run)
+					kb_buf_printf(notes, "-%zu", j + 1);
+				run = 0;
+			}
+			done[j] = true;
+		}
+		kb_buf_printf(notes, " of '%s' %s ", path, count > 1 ? "need" : "needs");
+		prereq_words(notes, &found[h]);
+		if ((err = kb_buf_puts(notes, ", which this branch lacks\n")) < 0)
+			break;
+	}
+	free(done);
+	return err;
+}
+
 /*
  * The failed hunks' missing prerequisites (prereq.h), in the placements
  * (set_placements() order) and one note per hunk that needs any.
@@ -481,13 +539,9 @@ static int prereqs(struct kb_result *res, struct lane *lane, const struct kb_app
 				if (fr->hunks[h].status == KB_HUNK_FAILED)
 					hunks[h] = &fr->used->hunks[h];
 			err = kb_prereq_find(found, look, kb_file_patch_path(fr->fp), hunks, n);
+			if (!err)
+				err = prereq_notes(&notes, found, n, kb_file_patch_path(fr->fp));
 			for (h = 0; h < n && !err; h++) {
-				if (!found[h].n)
-					continue;
-				kb_buf_printf(&notes, "hunk %zu of '%s' needs ", h + 1,
-					      kb_file_patch_path(fr->fp));
-				prereq_words(&notes, &found[h]);
-				kb_buf_puts(&notes, ", which this branch lacks\n");
 				res->hunks[k + h].needs = found[h];
 				found[h] = (struct kb_prereqs){ NULL, 0 };
 			}

@@ -108,6 +108,9 @@ struct kb_history {
 	char *cache_dir;
 	struct index **repos;
 	size_t nrepos;
+	/* kb_history_expect(): the fixes whose paths one walk covers at once */
+	const struct kb_fix *const *expect;
+	size_t nexpect;
 };
 
 const char *kb_history_state_name(enum kb_history_state state)
@@ -935,23 +938,59 @@ static struct path_hist *path_get(struct index *ix, const char *path)
 	return p;
 }
 
-/* The id of `path` in the tree `tree_id` (zero when it is not there). */
-static int path_id(git_oid *out, git_repository *repo, const git_oid *tree_id, const char *path)
+/*
+ * May `path` differ between the trees `a` (NULL: none) and `b`? Compared
+ * directory by directory from the top, stopping at the first entry both
+ * hold alike: a commit that did not touch the path's directory costs no
+ * tree read below the top. False only when the path is the same on both
+ * sides (or on neither); true may be a directory replaced by a file, which
+ * the diff then tells apart.
+ */
+static int path_differs(bool *differs, git_repository *repo, git_tree *a, git_tree *b,
+			const char *path)
 {
-	git_tree_entry *e = NULL;
-	git_tree *tree = NULL;
-	int err;
+	git_tree *ta = a, *tb = b, *na = NULL, *nb = NULL;
+	const char *p = path;
+	char name[256];
+	int err = 0;
 
-	memset(out, 0, sizeof(*out));
-	if ((err = git_tree_lookup(&tree, repo, tree_id)) < 0)
-		return err;
-	err = git_tree_entry_bypath(&e, tree, path);
-	if (err == 0)
-		git_oid_cpy(out, git_tree_entry_id(e));
-	else if (err == GIT_ENOTFOUND)
-		err = 0;
-	git_tree_entry_free(e);
-	git_tree_free(tree);
+	*differs = true;
+	for (;;) {
+		size_t len = strcspn(p, "/");
+		const git_tree_entry *ea, *eb;
+
+		if (len >= sizeof(name))
+			break;
+		memcpy(name, p, len);
+		name[len] = '\0';
+		ea = ta ? git_tree_entry_byname(ta, name) : NULL;
+		eb = git_tree_entry_byname(tb, name);
+		if ((!ea && !eb) || (ea && eb && git_oid_equal(git_tree_entry_id(ea),
+							     git_tree_entry_id(eb)))) {
+			*differs = false;
+			break;
+		}
+		if (!ea || !eb || !p[len] || git_tree_entry_type(ea) != GIT_OBJECT_TREE ||
+		    git_tree_entry_type(eb) != GIT_OBJECT_TREE)
+			break;
+		if ((err = git_tree_lookup(&na, repo, git_tree_entry_id(ea))) < 0 ||
+		    (err = git_tree_lookup(&nb, repo, git_tree_entry_id(eb))) < 0)
+			break;
+		if (ta != a)
+			git_tree_free(ta);
+		if (tb != b)
+			git_tree_free(tb);
+		ta = na;
+		tb = nb;
+		na = nb = NULL;
+		p += len + 1;
+	}
+	git_tree_free(na);
+	git_tree_free(nb);
+	if (ta != a)
+		git_tree_free(ta);
+	if (tb != b)
+		git_tree_free(tb);
 	return err;
 }
 
@@ -1000,32 +1039,26 @@ static int path_step(struct index *ix, git_repository *repo, uint32_t c,
 	const struct hcommit *hc = &ix->commits[c];
 	git_commit *commit = NULL, *parent = NULL;
 	git_tree *tree = NULL, *ptree = NULL;
-	git_oid a, b, hash;
-	bool changed;
+	git_oid hash;
+	bool changed, differs;
 	size_t i;
 	int err;
 
 	if (hc->nparents > 1)
 		return 0;
 	if ((err = git_commit_lookup(&commit, repo, &hc->id)) < 0 ||
-	    (hc->nparents && (err = git_commit_parent(&parent, commit, 0)) < 0))
+	    (hc->nparents && (err = git_commit_parent(&parent, commit, 0)) < 0) ||
+	    (err = git_commit_tree(&tree, commit)) < 0 ||
+	    (parent && (err = git_commit_tree(&ptree, parent)) < 0))
 		goto done;
 	for (i = 0; i < n; i++) {
 		if (ps[i]->covered > c)
 			continue;
-		if ((err = path_id(&b, repo, git_commit_tree_id(commit), ps[i]->path)) < 0)
+		if ((err = path_differs(&differs, repo, ptree, tree, ps[i]->path)) < 0)
 			goto done;
-		if (parent) {
-			if ((err = path_id(&a, repo, git_commit_tree_id(parent), ps[i]->path)) < 0)
-				goto done;
-		} else {
-			memset(&a, 0, sizeof(a));
-		}
-		if (git_oid_equal(&a, &b))
+		if (!differs)
 			continue;
-		if ((!tree && (err = git_commit_tree(&tree, commit)) < 0) ||
-		    (parent && !ptree && (err = git_commit_tree(&ptree, parent)) < 0) ||
-		    (err = file_patchid(&hash, &changed, repo, ptree, tree, ps[i]->path)) < 0)
+		if ((err = file_patchid(&hash, &changed, repo, ptree, tree, ps[i]->path)) < 0)
 			goto done;
 		if (changed && (err = path_add(ps[i], c, &hash)) < 0)
 			goto done;
@@ -1203,9 +1236,8 @@ static int look_path(struct look *l, const char *path)
 	return 0;
 }
 
-static int look_paths(struct look *l)
+static int fix_paths(struct look *l, const struct kb_fix *fix)
 {
-	const struct kb_fix *fix = l->fix;
 	size_t v, f;
 	int err = 0;
 
@@ -1214,7 +1246,35 @@ static int look_paths(struct look *l)
 	for (v = 0; v < fix->nvariants && !err; v++)
 		for (f = 0; fix->variants[v].patch && f < fix->variants[v].patch->nfiles && !err; f++)
 			err = look_path(l, kb_file_patch_path(&fix->variants[v].patch->files[f]));
-	return err ? err : paths_extend(l->ix, l->repo, l->paths, l->npaths);
+	return err;
+}
+
+/*
+ * The fix's paths, brought up to the index. The paths of the fixes
+ * expected next (kb_history_expect()) come along: one walk of a long
+ * history then serves them all, instead of one walk per fix.
+ */
+static int look_paths(struct look *l, const struct kb_history *h)
+{
+	struct look all = { .ix = l->ix };
+	size_t i;
+	int err;
+
+	if ((err = fix_paths(l, l->fix)) < 0)
+		return err;
+	for (i = 0; i < l->npaths; i++)
+		if (l->paths[i]->covered < l->ix->ncommits)
+			break;
+	if (i == l->npaths)
+		return 0;
+	for (i = 0; i < h->nexpect && !err; i++)
+		err = fix_paths(&all, h->expect[i]);
+	for (i = 0; i < l->npaths && !err; i++)
+		err = look_path(&all, l->paths[i]->path);
+	if (!err)
+		err = paths_extend(l->ix, l->repo, all.paths, all.npaths);
+	free(all.paths);
+	return err;
 }
 
 /* The first of the fix's files that `c` changes, or NULL. */
@@ -1594,7 +1654,7 @@ static int look_open(struct look *l, struct kb_history *h, git_repository *repo,
 		return kb_error_set(KB_ERROR, "the history index of '%s' lacks its tip", l->ix->repo_path);
 	l->tip = (uint32_t)t;
 	if ((err = index_keys(l->ix)) < 0 || (err = reach_of(&l->reach, l->ix, l->tip)) < 0 ||
-	    (err = look_names(l)) < 0 || (err = look_paths(l)) < 0)
+	    (err = look_names(l)) < 0 || (err = look_paths(l, h)) < 0)
 		return err;
 	return 0;
 }
@@ -1983,6 +2043,12 @@ int kb_history_new(struct kb_history **out, const char *cache_dir)
 	}
 	*out = h;
 	return 0;
+}
+
+void kb_history_expect(struct kb_history *h, const struct kb_fix *const *fixes, size_t n)
+{
+	h->expect = fixes;
+	h->nexpect = n;
 }
 
 void kb_history_free(struct kb_history *h)

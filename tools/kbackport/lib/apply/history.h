@@ -32,6 +32,13 @@ struct kb_history;
 int kb_history_new(struct kb_history **out, const char *cache_dir);
 void kb_history_free(struct kb_history *h);
 
+/*
+ * The fixes about to be asked about (borrowed: they must outlive `h` or a
+ * later call): the first look at a repository walks its history once for
+ * the files of all of them, not once per fix. Optional.
+ */
+void kb_history_expect(struct kb_history *h, const struct kb_fix *const *fixes, size_t n);
+
 enum kb_history_state {
 	KB_HISTORY_NOT_FOUND,	/* no commit of the branch names or matches it */
 	KB_HISTORY_IN,		/* brought in by `commit`, not reverted since */
