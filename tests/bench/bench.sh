@@ -8,7 +8,8 @@
 #        QUEUE_RUNS (3, and GIT_RUNS for queue.sh's git side),
 #        RUN_RUNS (3), BOOT_RUNS (5), DISTRO_RUNS (30, distro-boot.sh),
 #        ERAS_RUNS (1, eras.sh), NEXT_RUNS (3, next-fix.sh),
-#        HISTORY_RUNS (3, history.sh),
+#        HISTORY_RUNS (3, history.sh), HISTORY_BIG_RUNS (1, history-big.sh,
+#        which needs KB_LINUX_2635_REPO),
 #        RUN_BRANCHES for run.sh ("6.1.y"),
 #        KB_SHARED (../shared: the real data sets for real-data.py).
 # Needs `make demo` done first (make bench does it): the imported
@@ -43,6 +44,8 @@ fi
 
 # history first: the index on the real 2.6.32.y history of stable-history/
 RUNS=${HISTORY_RUNS:-3} "$top/tests/bench/history.sh" "$kb" > "$tmp/4-history.md"
+# ...and at scale, on the real 2.6.35.y history (skipped without KB_LINUX_2635_REPO)
+RUNS=${HISTORY_BIG_RUNS:-1} "$top/tests/bench/history-big.sh" "$kb" > "$tmp/5-history-big.md"
 
 commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
 git -C "$top" diff --quiet HEAD 2>/dev/null || commit="$commit (with uncommitted changes)"
