@@ -112,7 +112,7 @@ run_kb 0 ci-matrix --help && assert_contains "--help" "usage: kbackport ci-matri
 assert_contains "--help says what a job runs" '`kbackport run --branch NAME`' "$OUT"
 run_kb 0 --help && assert_contains "kbackport --help lists ci-matrix" "ci-matrix" "$OUT"
 run_kb 2 ci-matrix --branch nope &&
-	assert_eq "unknown branch" "error: no branch 'nope' in 'branches.yaml'" "$ERR"
+	assert_eq "unknown branch" "error: no branch 'nope' in 'branches.yaml'" "$(head -1 <<<"$ERR")"
 assert_eq "unknown branch: nothing on stdout" "" "$OUT"
 run_kb 2 ci-matrix --format yaml &&
 	assert_eq "bad format" "error: --format is 'json', 'github' or 'gitlab', not 'yaml'" "$(head -1 <<<"$ERR")"

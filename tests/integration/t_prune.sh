@@ -114,7 +114,8 @@ refused "an unknown fix" \
 refused "an unknown queue" \
 	"error: no queue 'nightly': no ref refs/heads/backport/queue/nightly/<branch> is in the branches' repositories" \
 	--queue stable --queue nightly
-refused "an unknown branch" "error: no branch '4.19.y' in 'branches.yaml'" --branch 4.19.y --fix $F
+refused "an unknown branch" "error: no branch '4.19.y' in 'branches.yaml'
+hint: its branches: 2.6.31.y, 2.6.32.y, 2.6.35.y, 2.6.37.y, shipped, vendor, mine, debian" --branch 4.19.y --fix $F
 refused "a fix directory for an id" \
 	"error: 'backports/$F' is not a fix id (the name of a fix's directory, one component)" --fix backports/$F
 refused "the queues' folder for a fix" \

@@ -103,10 +103,261 @@ int cli_target_option(struct cli_target *t, int c, const char *arg)
 
 void cli_target_release(struct cli_target *t)
 {
+	size_t i;
+
 	free(t->fixes);
 	t->fixes = NULL;
 	t->nfixes = 0;
+	for (i = 0; i < t->nowned; i++)
+		free(t->owned[i]);
+	free(t->owned);
+	t->owned = NULL;
+	t->nowned = 0;
 	cli_branches_release(&t->branches);
+}
+
+/* Optimal string alignment distance (an edit, or two letters swapped). */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, d;
+	size_t *row = calloc(3 * (lb + 1), sizeof(*row));
+	size_t *prev2, *prev, *cur, *t;
+
+	if (!row)
+		return (size_t)-1;
+	prev2 = row;
+	prev = row + lb + 1;
+	cur = row + 2 * (lb + 1);
+	for (j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (j = 1; j <= lb; j++) {
+			size_t cost = a[i - 1] != b[j - 1];
+			d = prev[j] + 1;
+			if (cur[j - 1] + 1 < d)
+				d = cur[j - 1] + 1;
+			if (prev[j - 1] + cost < d)
+				d = prev[j - 1] + cost;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    prev2[j - 2] + 1 < d)
+				d = prev2[j - 2] + 1;
+			cur[j] = d;
+		}
+		t = prev2;
+		prev2 = prev;
+		prev = cur;
+		cur = t;
+	}
+	d = prev[lb];
+	free(row);
+	return d;
+}
+
+const char *cli_closest(const char *word, const char *const *candidates, size_t n)
+{
+	size_t len = strlen(word), best = (size_t)-1, i, d;
+	size_t most = len < 4 ? 1 : len < 9 ? 2 : 3;
+	const char *found = NULL;
+
+	if (!len)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (!candidates[i])
+			continue;
+		d = len >= 2 && !strncmp(candidates[i], word, len) ? 1 : distance(word, candidates[i]);
+		if (d < best) {
+			best = d;
+			found = candidates[i];
+		}
+	}
+	return best <= most ? found : NULL;
+}
+
+/* The usage's synopsis: its lines up to the first blank one. */
+static void put_synopsis(const char *usage)
+{
+	const char *end = strstr(usage, "\n\n");
+
+	fprintf(stderr, "%.*s\n", end ? (int)(end - usage) : (int)strlen(usage), usage);
+}
+
+int cli_bad_option(char **argv, const struct option *longopts, const char *usage)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	const char **names = NULL;
+	const char *near;
+	struct kb_buf word = KB_BUF_INIT;
+	size_t n = 0, i;
+
+	if (optopt && strncmp(arg, "--", 2)) {
+		/* a letter the command knows (its long option's val) wants a value */
+		for (i = 0; longopts[i].name; i++)
+			if (longopts[i].val == optopt && longopts[i].has_arg == required_argument)
+				break;
+		if (longopts[i].name)
+			cli_error("option '-%c' (--%s) needs a value", optopt, longopts[i].name);
+		else
+			cli_error("unknown switch '%c'", optopt);
+	} else if (optopt) {
+		cli_error("option '%s' needs a value", arg);
+	} else {
+		const char *name = arg;
+
+		while (*name == '-')
+			name++;
+		kb_buf_put(&word, name, strcspn(name, "="));
+		cli_error("unknown option '%s'", word.ptr ? word.ptr : "");
+		for (i = 0; longopts[i].name; i++)
+			n++;
+		if ((names = calloc(n + 1, sizeof(*names)))) {
+			for (i = 0; i < n; i++)
+				names[i] = longopts[i].name;
+			if (word.ptr && (near = cli_closest(word.ptr, names, n)))
+				fprintf(stderr, "hint: did you mean '--%s'?\n", near);
+		}
+		free(names);
+	}
+	kb_buf_release(&word);
+	put_synopsis(usage);
+	return EXIT_USAGE;
+}
+
+/* `dir`/branches.yaml, from `dir` upward: the first that is a file, or none. */
+static int find_config(struct kb_buf *out, const char *start)
+{
+	struct kb_buf dir = KB_BUF_INIT;
+	struct stat st;
+	char *slash;
+	int err;
+
+	if ((err = kb_buf_puts(&dir, start)) < 0)
+		return err;
+	for (;;) {
+		kb_buf_clear(out);
+		if ((err = kb_buf_printf(out, "%s/branches.yaml", strcmp(dir.ptr, "/") ? dir.ptr : "")) < 0)
+			break;
+		if (stat(out->ptr, &st) == 0 && S_ISREG(st.st_mode))
+			break;
+		if (!strcmp(dir.ptr, "/")) {
+			kb_buf_clear(out);
+			break;
+		}
+		slash = strrchr(dir.ptr, '/');
+		dir.size = slash == dir.ptr ? 1 : (size_t)(slash - dir.ptr);
+		dir.ptr[dir.size] = '\0';
+	}
+	kb_buf_release(&dir);
+	return err;
+}
+
+int cli_config_load(struct kb_config **out, const char *path)
+{
+	struct kb_buf found = KB_BUF_INIT;
+	char *cwd = NULL;
+	int err;
+
+	if (!path || !*path)
+		path = getenv("KBACKPORT_CONFIG");
+	if (path && *path)
+		return kb_config_load(out, path);
+	if (!(cwd = getcwd(NULL, 0)))
+		return kb_error_set(KB_ERROR, "cannot tell the current directory: %s", strerror(errno));
+	if ((err = find_config(&found, cwd)) == 0) {
+		/* the current directory's is named as always: branches.yaml */
+		if (found.size && !strncmp(found.ptr, cwd, strlen(cwd)) &&
+		    !strcmp(found.ptr + strlen(cwd), "/branches.yaml"))
+			err = kb_config_load(out, "branches.yaml");
+		else if (found.size)
+			err = kb_config_load(out, found.ptr);
+		else
+			err = kb_error_set(KB_ENOTFOUND, "no branches.yaml in '%s' nor in any "
+					   "directory above it\nhint: name one with --config FILE "
+					   "(or KBACKPORT_CONFIG=FILE)", cwd);
+	}
+	kb_buf_release(&found);
+	free(cwd);
+	return err;
+}
+
+/* The fix ids under `dir` (its subdirectories holding a fix.yaml). */
+static int fix_ids(char ***out, size_t *n, const char *dir)
+{
+	struct kb_fix **fixes = NULL;
+	size_t nfixes = 0, i;
+
+	*out = NULL;
+	*n = 0;
+	if (kb_fix_load_all(&fixes, &nfixes, dir) < 0) {
+		kb_error_clear();
+		return 0;
+	}
+	if (!(*out = calloc(nfixes + 1, sizeof(**out)))) {
+		kb_fix_free_all(fixes, nfixes);
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	}
+	for (i = 0; i < nfixes; i++)
+		if (((*out)[*n] = kb_strdup(fixes[i]->id)))
+			(*n)++;
+	kb_fix_free_all(fixes, nfixes);
+	return 0;
+}
+
+/* --fix ARG that is no path: the fix `ARG` under <config dir>/backports. */
+static int resolve_fix(struct cli_target *t, size_t i, const struct kb_config *config)
+{
+	const char *arg = t->fixes[i];
+	struct kb_buf dir = KB_BUF_INIT, by_id = KB_BUF_INIT;
+	char **ids = NULL, **grown;
+	const char *near;
+	size_t nids = 0, k;
+	struct stat st;
+	int err = 0;
+
+	if (stat(arg, &st) == 0 || strchr(arg, '/') || !*arg)
+		return 0;	/* a path: loaded (and judged) as one */
+	if ((err = kb_buf_printf(&dir, "%s/backports", config->dir)) < 0 ||
+	    (err = kb_buf_printf(&by_id, "%s/%s", dir.ptr, arg)) < 0)
+		goto done;
+	if (stat(by_id.ptr, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (!(grown = realloc(t->owned, (t->nowned + 1) * sizeof(*grown)))) {
+			err = kb_error_set(KB_ENOMEM, "out of memory");
+			goto done;
+		}
+		t->owned = grown;
+		t->owned[t->nowned++] = kb_buf_detach(&by_id);
+		t->fixes[i] = t->owned[t->nowned - 1];
+		goto done;
+	}
+	if ((err = fix_ids(&ids, &nids, dir.ptr)) < 0)
+		goto done;
+	near = cli_closest(arg, (const char *const *)ids, nids);
+	err = kb_error_set(KB_ENOTFOUND, "no fix '%s': no such directory, nor a fix id under '%s'%s%s%s",
+			   arg, dir.ptr, near ? "\nhint: did you mean '" : "", near ? near : "",
+			   near ? "'?" : "");
+done:
+	for (k = 0; k < nids; k++)
+		free(ids[k]);
+	free(ids);
+	kb_buf_release(&dir);
+	kb_buf_release(&by_id);
+	return err;
+}
+
+int cli_target_load(struct kb_config **out, struct cli_target *t)
+{
+	size_t i;
+	int err;
+
+	if ((err = cli_config_load(out, t->config)) < 0)
+		return err;
+	for (i = 0; i < t->nfixes && !err; i++)
+		err = resolve_fix(t, i, *out);
+	if (err < 0) {
+		kb_config_free(*out);
+		*out = NULL;
+	}
+	return err;
 }
 
 int cli_parse_number(unsigned *out, const char *arg, const char *option,
@@ -145,6 +396,33 @@ static bool named(const struct cli_branches *names, const char *name)
 	return false;
 }
 
+/* "no branch 'x' in 'f'", and the closest branch, or the branches there are. */
+static int no_branch(const struct kb_config *config, const char *name)
+{
+	struct kb_buf hint = KB_BUF_INIT;
+	const char **all = calloc(config->nbranches + 1, sizeof(*all));
+	const char *near = NULL;
+	size_t i;
+	int err;
+
+	for (i = 0; all && i < config->nbranches; i++)
+		all[i] = config->branches[i].name;
+	if (all && (near = cli_closest(name, all, config->nbranches))) {
+		kb_buf_printf(&hint, "\nhint: did you mean '%s'?", near);
+	} else if (config->nbranches) {
+		kb_buf_puts(&hint, "\nhint: its branches: ");
+		for (i = 0; i < config->nbranches && i < 12; i++)
+			kb_buf_printf(&hint, "%s%s", i ? ", " : "", config->branches[i].name);
+		if (config->nbranches > 12)
+			kb_buf_printf(&hint, " and %zu more", config->nbranches - 12);
+	}
+	err = kb_error_set(KB_ENOTFOUND, "no branch '%s' in '%s'%s", name, config->path,
+			   hint.ptr ? hint.ptr : "");
+	kb_buf_release(&hint);
+	free(all);
+	return err;
+}
+
 static int select_branches(const struct kb_branch ***out, size_t *n,
 			   const struct kb_config *config, const struct cli_branches *names,
 			   bool with_kernels)
@@ -156,8 +434,7 @@ static int select_branches(const struct kb_branch ***out, size_t *n,
 	*n = 0;
 	for (i = 0; i < names->n; i++)
 		if (!kb_config_branch(config, names->names[i]))
-			return kb_error_set(KB_ENOTFOUND, "no branch '%s' in '%s'",
-					    names->names[i], config->path);
+			return no_branch(config, names->names[i]);
 	if (!(*out = list = calloc(config->nbranches + 1, sizeof(*list))))
 		return kb_error_set(KB_ENOMEM, "out of memory");
 	for (i = 0; i < config->nbranches; i++) {

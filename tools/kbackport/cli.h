@@ -2,6 +2,7 @@
 #ifndef KB_CLI_H
 #define KB_CLI_H
 
+#include <getopt.h>
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,6 +52,20 @@ void cli_error_last(void);
  */
 int cli_strv_add(const char ***v, size_t *n, const char *s);
 
+/*
+ * The candidate closest to `word` (edit distance, a prefix counts as one
+ * edit), or NULL when none is close enough to be what was meant.
+ */
+const char *cli_closest(const char *word, const char *const *candidates, size_t n);
+
+/*
+ * getopt_long() returned '?' (main sets opterr to 0): the bad option as
+ * git says it ("error: unknown option 'brnach'", "hint: did you mean
+ * '--branch'?", or "error: option '--branch' needs a value"), then the
+ * synopsis of `usage` (its lines up to the first blank one). EXIT_USAGE.
+ */
+int cli_bad_option(char **argv, const struct option *longopts, const char *usage);
+
 /* After getopt: an argument left over is a usage error (EXIT_USAGE). */
 int cli_no_arguments(int argc, char **argv);
 
@@ -77,12 +92,29 @@ struct cli_target {
 	size_t nfixes;
 	struct cli_branches branches;
 	const char *workdir;
+	char **owned;		/* --fix ids made paths (cli_target_load()) */
+	size_t nowned;
 };
 
 #define CLI_TARGET_OPTIONS \
 	{ "config", required_argument, NULL, 'c' }, \
 	{ "fix", required_argument, NULL, 'f' }, \
 	{ "branch", required_argument, NULL, 'b' }
+
+/*
+ * The config a command works on: `path` (--config) when given, else
+ * $KBACKPORT_CONFIG, else the first branches.yaml from the current
+ * directory upward, as git finds its directory. Not found: an error that
+ * says where it looked and how to name one.
+ */
+int cli_config_load(struct kb_config **out, const char *path);
+
+/*
+ * cli_config_load() of t->config, then each --fix that is no path but a
+ * fix id under backports/ beside the config becomes that directory; an id
+ * found nowhere is an error with the closest id as a hint.
+ */
+int cli_target_load(struct kb_config **out, struct cli_target *t);
 
 /* Take option `c` ('c', 'f', 'b' or 'w') of getopt: 0, or EXIT_USAGE. */
 int cli_target_option(struct cli_target *t, int c, const char *arg);

@@ -28,8 +28,10 @@ static const char usage[] =
 "memory, and record a stable-style commit on refs/heads/backport/<fix>/<branch>\n"
 "in the branch's repository. Nothing else in the repository is touched.\n"
 "\n"
-"  -c, --config FILE   branches file (default: ./branches.yaml)\n"
-"  -f, --fix DIR       a fix directory, or a directory of fixes; repeatable\n"
+"  -c, --config FILE   branches file (default: $KBACKPORT_CONFIG, else the\n"
+"                      nearest branches.yaml from here upward)\n"
+"  -f, --fix DIR|ID    a fix directory, a directory of fixes, or a fix id\n"
+"                      under backports/ beside the config; repeatable\n"
 "                      (default: every fix under backports/ beside the config)\n"
 "  -b, --branch NAME   only this branch; repeatable (default: all)\n"
 "  -n, --dry-run       decide and report, write no object and no ref\n"
@@ -121,7 +123,7 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 			o->backport.locate.max_fuzz = (unsigned)fuzz;
 			break;
 		case 'h': cli_help(usage); return -1;
-		default: fputs(usage, stderr); return EXIT_USAGE;
+		default: return cli_bad_option(argv, longopts, usage);
 		}
 	}
 	if (o->queue && o->t.nfixes) {
@@ -287,7 +289,7 @@ static int run(struct apply_opts *o)
 	size_t nbranches = 0, nfixes = 0, f, b, nresults = 0;
 	int rc = EXIT_USAGE;
 
-	if (kb_config_load(&config, o->t.config) < 0 ||
+	if (cli_target_load(&config, &o->t) < 0 ||
 	    cli_select(&branches, &nbranches, config, &o->t.branches) < 0 ||
 	    cli_load_fixes(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
 	    open_history(o, config) < 0) {
@@ -460,7 +462,7 @@ static int run_queue(struct apply_opts *o)
 	const char *name;
 	char *ref = NULL;
 
-	if (kb_config_load(&config, o->t.config) < 0 ||
+	if (cli_target_load(&config, &o->t) < 0 ||
 	    cli_select(&branches, &nbranches, config, &o->t.branches) < 0 ||
 	    kb_series_load(&series, o->queue) < 0 || open_history(o, config) < 0) {
 		cli_error_last();
@@ -520,7 +522,7 @@ done:
 
 int cmd_apply(int argc, char **argv)
 {
-	struct apply_opts o = { .t.config = "branches.yaml" };
+	struct apply_opts o = { .t.config = NULL };
 	int rc;
 
 	kb_backport_opts_init(&o.backport);

@@ -22,7 +22,8 @@ static const char usage[] =
 "a bare \"%s\" under a direct CAP_NET_ADMIN check) is the pattern. Reads blobs\n"
 "from git: no checkout.\n"
 "\n"
-"  -c, --config FILE   branches file (default: ./branches.yaml)\n"
+"  -c, --config FILE   branches file (default: $KBACKPORT_CONFIG, else the\n"
+"                      nearest branches.yaml from here upward)\n"
 "  -f, --fix DIR       the fix whose audit: rules to use, a fix directory or a\n"
 "                      directory of fixes (default: backports/ beside the config,\n"
 "                      else kbackport's own); exactly one fix with audit: rules\n"
@@ -86,7 +87,7 @@ static int parse_options(struct audit_opts *o, int argc, char **argv)
 		case 'a': o->all = true; break;
 		case 'j': o->json = true; break;
 		case 'h': cli_help(usage); return -1;
-		default: fputs(usage, stderr); return EXIT_USAGE;
+		default: return cli_bad_option(argv, longopts, usage);
 		}
 	}
 	return cli_no_arguments(argc, argv);
@@ -297,7 +298,7 @@ static int run(struct audit_opts *o)
 	size_t n = 0, nfixes = 0, b;
 	int rc = EXIT_USAGE;
 
-	if (kb_config_load(&config, o->config) < 0 ||
+	if (cli_config_load(&config, o->config) < 0 ||
 	    load_rules(&fixes, &nfixes, o, config) < 0 ||
 	    cli_select(&branches, &n, config, &o->branches) < 0 ||
 	    kb_audit_cache_new(&cache) < 0 ||
@@ -333,7 +334,7 @@ done:
 
 int cmd_audit(int argc, char **argv)
 {
-	struct audit_opts o = { .config = "branches.yaml" };
+	struct audit_opts o = { .config = NULL };
 	int rc;
 
 	if ((rc = parse_options(&o, argc, argv)) == 0)

@@ -48,8 +48,10 @@ static const char usage[] =
 "with the rules applied. A file of kbackport's own data that is missing (the\n"
 "rules, the fragment) is an error naming it.\n"
 "\n"
-"  -c, --config FILE   branches file (default: ./branches.yaml)\n"
-"  -f, --fix DIR       a fix directory, or a directory of fixes; repeatable\n"
+"  -c, --config FILE   branches file (default: $KBACKPORT_CONFIG, else the\n"
+"                      nearest branches.yaml from here upward)\n"
+"  -f, --fix DIR|ID    a fix directory, a directory of fixes, or a fix id\n"
+"                      under backports/ beside the config; repeatable\n"
 "                      (default: every fix under backports/ beside the config)\n"
 "  -b, --branch NAME   only this branch; repeatable (default: all)\n"
 "  -w, --workdir DIR   sources and builds (default: work/ beside the config)\n"
@@ -124,7 +126,7 @@ static int parse_options(struct build_cli *o, int argc, char **argv)
 		case 'J': o->json = true; break;
 		case 'q': o->quiet = true; break;
 		case 'h': cli_help(usage); return -1;
-		default: fputs(usage, stderr); return EXIT_USAGE;
+		default: return cli_bad_option(argv, longopts, usage);
 		}
 	}
 	return cli_no_arguments(argc, argv);
@@ -309,7 +311,7 @@ static int run(struct build_cli *o)
 	kb_pipeline_init(&p);
 	if (cli_progress_interval(&p.tick_interval, o->quiet))
 		goto done;
-	if (kb_config_load(&config, o->t.config) < 0 ||
+	if (cli_target_load(&config, &o->t) < 0 ||
 	    cli_select(&branches, &nbranches, config, &o->t.branches) < 0 ||
 	    cli_load_fixes(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
 	    cli_build_paths(&paths, config, &o->t.workdir, &o->fragment,
@@ -368,7 +370,7 @@ done:
 
 int cmd_build(int argc, char **argv)
 {
-	struct build_cli o = { .t.config = "branches.yaml" };
+	struct build_cli o = { .t.config = NULL };
 	int rc;
 
 	if ((rc = parse_options(&o, argc, argv)) == 0)

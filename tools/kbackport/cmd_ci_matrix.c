@@ -26,7 +26,8 @@ static const char usage[] =
 "fails when a branch needs attention. ci/github-actions.yml and\n"
 "ci/gitlab-ci.yml show both systems wired to it.\n"
 "\n"
-"  -c, --config FILE     branches file (default: ./branches.yaml); when given,\n"
+"  -c, --config FILE     branches file (default: $KBACKPORT_CONFIG, else the\n"
+"                        nearest branches.yaml from here upward); when given,\n"
 "                        each job's kbackport run is given it too\n"
 "  -b, --branch NAME     only this branch; repeatable (default: all)\n"
 "      --format FORMAT   json (default): a list, one object per job:\n"
@@ -99,7 +100,7 @@ static int parse_options(struct ci_cli *o, int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'h': cli_help(usage); return -1;
-		default: fputs(usage, stderr); return EXIT_USAGE;
+		default: return cli_bad_option(argv, longopts, usage);
 		}
 	}
 	return cli_no_arguments(argc, argv);
@@ -337,7 +338,7 @@ static int run(const struct ci_cli *o)
 	size_t n = 0;
 	int rc = EXIT_USAGE;
 
-	if (kb_config_load(&config, o->config) < 0 ||
+	if (cli_config_load(&config, o->config) < 0 ||
 	    cli_select_all(&branches, &n, config, &o->branches) < 0 ||
 	    jobs_json(&jobs, branches, n, o->config_given ? o->config : NULL) < 0 ||
 	    emit(&out, jobs, o->format) < 0) {
@@ -356,7 +357,7 @@ done:
 
 int cmd_ci_matrix(int argc, char **argv)
 {
-	struct ci_cli o = { .config = "branches.yaml", .format = CI_JSON };
+	struct ci_cli o = { .config = NULL, .format = CI_JSON };
 	int rc;
 
 	if ((rc = parse_options(&o, argc, argv)) == 0)

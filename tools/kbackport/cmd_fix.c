@@ -90,7 +90,7 @@ static int parse_options(struct fix_new_opts *o, int argc, char **argv)
 		case OPT_UPSTREAM: o->draft.upstream = optarg; break;
 		case 'n': o->dry_run = true; break;
 		case 'h': cli_help(usage); return -1;
-		default: fputs(usage, stderr); return EXIT_USAGE;
+		default: return cli_bad_option(argv, longopts, usage);
 		}
 	}
 	o->patches = argv + optind;

@@ -115,7 +115,7 @@ static int parse_options(struct import_opts *o, int argc, char **argv)
 		case 'j': o->json = true; break;
 		case 'q': o->quiet = true; break;
 		case 'h': cli_help(usage); return -1;
-		default: fputs(usage, stderr); return EXIT_USAGE;
+		default: return cli_bad_option(argv, longopts, usage);
 		}
 	}
 	if ((c = cli_no_arguments(argc, argv)) != 0)

@@ -51,7 +51,7 @@ static int parse_options(struct ktap_opts *o, int argc, char **argv)
 		case 'j': o->json = true; break;
 		case 'd': o->document = optarg; break;
 		case 'h': cli_help(usage); return -1;
-		default: fputs(usage, stderr); return EXIT_USAGE;
+		default: return cli_bad_option(argv, longopts, usage);
 		}
 	}
 	if (optind >= argc) {

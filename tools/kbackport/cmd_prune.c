@@ -28,7 +28,8 @@ static const char usage[] =
 "branch moved on (its ref now is not in their history). One of --fix,\n"
 "--queue, --branch, --stale is needed, or --all for every one.\n"
 "\n"
-"  -c, --config FILE   branches file (default: ./branches.yaml)\n"
+"  -c, --config FILE   branches file (default: $KBACKPORT_CONFIG, else the\n"
+"                      nearest branches.yaml from here upward)\n"
 "  -f, --fix ID        the refs of this fix (its id, as in the ref names);\n"
 "                      repeatable\n"
 "  -q, --queue NAME    the refs of this queue (apply --queue); repeatable\n"
@@ -81,7 +82,7 @@ static int parse_options(struct prune_opts *o, int argc, char **argv)
 		case 'n': o->dry_run = true; break;
 		case 'j': o->json = true; break;
 		case 'h': cli_help(usage); return -1;
-		default: fputs(usage, stderr); return EXIT_USAGE;
+		default: return cli_bad_option(argv, longopts, usage);
 		}
 	}
 	return rc ? rc : cli_no_arguments(argc, argv);
@@ -229,7 +230,7 @@ static int run(const struct prune_opts *o)
 	size_t gone, kept;
 	int rc = EXIT_USAGE;
 
-	if (kb_config_load(&config, o->config) < 0 || find(&p, o, config) < 0) {
+	if (cli_config_load(&config, o->config) < 0 || find(&p, o, config) < 0) {
 		cli_error_last();
 		goto done;
 	}
@@ -252,7 +253,7 @@ done:
 
 int cmd_prune(int argc, char **argv)
 {
-	struct prune_opts o = { .config = "branches.yaml" };
+	struct prune_opts o = { .config = NULL };
 	int rc;
 
 	if ((rc = parse_options(&o, argc, argv)) == 0 && (rc = check_selection(&o)) == 0)

@@ -88,7 +88,7 @@ static int parse_options(struct report_cli *o, int argc, char **argv)
 		case 'U': o->url = optarg; break;
 		case 'J': o->json = true; break;
 		case 'h': cli_help(usage); return -1;
-		default: fputs(usage, stderr); return EXIT_USAGE;
+		default: return cli_bad_option(argv, longopts, usage);
 		}
 	}
 	for (; o->nmerge && optind < argc; optind++)

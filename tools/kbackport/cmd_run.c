@@ -40,8 +40,9 @@ static const char usage[] =
 "<branch>/<lane>/ with apply.json, backport.patch (pre-fix.patch for the\n"
 "pre-fix lane), build.log, console.log, one .ktap per suite and junit.xml.\n"
 "\n"
-"  -c, --config FILE     branches file (default: ./branches.yaml)\n"
-"  -f, --fix DIR         the fix directory (default: the one fix under\n"
+"  -c, --config FILE     branches file (default: $KBACKPORT_CONFIG, else the\n"
+"                        nearest branches.yaml from here upward)\n"
+"  -f, --fix DIR|ID      the fix directory or its id (default: the one fix under\n"
 "                        backports/ beside the config)\n"
 "      --queue FILE      a series file (as for kbackport apply --queue): its\n"
 "                        fixes applied in order, each on top of the previous,\n"
@@ -145,7 +146,7 @@ static int parse_options(struct run_cli *o, int argc, char **argv)
 		case 'N': o->queue_name = optarg; break;
 		case 'H': o->no_history = true; break;
 		case 'h': cli_help(usage); return -1;
-		default: fputs(usage, stderr); return EXIT_USAGE;
+		default: return cli_bad_option(argv, longopts, usage);
 		}
 	}
 	if (o->queue && o->t.nfixes) {
@@ -427,7 +428,7 @@ static int run(struct run_cli *o)
 	pr.quiet = o->quiet;
 	if (cli_progress_interval(&p.tick_interval, o->quiet))
 		goto done;
-	if (kb_config_load(&config, o->t.config) < 0 ||
+	if (cli_target_load(&config, &o->t) < 0 ||
 	    cli_select_all(&branches, &nbranches, config, &o->t.branches) < 0 ||
 	    (o->queue ? load_queue(&series, o->queue, o->queue_name, branches, nbranches) :
 	     load_fix(&fix, &fixes, &nfixes, o, config)) < 0 ||
@@ -484,7 +485,7 @@ done:
 
 int cmd_run(int argc, char **argv)
 {
-	struct run_cli o = { .t.config = "branches.yaml" };
+	struct run_cli o = { .t.config = NULL };
 	int rc;
 
 	if ((rc = parse_options(&o, argc, argv)) == 0)

@@ -10,6 +10,7 @@
 #include <git2.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -141,6 +142,7 @@ static int run_command(int argc, char **argv)
 		if (strcmp(argv[1], commands[i].name))
 			continue;
 		git_libgit2_init();
+		opterr = 0;	/* cli_bad_option() says it, as git does */
 		/*
 		 * Trees over 4 KiB (drivers/, drivers/net/, ...) are not kept in
 		 * libgit2's object cache by default: a history walk would parse
@@ -156,7 +158,16 @@ static int run_command(int argc, char **argv)
 		return rc;
 	}
 	cli_error("'%s' is not a kbackport command", argv[1]);
-	usage(stderr);
+	{
+		const char *names[sizeof(commands) / sizeof(commands[0])];
+		const char *near;
+
+		for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			names[i] = commands[i].name;
+		if ((near = cli_closest(argv[1], names, i)))
+			fprintf(stderr, "hint: did you mean '%s'?\n", near);
+	}
+	fputs("See 'kbackport --help'.\n", stderr);
 	return EXIT_USAGE;
 }
 

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# A command line that guides like git's (issue 28, first part): a mistake
+# gets "error:" and a "hint:" (did you mean ...?) and the synopsis, not the
+# whole help; the config is found from any directory below it (or named
+# by KBACKPORT_CONFIG); --fix takes a fix id. Exact messages and exit codes.
+source "$(dirname "$0")/../lib.sh"
+T_SUITE=guide
+hermetic
+"$FIXTURES/make-era-repos.sh" "$TMP/repos" >/dev/null
+mkdir -p "$TMP/top/backports" "$TMP/top/sub/deeper"
+cp -r "$TOP_DIR/backports/CVE-2011-1019" "$TMP/top/backports/"
+cat > "$TMP/top/branches.yaml" <<YAML
+repo: $TMP/repos/linux
+branches:
+  - {name: 2.6.32.y, ref: linux-2.6.32.y}
+  - {name: 2.6.35.y, ref: linux-2.6.35.y}
+YAML
+cd "$TMP/top"
+# the synopsis of apply: its usage up to the first blank line
+synopsis=$("$KBACKPORT" apply --help | sed '/^$/q' | sed '$d')
+
+test_expect_success 'a misspelt command: the closest command as a hint, no command list' '
+	run_kb 2 aplpy &&
+	printf "%s\n" "error: '\''aplpy'\'' is not a kbackport command" \
+		"hint: did you mean '\''apply'\''?" "See '\''kbackport --help'\''." > want &&
+	echo "$ERR" > got && test_cmp want got
+'
+
+test_expect_success 'a word nothing is close to: no hint' '
+	run_kb 2 frobnicate &&
+	printf "%s\n" "error: '\''frobnicate'\'' is not a kbackport command" \
+		"See '\''kbackport --help'\''." > want &&
+	echo "$ERR" > got && test_cmp want got
+'
+
+test_expect_success 'a misspelt option: error, hint, then the synopsis only' '
+	run_kb 2 apply --brnach 2.6.32.y &&
+	{ echo "error: unknown option '\''brnach'\''"; echo "hint: did you mean '\''--branch'\''?";
+	  echo "$synopsis"; } > want &&
+	echo "$ERR" > got && test_cmp want got &&
+	test -z "$OUT"
+'
+
+test_expect_success 'an option with =value, misspelt: its name alone' '
+	run_kb 2 run --workdri=w &&
+	test "$(sed -n 1,2p <<<"$ERR")" = "error: unknown option '\''workdri'\''
+hint: did you mean '\''--workdir'\''?"
+'
+
+test_expect_success 'an option without its value, long and short' '
+	run_kb 2 apply --branch &&
+	test "$(head -1 <<<"$ERR")" = "error: option '\''--branch'\'' needs a value" &&
+	run_kb 2 build -b &&
+	test "$(head -1 <<<"$ERR")" = "error: option '\''-b'\'' (--branch) needs a value"
+'
+
+test_expect_success 'an unknown letter' '
+	run_kb 2 test -Z &&
+	test "$(head -1 <<<"$ERR")" = "error: unknown switch '\''Z'\''"
+'
+
+test_expect_success 'a branch that is not there: the closest one' '
+	run_kb 2 apply -n --branch 2.6.32.2 &&
+	printf "%s\n" "error: no branch '\''2.6.32.2'\'' in '\''branches.yaml'\''" \
+		"hint: did you mean '\''2.6.32.y'\''?" > want &&
+	echo "$ERR" > got && test_cmp want got
+'
+
+test_expect_success '...none close: the branches there are' '
+	run_kb 2 apply -n --branch mainline &&
+	printf "%s\n" "error: no branch '\''mainline'\'' in '\''branches.yaml'\''" \
+		"hint: its branches: 2.6.32.y, 2.6.35.y" > want &&
+	echo "$ERR" > got && test_cmp want got
+'
+
+test_expect_success 'the config found from a directory below it' '
+	cd sub/deeper &&
+	run_kb 0 apply -n --json &&
+	test "$(jq -r "[.results[].status] | join(\" \")" <<<"$OUT")" = "applied applied" &&
+	run_kb 2 apply -n --branch nope &&
+	test "$(head -1 <<<"$ERR")" = "error: no branch '\''nope'\'' in '\''$TMP/top/branches.yaml'\''"
+'
+
+test_expect_success '...and KBACKPORT_CONFIG names one from anywhere' '
+	cd "$TMP" &&
+	KBACKPORT_CONFIG=$TMP/top/branches.yaml run_kb 0 apply -n --branch 2.6.35.y --json &&
+	test "$(jq -r ".results[].status" <<<"$OUT")" = applied
+'
+
+test_expect_success 'no config anywhere up: where it looked, and how to name one' '
+	mkdir -p "$TMP/none" && cd "$TMP/none" &&
+	run_kb 2 apply -n &&
+	printf "%s\n" "error: no branches.yaml in '\''$TMP/none'\'' nor in any directory above it" \
+		"hint: name one with --config FILE (or KBACKPORT_CONFIG=FILE)" > want &&
+	echo "$ERR" > got && test_cmp want got
+'
+
+test_expect_success '--fix takes a fix id: the fix under backports/ beside the config' '
+	cd "$TMP/top/sub" &&
+	run_kb 0 apply -n --fix CVE-2011-1019 --json &&
+	test "$(jq -r ".fix" <<<"$OUT")" = CVE-2011-1019 &&
+	test "$(jq -r "[.results[].status] | join(\" \")" <<<"$OUT")" = "applied applied"
+'
+
+test_expect_success '...an id found nowhere: the closest id as a hint' '
+	run_kb 2 apply -n --fix CVE-2011-1091 &&
+	printf "%s\n" "error: no fix '\''CVE-2011-1091'\'': no such directory, nor a fix id under '\''$TMP/top/backports'\''" \
+		"hint: did you mean '\''CVE-2011-1019'\''?" > want &&
+	echo "$ERR" > got && test_cmp want got
+'
+
+test_expect_success '...a directory of that name in the current directory is still a path' '
+	mkdir -p "$TMP/top/sub/CVE-2011-1019" &&
+	run_kb 2 apply -n --fix CVE-2011-1019 &&
+	rmdir "$TMP/top/sub/CVE-2011-1019"
+'
+
+test_expect_success 'nothing was written' '
+	test -z "$(git -C "$TMP/repos/linux" for-each-ref refs/heads/backport)"
+'
+
+finish
