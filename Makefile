@@ -73,12 +73,14 @@ $(BUILD)/libkbackport.a: $(LIB_OBJ)
 $(BUILD)/kbackport: $(CLI_OBJ) $(BUILD)/gen/version.o $(BUILD)/libkbackport.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# kbackport --version: `git describe` at build time, else the VERSION file,
-# else "unknown". version.c is rewritten only when the version changes, so
+# kbackport --version: the VERSION file's release, and the commit it was
+# built from when git knows it ("0.4.0+g0bf2411", "-dirty" with changes). version.c is rewritten only when the version changes, so
 # only it is recompiled and the binaries relinked then.
 $(BUILD)/gen/version.c: FORCE
 	@mkdir -p $(dir $@)
-	@v=$$(git -C $(CURDIR) describe --always --dirty 2>/dev/null || head -1 VERSION 2>/dev/null || echo unknown); \
+	@r=$$(head -1 VERSION 2>/dev/null || echo unknown); \
+	g=$$(git -C $(CURDIR) describe --always --dirty --exclude '*' 2>/dev/null); \
+	v=$$r$${g:++g$$g}; \
 	printf 'const char kb_version[] = "%s";\n' "$$v" > $@.tmp; \
 	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 

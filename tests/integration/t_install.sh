@@ -46,11 +46,17 @@ assert_file_eq "...the fixes with their tests" "$TOP_DIR/backports/CVE-2011-1019
 
 # ---- --version ----
 T_NAME=version
-want=$(git -C "$TOP_DIR" describe --always --dirty 2>/dev/null || head -1 "$TOP_DIR/VERSION" 2>/dev/null || echo unknown)
-run_kb 0 --version && assert_eq "dev binary: git describe" "kbackport $want" "$OUT"
+g=$(git -C "$TOP_DIR" describe --always --dirty --exclude '*' 2>/dev/null)
+lg=$(pkg-config --modversion libgit2 2>/dev/null)
+want="$(head -1 "$TOP_DIR/VERSION")${g:++g$g} (libgit2 $lg)"
+run_kb 0 --version && assert_eq "dev binary: the release, its commit, libgit2" "kbackport $want" "$OUT"
 KBACKPORT=$KB run_kb 0 --version && assert_eq "installed binary: the same" "kbackport $want" "$OUT"
 KBACKPORT=$KB run_kb 0 version && assert_eq "version, the command" "kbackport $want" "$OUT"
 run_kb 0 --help && assert_contains "--help names --version" "'kbackport --version' (or 'kbackport version') prints the version." "$OUT"
+run_kb 0 help apply && assert_contains "help apply: apply's help" "usage: kbackport apply" "$(head -1 <<<"$OUT")"
+run_kb 2 help aply && assert_eq "help of no command" "error: 'aply' is not a kbackport command
+hint: did you mean 'apply'?
+See 'kbackport --help'." "$ERR"
 
 # ---- the installed binary, elsewhere, on the era fixtures ----
 T_NAME=eras

@@ -42,7 +42,7 @@ static void usage(FILE *out)
 	fputs("usage: kbackport <command> [<options>]\n\ncommands:\n", out);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
-	fputs("\n'kbackport <command> --help' describes a command;\n"
+	fputs("\n'kbackport <command> --help' (or 'kbackport help <command>') describes a command;\n"
 	      "'kbackport --version' (or 'kbackport version') prints the version.\n", out);
 }
 
@@ -129,13 +129,24 @@ static int run_command(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "help") && argc > 2) {
+		/* `kbackport help apply` is `kbackport apply --help`, as in git */
+		char *help[] = { argv[0], argv[2], "--help", NULL };
+
+		for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			if (!strcmp(argv[2], commands[i].name))
+				return run_command(3, help);
+		argv[1] = argv[2];	/* "'x' is not a kbackport command", below */
+	} else if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+		   !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("kbackport %s\n", kb_version);
+		int major, minor, rev;
+
+		git_libgit2_version(&major, &minor, &rev);
+		printf("kbackport %s (libgit2 %d.%d.%d)\n", kb_version, major, minor, rev);
 		return EXIT_OK;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
