@@ -115,6 +115,24 @@ test_expect_success '...a directory of that name in the current directory is sti
 	rmdir "$TMP/top/sub/CVE-2011-1019"
 '
 
+test_expect_success 'the table, then the details, then the tally last; a dry run says so' '
+	cd "$TMP/top" &&
+	run_kb 0 apply -n &&
+	printf "%s\n" "BRANCH    FIX             STATUS           VARIANT    COMMIT" \
+		"2.6.32.y  CVE-2011-1019   applied          2.6.32     (dry run)" \
+		"2.6.35.y  CVE-2011-1019   applied          2.6.33     (dry run)" > want &&
+	head -3 <<<"$OUT" > got && test_cmp want got &&
+	test "$(tail -1 <<<"$OUT")" = "2 branches: 2 applied"
+'
+
+test_expect_success '...several fixes: fix-branch pairs, each status counted' '
+	mkdir -p "$TMP/more" && cp -r backports/CVE-2011-1019 "$TMP/more/a-fix-id-longer-than-the-column" &&
+	sed -i "s/^id: .*/id: a-fix-id-longer-than-the-column/" "$TMP/more/a-fix-id-longer-than-the-column/fix.yaml" &&
+	run_kb 0 apply -n --fix CVE-2011-1019 --fix "$TMP/more" &&
+	test "$(tail -1 <<<"$OUT")" = "4 fix-branch pairs: 4 applied" &&
+	grep -qx "2.6.32.y  a-fix-id-longer-than-the-column  applied          2.6.32     (dry run)" <<<"$OUT"
+'
+
 test_expect_success 'nothing was written' '
 	test -z "$(git -C "$TMP/repos/linux" for-each-ref refs/heads/backport)"
 '

@@ -224,20 +224,48 @@ static void print_found(const struct kb_result *r, const char *indent)
 	putchar('\n');
 }
 
-static void print_matrix(const struct kb_result *results, char **mails, size_t n)
+static size_t widest(size_t w, const char *s)
 {
-	size_t i, w = 6;
+	return s && strlen(s) > w ? strlen(s) : w;
+}
+
+/* "13 branches: 6 applied, 1 already-applied, 2 conflict" */
+static void print_tally(const struct kb_result *results, size_t n, size_t nfixes)
+{
+	size_t count[KB_STATUS_REVERSE_APPLIED + 1] = { 0 }, i, said = 0;
 
 	for (i = 0; i < n; i++)
-		if (strlen(results[i].branch) > w)
-			w = strlen(results[i].branch);
-	printf("%-*s  %-14s  %-15s  %-9s  %s\n", (int)w, "BRANCH", "FIX", "STATUS",
-	       "VARIANT", "COMMIT");
+		if ((size_t)results[i].status <= KB_STATUS_REVERSE_APPLIED)
+			count[results[i].status]++;
+	printf("\n%zu %s: ", n, nfixes == 1 ? (n == 1 ? "branch" : "branches") :
+	       (n == 1 ? "fix-branch pair" : "fix-branch pairs"));
+	for (i = 0; i <= KB_STATUS_REVERSE_APPLIED; i++)
+		if (count[i])
+			printf("%s%zu %s", said++ ? ", " : "", count[i],
+			       kb_status_name((enum kb_status)i));
+	printf("%s\n", said ? "" : "none");
+}
+
+static void print_matrix(const struct kb_result *results, char **mails, size_t n,
+			 size_t nfixes, bool dry_run)
+{
+	size_t i, w = 6, wf = 14, ws = 15, wv = 9;
+
+	/* never narrower than they always were: scripts cut the short ones */
+	for (i = 0; i < n; i++) {
+		w = widest(w, results[i].branch);
+		wf = widest(wf, results[i].fix);
+		ws = widest(ws, kb_status_name(results[i].status));
+		wv = widest(wv, results[i].variant);
+	}
+	printf("%-*s  %-*s  %-*s  %-*s  %s\n", (int)w, "BRANCH", (int)wf, "FIX", (int)ws, "STATUS",
+	       (int)wv, "VARIANT", "COMMIT");
 	for (i = 0; i < n; i++) {
 		const struct kb_result *r = &results[i];
-		printf("%-*s  %-14s  %-15s  %-9s  %.12s\n", (int)w, r->branch, r->fix,
-		       kb_status_name(r->status), r->variant ? r->variant : "-",
-		       r->commit[0] ? r->commit : "-");
+		printf("%-*s  %-*s  %-*s  %-*s  %.12s\n", (int)w, r->branch, (int)wf, r->fix,
+		       (int)ws, kb_status_name(r->status), (int)wv, r->variant ? r->variant : "-",
+		       r->commit[0] ? r->commit :
+		       dry_run && r->status == KB_STATUS_APPLIED ? "(dry run)" : "-");
 	}
 	for (i = 0; i < n; i++) {
 		const struct kb_result *r = &results[i];
@@ -256,6 +284,7 @@ static void print_matrix(const struct kb_result *results, char **mails, size_t n
 		if (mails && mails[i])
 			printf("  FAILED mail: %s\n", mails[i]);
 	}
+	print_tally(results, n, nfixes);
 }
 
 /* The history index set: under the work directory, or in memory (a dry
@@ -327,7 +356,7 @@ static int run(struct apply_opts *o)
 	if (o->json)
 		print_json(results, o->mails ? mails : NULL, nbranches, fixes, nfixes);
 	else
-		print_matrix(results, o->mails ? mails : NULL, nresults);
+		print_matrix(results, o->mails ? mails : NULL, nresults, nfixes, o->backport.dry_run);
 done:
 	for (b = 0; results && b < nresults; b++) {
 		kb_result_release(&results[b]);
