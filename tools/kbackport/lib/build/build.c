@@ -899,7 +899,9 @@ static bool write_all(int fd, const char *data, size_t n)
 
 /* An outer make's flags (-s, a jobserver) must not reach ours. */
 static const char *const make_unset_env[] = {
-	"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "KCONFIG_CONFIG", NULL
+	"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "KCONFIG_CONFIG",
+	"LC_CTYPE", "LC_MESSAGES",	/* hashed by ccache: see run_step() */
+	NULL
 };
 
 /* The command line as one string, for messages and the log. */
@@ -976,7 +978,12 @@ static int run_step(struct lane_build *b, const char *const argv[], const char *
 	char *cmd = command_line(argv);
 	const char *path = getenv("PATH");
 	char path_env[8192], basedir_env[4200];
-	const char *set_env[] = { path_env, NULL, NULL };
+	/*
+	 * One locale for every build: ccache hashes LANG and LC_* (they change
+	 * the compiler's messages), so a build under C.UTF-8 (make demo, a
+	 * user's shell) and one under C (the tests) would share no object.
+	 */
+	const char *set_env[] = { path_env, "LANG=C", "LC_ALL=C", NULL, NULL };
 	struct kb_spawn s;
 	int err = 0, status, ws;
 
@@ -993,7 +1000,7 @@ static int run_step(struct lane_build *b, const char *const argv[], const char *
 	if (!getenv("CCACHE_BASEDIR") &&
 	    (size_t)snprintf(basedir_env, sizeof(basedir_env), "CCACHE_BASEDIR=%s", b->workdir) <
 		    sizeof(basedir_env))
-		set_env[1] = basedir_env;
+		set_env[3] = basedir_env;
 	kb_spawn_init(&s, argv);
 	s.cwd = cwd;
 	s.unset_env = make_unset_env;
