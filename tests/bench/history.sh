@@ -2,7 +2,8 @@
 # make bench: the history index (apply's history first) on the real
 # 2.6.32.y history of ../shared/stable-history (449 commits of 48 files, 40
 # real fixes, 12 tags as branches: 480 answers), RUNS times (default 3),
-# one `kbackport apply -n` of every fix on every branch each time:
+# one `kbackport apply` of every fix on every branch each time (its refs
+# dropped before each):
 #   cold        no index yet: one walk of the history, the fixes' paths'
 #               commits and patch-ids, then the answers;
 #   warm        the index under the work directory read back;
@@ -43,11 +44,14 @@ done
 nbr=$(echo $tags | wc -w)
 ncommits=$(git -C "$work/history.git" rev-list --all | wc -l)
 
-# timed ARGS...: the seconds one `kbackport apply -n` takes
+# timed ARGS...: the seconds one `kbackport apply` takes
 timed() {
 	local t0
+	# not -n: a dry run keeps the index in memory only; the refs the
+	# run writes are dropped first, so that every run does the same work
+	drop_backport_refs "$work/history.git"
 	t0=$(now)
-	"$kb" apply -n -c "$work/branches.yaml" --fix "$work/backports" -w "$work/w" "$@" > /dev/null || true
+	"$kb" apply -c "$work/branches.yaml" --fix "$work/backports" -w "$work/w" "$@" > /dev/null || true
 	secs "$t0" "$(now)"
 }
 cold=() warm=() ext=() content=()
@@ -68,7 +72,7 @@ row() { printf '| %s | %s s | %s |\n' "$1" "$(printf '%s\n' "${@:2}" | median | 
 cat <<MD
 ## $title
 
-\`kbackport apply -n\` of $nfix real fixes on $nbr branches ($((nfix * nbr)) answers) of
+\`kbackport apply\` of $nfix real fixes on $nbr branches ($((nfix * nbr)) answers) of
 \`../shared/stable-history\` ($ncommits commits), the history index under the
 work directory. Median of $runs runs.
 
