@@ -104,9 +104,10 @@ git -C repos/linux update-ref -d refs/heads/backport/CVE-2011-1019/2.6.31.y
 git -C repos/linux update-ref -d refs/heads/backport/CVE-2011-1019/2.6.31.y.pre-fix
 
 T_NAME="locked"
-mkdir -p work && flock work/kbackport.lock sleep 10 &
+mkdir -p work && flock work/kbackport.lock sleep 30 &
 locker=$!
-sleep 0.5
+# until the holder has the lock (not a guessed delay: a loaded machine is slow)
+for _ in $(seq 1 600); do flock -n work/kbackport.lock true || break; sleep 0.05; done
 run_kb 2 run --branch 2.6.32.y
 assert_contains "a work directory in use: refused, nothing run" \
 	"error: work directory '$TMP/work' is in use by another kbackport" "$ERR"

@@ -478,18 +478,6 @@ int cli_select_all(const struct kb_branch ***out, size_t *n,
 	return select_branches(out, n, config, names, true);
 }
 
-static bool is_fix_dir(const char *dir)
-{
-	struct kb_buf path = KB_BUF_INIT;
-	struct stat st;
-	bool is;
-
-	kb_buf_printf(&path, "%s/fix.yaml", dir);
-	is = path.ptr && stat(path.ptr, &st) == 0;
-	kb_buf_release(&path);
-	return is;
-}
-
 static int append_fixes(struct kb_fix ***all, size_t *n, struct kb_fix **more,
 			size_t nmore)
 {
@@ -512,7 +500,7 @@ static int load_dir(struct kb_fix ***all, size_t *n, const char *dir)
 	size_t nmore = 0;
 	int err;
 
-	if (is_fix_dir(dir)) {
+	if (kb_is_fix_dir(dir)) {
 		if ((err = kb_fix_load(&one, dir)) < 0)
 			return err;
 		if (!(more = malloc(sizeof(*more)))) {
@@ -561,11 +549,11 @@ static bool known_fix(const char *id, struct kb_fix *const *fixes, size_t n,
 			len--;
 		kb_buf_clear(&dir);
 		if (kb_buf_printf(&dir, "%.*s%s", (int)len, fixes[i]->dir, id) == 0)
-			known = is_fix_dir(dir.ptr);
+			known = kb_is_fix_dir(dir.ptr);
 	}
 	kb_buf_clear(&dir);
 	if (!known && kb_buf_printf(&dir, "%s/backports/%s", config->dir, id) == 0)
-		known = is_fix_dir(dir.ptr);
+		known = kb_is_fix_dir(dir.ptr);
 	kb_buf_release(&dir);
 	return known;
 }

@@ -171,7 +171,7 @@ static json_t *result_json(const struct kb_result *r, const struct kb_fix *fix)
 {
 	char hash[65] = "";
 
-	if (kb_patch_hash(hash, fix, r->variant) < 0)
+	if (kb_fix_patch_hash(hash, fix, r->variant) < 0)
 		hash[0] = '\0';
 	return kb_result_json(r, hash);
 }

@@ -6,7 +6,6 @@
 #include "fsutil.h"
 #include "pvh.h"
 #include "repo.h"
-#include "report_save.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -449,7 +448,7 @@ static int apply_fix(struct walk *w)
 	if ((err = kb_backport(&out->apply, out->branch, w->p->fixes[0], &w->p->backport)) < 0)
 		return err;
 	out->applied = true;
-	if ((err = kb_patch_hash(out->patch_hash, w->p->fixes[0], out->apply.variant)) < 0)
+	if ((err = kb_fix_patch_hash(out->patch_hash, w->p->fixes[0], out->apply.variant)) < 0)
 		return err;
 	tell(w, KB_EVENT_APPLIED, NULL, NULL);
 	return 0;

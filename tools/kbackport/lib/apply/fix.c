@@ -630,17 +630,35 @@ done:
 	return err;
 }
 
+int kb_fix_patch_hash(char out[65], const struct kb_fix *fix, const char *variant)
+{
+	const struct kb_variant *v = variant ? kb_fix_variant(fix, variant) : NULL;
+
+	out[0] = '\0';
+	return v ? kb_file_sha256(out, 65, v->patch_path) : 0;
+}
+
 /* ---- every fix of a directory ---- */
 
-static bool is_fix_dir(const char *backports_dir, const char *name)
+bool kb_is_fix_dir(const char *dir)
 {
 	struct kb_buf path = KB_BUF_INIT;
 	struct stat st;
 	bool is;
 
-	is = name[0] != '.' &&
-	     kb_buf_printf(&path, "%s/%s/fix.yaml", backports_dir, name) == 0 &&
+	is = kb_buf_printf(&path, "%s/fix.yaml", dir) == 0 &&
 	     stat(path.ptr, &st) == 0 && S_ISREG(st.st_mode);
+	kb_buf_release(&path);
+	return is;
+}
+
+static bool is_fix_dir(const char *backports_dir, const char *name)
+{
+	struct kb_buf path = KB_BUF_INIT;
+	bool is;
+
+	is = name[0] != '.' && kb_buf_printf(&path, "%s/%s", backports_dir, name) == 0 &&
+	     kb_is_fix_dir(path.ptr);
 	kb_buf_release(&path);
 	return is;
 }

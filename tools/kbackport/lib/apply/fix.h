@@ -139,4 +139,11 @@ void kb_fix_free_all(struct kb_fix **fixes, size_t n);
 const struct kb_variant *kb_fix_variant(const struct kb_fix *fix,
 					const char *name);
 
+/* Is `dir` a fix directory: does it hold a regular file fix.yaml? */
+bool kb_is_fix_dir(const char *dir);
+
+/* The sha256 of `variant`'s patch file of `fix` into out ("" when no
+ * variant or no such variant), as results.json's patch_hash. */
+int kb_fix_patch_hash(char out[65], const struct kb_fix *fix, const char *variant);
+
 #endif

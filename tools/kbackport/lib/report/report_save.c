@@ -104,14 +104,6 @@ json_t *kb_result_json(const struct kb_result *r, const char *patch_hash)
 			 "patch_hash", kb_json_str(patch_hash));
 }
 
-int kb_patch_hash(char out[65], const struct kb_fix *fix, const char *variant)
-{
-	const struct kb_variant *v = variant ? kb_fix_variant(fix, variant) : NULL;
-
-	out[0] = '\0';
-	return v ? kb_file_sha256(out, 65, v->patch_path) : 0;
-}
-
 /* A queue's pre-fix lane: null when the branch has none asked for. */
 static json_t *queue_pre_fix_json(const struct kb_queue_pre_fix *p)
 {
@@ -137,7 +129,7 @@ json_t *kb_queue_result_json(const struct kb_queue_result *q, const struct kb_se
 	size_t f;
 
 	for (f = 0; !q->error && f < q->nresults; f++) {
-		if (kb_patch_hash(hash, series->fixes[f], q->results[f].variant) < 0)
+		if (kb_fix_patch_hash(hash, series->fixes[f], q->results[f].variant) < 0)
 			hash[0] = '\0';
 		r = kb_result_json(&q->results[f], hash);
 		json_object_set_new(r, "fix", json_string(series->fixes[f]->id));

@@ -24,10 +24,6 @@
  */
 json_t *kb_result_json(const struct kb_result *r, const char *patch_hash);
 
-/* The sha256 of `variant`'s patch file of `fix` into out ("" when no
- * variant or no such variant). */
-int kb_patch_hash(char out[65], const struct kb_fix *fix, const char *variant);
-
 /*
  * A queue on one branch, as `apply --queue --json` prints it and a queue's
  * run keeps it in results.json: branch, ref, commit, created, applied (a
