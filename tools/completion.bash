@@ -3,15 +3,31 @@
 #
 # Commands and each command's options are read from kbackport's own --help
 # texts, so they never drift from the binary; the values of --branch from
-# the branches file (--config, else ./branches.yaml), of --fix from the fix
-# directories under backports/ beside it, and of an option whose --help
-# shows `--opt a|b` from that list.
+# the branches file (--config, else $KBACKPORT_CONFIG, else the nearest
+# branches.yaml upward, as kbackport finds it; both YAML styles), of --fix
+# from the fixes under backports/ beside it (ids and directories), and of
+# an option whose --help shows `--opt a|b` from that list.
 
-# the branch names of branches file $1: its "- name: X" lines
+# the branch names of branches file $1: its "- name: X" lines and its
+# flow-style "- {name: X, ...}" ones
 _kbackport_branches() {
 	[ -r "$1" ] || return 0
-	sed -n "s/^[[:space:]]*-[[:space:]]*name:[[:space:]]*//p" "$1" |
-		sed -e "s/[[:space:]]*#.*//" -e "s/^\"\(.*\)\"\$/\1/" -e "s/^'\(.*\)'\$/\1/"
+	sed -n -e "s/^[[:space:]]*-[[:space:]]*name:[[:space:]]*//p" \
+		-e "s/^[[:space:]]*-[[:space:]]*{[[:space:]]*name:[[:space:]]*\(\"[^\"]*\"\|'[^']*'\|[^,}]*\).*/\1/p" "$1" |
+		sed -e "s/[[:space:]]*#.*//" -e "s/[[:space:]]*\$//" -e "s/^\"\(.*\)\"\$/\1/" -e "s/^'\(.*\)'\$/\1/"
+}
+
+# the branches file kbackport would read: --config, else $KBACKPORT_CONFIG,
+# else the nearest branches.yaml from here upward
+_kbackport_config() {
+	local dir=$PWD
+	[ -n "${KBACKPORT_CONFIG:-}" ] && { printf '%s\n' "$KBACKPORT_CONFIG"; return; }
+	while :; do
+		[ -f "$dir/branches.yaml" ] && { printf '%s\n' "$dir/branches.yaml"; return; }
+		[ "$dir" = / ] || [ -z "$dir" ] && break
+		dir=$(dirname -- "$dir")
+	done
+	printf 'branches.yaml\n'
 }
 
 # the fix directories (holding a fix.yaml) under backports/ beside $1
@@ -37,9 +53,19 @@ _kbackport() {
 		return 0
 	fi
 	cmd=${COMP_WORDS[1]}
+	if [ "$cmd" = help ] && [ "$COMP_CWORD" -eq 2 ]; then
+		opts=$("$kb" --help 2>/dev/null | sed -n '/^commands:$/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p')
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+		return 0
+	fi
+	# `fix` takes its subcommand first
+	if [ "$cmd" = fix ] && [ "$COMP_CWORD" -eq 2 ]; then
+		COMPREPLY=($(compgen -W "new" -- "$cur"))
+		return 0
+	fi
 	help=$("$kb" "$cmd" --help 2>/dev/null) || return 0
 
-	config=branches.yaml
+	config=$(_kbackport_config)
 	for ((i = 2; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
 		-c|--config) config=${COMP_WORDS[i+1]} ;;
@@ -57,8 +83,10 @@ _kbackport() {
 		local IFS=$'\n'
 		if [ "$cmd" = prune ]; then	# a fix id, not a directory
 			COMPREPLY=($(compgen -W "$(_kbackport_fixes "$config" | sed 's|.*/||')" -- "$cur"))
-		else
-			COMPREPLY=($({ compgen -W "$(_kbackport_fixes "$config")" -- "$cur"; compgen -d -- "$cur"; } | sort -u))
+		else	# a fix id, a fix directory, or any directory
+			COMPREPLY=($({ compgen -W "$(_kbackport_fixes "$config" | sed 's|.*/||')" -- "$cur";
+				       compgen -W "$(_kbackport_fixes "$config")" -- "$cur";
+				       compgen -d -- "$cur"; } | sort -u))
 		fi
 		return 0 ;;
 	-c|--config|--cases|--fragment|--queue|--from-mbox)

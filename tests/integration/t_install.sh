@@ -175,6 +175,18 @@ assert_eq "a fix from backports/ beside the config" "$TMP/fixes/backports/CVE-20
 assert_eq "prune --fix: a fix's id" "CVE-2011-1019" \
 	"$(complete_kb kbackport prune --config "$TMP/fixes/branches.yaml" --fix C)"
 assert_eq "the values --help lists" "github gitlab json" "$(complete_kb kbackport ci-matrix --format '')"
+printf 'repo: r\nbranches:\n  - {name: 6.1.y, ref: a}\n  - {name: "6.12.y", ref: b}\n  - { name: '"'"'deb 6.1'"'"' , kernel: k}\n' > "$TMP/flow.yaml"
+assert_eq "branch names in the flow style (quotes dropped, one has a space)" "6.1.y 6.12.y deb 6.1" \
+	"$(complete_kb kbackport run --config "$TMP/flow.yaml" --branch '')"
+assert_eq "fix: its subcommand, not files" "new" "$(complete_kb kbackport fix '')"
+assert_eq "help: the commands" "report run" "$(complete_kb kbackport help r)"
+mkdir -p "$TMP/fixes/sub/deeper"
+assert_eq "the config found upward, and --fix offers the fix's id" "CVE-2011-1019" \
+	"$(cd "$TMP/fixes/sub/deeper" && PATH=$PREFIX/bin:$PATH bash -c '
+		source "$1"; shift
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _kbackport
+		printf "%s\n" "${COMPREPLY[@]}"' _ \
+		"$PREFIX/share/bash-completion/completions/kbackport" kbackport apply --fix C)"
 
 # ---- uninstall ----
 T_NAME=uninstall
