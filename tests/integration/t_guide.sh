@@ -133,6 +133,21 @@ test_expect_success '...several fixes: fix-branch pairs, each status counted' '
 	grep -qx "2.6.32.y  a-fix-id-longer-than-the-column  applied          2.6.32     (dry run)" <<<"$OUT"
 '
 
+test_expect_success '-q is --quiet: the table and the tally only' '
+	cd "$TMP/top" &&
+	run_kb 0 apply -n -q &&
+	printf "%s\n" "BRANCH    FIX             STATUS           VARIANT    COMMIT" \
+		"2.6.32.y  CVE-2011-1019   applied          2.6.32     (dry run)" \
+		"2.6.35.y  CVE-2011-1019   applied          2.6.33     (dry run)" "" \
+		"2 branches: 2 applied" > want &&
+	echo "$OUT" > got && test_cmp want got
+'
+
+test_expect_success '...and never --queue: that one is spelt out' '
+	run_kb 2 prune -q x &&
+	test "$(head -1 <<<"$ERR")" = "error: unknown switch '\''q'\''"
+'
+
 test_expect_success 'nothing was written' '
 	test -z "$(git -C "$TMP/repos/linux" for-each-ref refs/heads/backport)"
 '

@@ -18,11 +18,11 @@
 
 static const char usage[] =
 "usage: kbackport apply [--config FILE] [--fix DIR]... [--branch NAME]...\n"
-"                       [--dry-run] [--json] [--max-fuzz N] [--no-history]\n"
-"                       [--workdir DIR] [--mails DIR]\n"
+"                       [--dry-run] [--json] [--quiet] [--max-fuzz N]\n"
+"                       [--no-history] [--workdir DIR] [--mails DIR]\n"
 "       kbackport apply --queue FILE [--name NAME] [--mails DIR] [--config FILE]\n"
-"                       [--branch NAME]... [--dry-run] [--json] [--max-fuzz N]\n"
-"                       [--no-history] [--workdir DIR]\n"
+"                       [--branch NAME]... [--dry-run] [--json] [--quiet]\n"
+"                       [--max-fuzz N] [--no-history] [--workdir DIR]\n"
 "\n"
 "Apply the right variant of each fix to each branch of branches.yaml, in\n"
 "memory, and record a stable-style commit on refs/heads/backport/<fix>/<branch>\n"
@@ -36,13 +36,14 @@ static const char usage[] =
 "  -b, --branch NAME   only this branch; repeatable (default: all)\n"
 "  -n, --dry-run       decide and report, write no object and no ref\n"
 "      --json          one JSON document per fix (an array when several)\n"
+"  -q, --quiet         the table and the tally only, not each branch's details\n"
 "      --max-fuzz N    context lines a hunk may drop at each end (default 2)\n"
 "      --no-history    the content alone: do not look for the fix in the\n"
 "                      branch's history\n"
 "  -w, --workdir DIR   where the history index is kept, in DIR/history/\n"
 "                      (default: work/ beside the config; a cache, written\n"
 "                      by dry runs too; in memory when it cannot be written)\n"
-"  -q, --queue FILE    a series file (one fix directory or patch a line, '#'\n"
+"      --queue FILE    a series file (one fix directory or patch a line, '#'\n"
 "                      comments): the fixes in order onto each branch, each on\n"
 "                      top of the previous, to refs/heads/backport/queue/\n"
 "                      <FILE's name>/<branch>; a fix that does not apply or is\n"
@@ -80,6 +81,7 @@ struct apply_opts {
 	const char *queue_name;	/* --name, else the series file's */
 	const char *mails;	/* --mails DIR: FAILED mails of skipped fixes */
 	bool json;
+	bool quiet;		/* the table and the tally only */
 	bool no_history;
 };
 
@@ -90,7 +92,8 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "max-fuzz", required_argument, NULL, 'z' },
-		{ "queue", required_argument, NULL, 'q' },
+		{ "queue", required_argument, NULL, 'Q' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "name", required_argument, NULL, 'N' },
 		{ "mails", required_argument, NULL, 'M' },
 		{ "no-history", no_argument, NULL, 'H' },
@@ -102,7 +105,7 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 	long fuzz;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:f:b:nq:w:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:f:b:nqw:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': case 'f': case 'b': case 'w':
 			if (cli_target_option(&o->t, c, optarg))
@@ -110,7 +113,8 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 			break;
 		case 'n': o->backport.dry_run = true; break;
 		case 'j': o->json = true; break;
-		case 'q': o->queue = optarg; break;
+		case 'Q': o->queue = optarg; break;
+		case 'q': o->quiet = true; break;
 		case 'N': o->queue_name = optarg; break;
 		case 'M': o->mails = optarg; break;
 		case 'H': o->no_history = true; break;
@@ -247,7 +251,7 @@ static void print_tally(const struct kb_result *results, size_t n, size_t nfixes
 }
 
 static void print_matrix(const struct kb_result *results, char **mails, size_t n,
-			 size_t nfixes, bool dry_run)
+			 size_t nfixes, bool dry_run, bool quiet)
 {
 	size_t i, w = 6, wf = 14, ws = 15, wv = 9;
 
@@ -267,7 +271,7 @@ static void print_matrix(const struct kb_result *results, char **mails, size_t n
 		       r->commit[0] ? r->commit :
 		       dry_run && r->status == KB_STATUS_APPLIED ? "(dry run)" : "-");
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !quiet; i++) {
 		const struct kb_result *r = &results[i];
 		printf("\n%s (%s): %s\n", r->branch, r->fix, r->detail);
 		if (r->pre_fix_ref)
@@ -356,7 +360,8 @@ static int run(struct apply_opts *o)
 	if (o->json)
 		print_json(results, o->mails ? mails : NULL, nbranches, fixes, nfixes);
 	else
-		print_matrix(results, o->mails ? mails : NULL, nresults, nfixes, o->backport.dry_run);
+		print_matrix(results, o->mails ? mails : NULL, nresults, nfixes, o->backport.dry_run,
+			     o->quiet);
 done:
 	for (b = 0; results && b < nresults; b++) {
 		kb_result_release(&results[b]);
@@ -444,12 +449,12 @@ static void print_pre_fix(const struct kb_queue_pre_fix *p)
 /* Per branch: its ref, then every fix that was not applied and why. */
 static void queue_text(const struct kb_queue_result *rows, char ***mails,
 		       const struct kb_branch **branches, size_t nbranches,
-		       const struct kb_series *series)
+		       const struct kb_series *series, bool quiet)
 {
 	size_t b, f;
 
 	queue_matrix(rows, branches, nbranches, series);
-	for (b = 0; b < nbranches; b++) {
+	for (b = 0; b < nbranches && !quiet; b++) {
 		const struct kb_queue_result *q = &rows[b];
 		if (q->error) {
 			printf("\n%s: error: %s\n", branches[b]->name, q->error);
@@ -531,7 +536,7 @@ static int run_queue(struct apply_opts *o)
 		putchar('\n');
 		json_decref(doc);
 	} else {
-		queue_text(rows, mails, branches, nbranches, &series);
+		queue_text(rows, mails, branches, nbranches, &series, o->quiet);
 	}
 done:
 	for (b = 0; rows && b < nbranches; b++)

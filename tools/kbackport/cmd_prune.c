@@ -32,7 +32,7 @@ static const char usage[] =
 "                      nearest branches.yaml from here upward)\n"
 "  -f, --fix ID        the refs of this fix (its id, as in the ref names);\n"
 "                      repeatable\n"
-"  -q, --queue NAME    the refs of this queue (apply --queue); repeatable\n"
+"      --queue NAME    the refs of this queue (apply --queue); repeatable\n"
 "  -b, --branch NAME   only this branch's refs; repeatable\n"
 "  -s, --stale         only the refs whose branch moved on since\n"
 "  -a, --all           every ref kbackport wrote (no other selector)\n"
@@ -60,7 +60,7 @@ static int parse_options(struct prune_opts *o, int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "fix", required_argument, NULL, 'f' },
-		{ "queue", required_argument, NULL, 'q' },
+		{ "queue", required_argument, NULL, 'Q' },
 		{ "branch", required_argument, NULL, 'b' },
 		{ "stale", no_argument, NULL, 's' },
 		{ "all", no_argument, NULL, 'a' },
@@ -71,11 +71,11 @@ static int parse_options(struct prune_opts *o, int argc, char **argv)
 	};
 	int c, rc = 0;
 
-	while (!rc && (c = getopt_long(argc, argv, "c:f:q:b:sanh", longopts, NULL)) != -1) {
+	while (!rc && (c = getopt_long(argc, argv, "c:f:b:sanh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': o->config = optarg; break;
 		case 'f': rc = cli_strv_add(&o->fixes, &o->nfixes, optarg); break;
-		case 'q': rc = cli_strv_add(&o->queues, &o->nqueues, optarg); break;
+		case 'Q': rc = cli_strv_add(&o->queues, &o->nqueues, optarg); break;
 		case 'b': rc = cli_branches_add(&o->branches, optarg) < 0 ? EXIT_USAGE : 0; break;
 		case 's': o->stale = true; break;
 		case 'a': o->all = true; break;
