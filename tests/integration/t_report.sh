@@ -34,6 +34,14 @@ json.dump(d, open(sys.argv[2], "w"))' "$R/run-main/results.json" "$TMP/bad/resul
 run_kb 2 report "$TMP/bad" &&
 	assert_contains "report: a count near INT64_MAX is refused" \
 		"branches[0].lanes[0].suites.kbackport_caps: 'pass' is 9223372036854775807, more than 1000000000 cases" "$ERR"
+# an untested branch (booted and passed, no case detects the fix) reads back
+# as such: a run with one must never lose its reports
+cp -r "$R/run-main" "$TMP/untested"
+jq '.branches[0].verdict = "untested" | .branches[0].lanes[-1].verdict = "untested"' \
+	"$R/run-main/results.json" > "$TMP/untested/results.json"
+run_kb 1 report "$TMP/untested" &&	# 1: its conflict branch, as the fixture's
+	assert_eq "report: an untested branch and lane read back" "untested untested" \
+		"$(grep -o 'untested' "$TMP/untested/summary.md" | head -2 | paste -sd' ')"
 cd "$TMP" || exit 1
 run_kb 2 report && assert_contains "report: no reports/latest" "cannot read 'reports/latest/results.json'" "$ERR"
 cd "$TOP_DIR" || exit 1

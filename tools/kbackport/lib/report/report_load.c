@@ -22,10 +22,10 @@ static const char *const lane_kinds[] = { "as-is", "pre-fix", "backport", NULL }
 static const char *const boot_images[] = { "pvh-vmlinux", "bzimage", NULL };
 static const char *const build_statuses[] = { "pass", "fail", "cached", "skipped", NULL };
 static const char *const lane_verdicts[] = {
-	"fixed", "vulnerable", "regression", "error", "skipped", NULL };
+	"fixed", "vulnerable", "regression", "error", "skipped", "untested", NULL };
 static const char *const branch_verdicts[] = {
 	"verified", "fixed", "not-affected", "vulnerable", "conflict", "regression", "error",
-	"skipped", NULL };
+	"skipped", "untested", NULL };
 /* a branch's apply status, or a lane's: "reverse-applied" is the pre-fix
  * lane (the fix taken out of the branch) */
 static const char *const apply_statuses[] = {
