@@ -148,6 +148,19 @@ test_expect_success '...and never --queue: that one is spelt out' '
 	test "$(head -1 <<<"$ERR")" = "error: unknown switch '\''q'\''"
 '
 
+test_expect_success '--fix takes a patch file: a one-off fix without variants, no directory made' '
+	cd "$TMP/top" &&
+	cp backports/CVE-2011-1019/upstream.patch "$TMP/upstream.patch" &&
+	ls -R backports > before &&
+	run_kb 1 apply -n -q --fix "$TMP/upstream.patch" &&
+	printf "%s\n" "BRANCH    FIX             STATUS           VARIANT    COMMIT" \
+		"2.6.32.y  CVE-2011-1019   conflict         patch      -" \
+		"2.6.35.y  CVE-2011-1019   conflict         patch      -" "" \
+		"2 branches: 2 conflict" > want &&
+	echo "$OUT" > got && test_cmp want got &&
+	ls -R backports > after && test_cmp before after
+'
+
 test_expect_success 'nothing was written' '
 	test -z "$(git -C "$TMP/repos/linux" for-each-ref refs/heads/backport)"
 '

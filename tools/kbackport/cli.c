@@ -4,6 +4,7 @@
 #include "commit.h"
 #include "error.h"
 #include "repo.h"
+#include "series.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -494,14 +495,22 @@ static int append_fixes(struct kb_fix ***all, size_t *n, struct kb_fix **more,
 	return 0;
 }
 
+static bool is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 static int load_dir(struct kb_fix ***all, size_t *n, const char *dir)
 {
 	struct kb_fix **more = NULL, *one = NULL;
 	size_t nmore = 0;
 	int err;
 
-	if (kb_is_fix_dir(dir)) {
-		if ((err = kb_fix_load(&one, dir)) < 0)
+	if (kb_is_fix_dir(dir) || is_file(dir)) {
+		/* a fix directory, or a patch or mbox file: a one-off fix */
+		if ((err = kb_is_fix_dir(dir) ? kb_fix_load(&one, dir) : kb_fix_load_patch(&one, dir)) < 0)
 			return err;
 		if (!(more = malloc(sizeof(*more)))) {
 			kb_fix_free(one);

@@ -714,17 +714,6 @@ static int list_fix_dirs(char ***out, size_t *n, const char *backports_dir)
 	return err;
 }
 
-static bool has_fix_yaml(const char *dir)
-{
-	struct kb_buf path = KB_BUF_INIT;
-	struct stat st;
-	bool is = kb_buf_printf(&path, "%s/fix.yaml", dir) == 0 && stat(path.ptr, &st) == 0 &&
-		  S_ISREG(st.st_mode);
-
-	kb_buf_release(&path);
-	return is;
-}
-
 static int find_dirs(char ***out, size_t *n, size_t *alloc, const char *dir, int depth)
 {
 	struct kb_buf sub = KB_BUF_INIT;
@@ -733,7 +722,7 @@ static int find_dirs(char ***out, size_t *n, size_t *alloc, const char *dir, int
 	DIR *d;
 	int err = 0;
 
-	if (has_fix_yaml(dir))
+	if (kb_is_fix_dir(dir))
 		return push_name(out, n, alloc, dir);
 	if (depth == 0 || !(d = opendir(dir)))
 		return 0;

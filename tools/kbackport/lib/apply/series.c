@@ -40,7 +40,7 @@ static char *entry_of(const char *line, size_t len)
 	return kb_strndup(line, (size_t)(end - line));
 }
 
-static int load_patch_fix(struct kb_fix **out, const char *path)
+int kb_fix_load_patch(struct kb_fix **out, const char *path)
 {
 	struct kb_fix_draft_opts opts = { NULL, NULL, NULL };
 	struct kb_fix_draft *draft = NULL;
@@ -76,7 +76,7 @@ static int add_entry(struct kb_series *s, const char *dir, const char *entry,
 				   origin, lineno, entry);
 		goto done;
 	}
-	err = S_ISDIR(st.st_mode) ? kb_fix_load(&fix, path.ptr) : load_patch_fix(&fix, path.ptr);
+	err = S_ISDIR(st.st_mode) ? kb_fix_load(&fix, path.ptr) : kb_fix_load_patch(&fix, path.ptr);
 	if (err < 0) {
 		kb_error_prefix(err, "%s:%zu", origin, lineno);
 		goto done;

@@ -27,4 +27,10 @@ int kb_series_load(struct kb_series *out, const char *path);
 
 void kb_series_release(struct kb_series *series);
 
+/*
+ * A patch or mbox file as a one-off fix without variants, as `fix new
+ * --dry-run` would make it (kb_fix_draft_new()); nothing is written.
+ */
+int kb_fix_load_patch(struct kb_fix **out, const char *path);
+
 #endif
