@@ -61,6 +61,9 @@ done
 assert_eq "report: no temporary file left" "" "$(find "$TMP/run" -name '*.tmp*')"
 assert_contains "report: the page says how Debian's kernel was booted" \
 	"fixed</span> kbackport_caps 1/2 (1 skipped), booted as PVH vmlinux</td>" "$(cat "$TMP/run/summary.html")"
+assert_contains "report: the HTML names the branches that need attention" \
+	'<p class="result">2 of 4 branches need attention: <code>vendor-reworked</code> conflict, <code>4.19.y</code> error.</p>' \
+	"$(cat "$TMP/run/summary.html")"
 bad_xml=$(python3 - "$TMP/run" <<'PY'
 import pathlib, sys, xml.etree.ElementTree as ET
 for p in sorted(pathlib.Path(sys.argv[1]).rglob("junit.xml")):

@@ -364,8 +364,18 @@ static int put_meta(struct kb_buf *out, const struct kb_report *r)
 		return err;
 	for (i = 0; i < r->nbranches; i++)
 		n += !kb_report_verdict_ok(r->branches[i].verdict);
-	return kb_buf_printf(out, "<p class=\"result\">%zu of %zu branches need attention.</p>\n", n,
-			     r->nbranches);
+	if ((err = kb_buf_printf(out, "<p class=\"result\">%zu of %zu branches need attention%s", n,
+				 r->nbranches, n ? ":" : ".")) < 0)
+		return err;
+	/* which ones, as summary.md says it */
+	for (i = 0, n = 0; i < r->nbranches && !err; i++) {
+		if (kb_report_verdict_ok(r->branches[i].verdict))
+			continue;
+		if ((err = put(out, n++ ? ", <code>" : " <code>")) == 0 &&
+		    (err = put_text(out, r->branches[i].name)) == 0)
+			err = kb_buf_printf(out, "</code> %s", kb_verdict_name(r->branches[i].verdict));
+	}
+	return err < 0 ? err : put(out, n ? ".</p>\n" : "</p>\n");
 }
 
 static int put_head(struct kb_buf *out, const struct kb_report *r)
