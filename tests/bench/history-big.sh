@@ -28,12 +28,7 @@ if [ -z "$src" ] || [ ! -d "$src" ] || [ ! -d "$set_dir" ]; then
 		"$title" "$set_dir"
 	exit 0
 fi
-work=$(mktemp -d "${TMPDIR:-/tmp}/kbackport-bench-history-big.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-export HOME=$work/home LANG=C LC_ALL=C TZ=UTC GIT_CONFIG_NOSYSTEM=1
-export GIT_AUTHOR_NAME=Bench GIT_AUTHOR_EMAIL=bench@example.org
-export GIT_COMMITTER_NAME=Bench GIT_COMMITTER_EMAIL=bench@example.org
-mkdir -p "$HOME"
+bench_work history-big
 bench_clone "$src" "$work/repo.git"
 ncommits=$(git -C "$work/repo.git" rev-list --count --all)
 # the releases, from the set's README table ("| 2.6.35.N | `sha` |")
@@ -107,7 +102,6 @@ read -r h_right h_faa h_other h_needs h_bad < <(judge "$work/warm.json")
 read -r c_right c_faa c_other _ _ < <(judge "$work/content.json")
 nconf=$(jq '[.[].results[] | select(.status == "conflict")] | length' "$work/warm.json")
 nnamed=$(jq '[.[].results[] | select(.status == "conflict") | select([.hunks[].needs[]] | length > 0)] | length' "$work/warm.json")
-row() { printf '| %s | %s s | %s |\n' "$1" "$(printf '%s\n' "${@:2}" | median | xargs printf '%.3g')" "$(list "${@:2}")"; }
 cat <<MD
 ## $title
 

@@ -23,12 +23,7 @@ if [ ! -d "$set_dir" ]; then
 	printf '## %s\n\nSkipped: no %s.\n\n' "$title" "$set_dir"
 	exit 0
 fi
-work=$(mktemp -d "${TMPDIR:-/tmp}/kbackport-bench-history.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-export HOME=$work/home LANG=C LC_ALL=C TZ=UTC GIT_CONFIG_NOSYSTEM=1
-export GIT_AUTHOR_NAME=Bench GIT_AUTHOR_EMAIL=bench@example.org
-export GIT_COMMITTER_NAME=Bench GIT_COMMITTER_EMAIL=bench@example.org
-mkdir -p "$HOME"
+bench_work history
 git clone -q --bare "$set_dir/history.git" "$work/history.git"
 tags=$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["tags"]))' "$set_dir/expected.json")
 {
@@ -68,7 +63,6 @@ for i in $(seq 1 "$runs"); do
 	ext+=("$(timed)")
 	content+=("$(timed --no-history)")
 done
-row() { printf '| %s | %s s | %s |\n' "$1" "$(printf '%s\n' "${@:2}" | median | xargs printf '%.3g')" "$(list "${@:2}")"; }
 cat <<MD
 ## $title
 

@@ -42,3 +42,17 @@ need_import() {
 		exit 0
 	done
 }
+
+# bench_work NAME: $work, a scratch directory removed on exit, with HOME,
+# locale, zone and git's identities pinned (the history benches' commits)
+bench_work() {
+	work=$(mktemp -d "${TMPDIR:-/tmp}/kbackport-bench-$1.XXXXXX")
+	trap 'rm -rf "$work"' EXIT
+	export HOME=$work/home LANG=C LC_ALL=C TZ=UTC GIT_CONFIG_NOSYSTEM=1
+	export GIT_AUTHOR_NAME=Bench GIT_AUTHOR_EMAIL=bench@example.org
+	export GIT_COMMITTER_NAME=Bench GIT_COMMITTER_EMAIL=bench@example.org
+	mkdir -p "$HOME"
+}
+
+# row LABEL SECONDS...: a Markdown table row, the median and every run
+row() { printf '| %s | %s s | %s |\n' "$1" "$(printf '%s\n' "${@:2}" | median | xargs printf '%.3g')" "$(list "${@:2}")"; }
