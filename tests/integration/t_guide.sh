@@ -102,6 +102,15 @@ test_expect_success '--fix takes a fix id: the fix under backports/ beside the c
 	test "$(jq -r "[.results[].status] | join(\" \")" <<<"$OUT")" = "applied applied"
 '
 
+test_expect_success '...also a fix inside a family'\''s folder under backports/' '
+	mkdir -p "$TMP/top/backports/family" &&
+	cp -r "$TMP/top/backports/CVE-2011-1019" "$TMP/top/backports/family/nested-fix" &&
+	sed -i "s/^id: .*/id: nested-fix/" "$TMP/top/backports/family/nested-fix/fix.yaml" &&
+	run_kb 0 apply -n --fix nested-fix --json &&
+	test "$(jq -r ".fix" <<<"$OUT")" = nested-fix &&
+	rm -r "$TMP/top/backports/family"
+'
+
 test_expect_success '...an id found nowhere: the closest id as a hint' '
 	run_kb 2 apply -n --fix CVE-2011-1091 &&
 	printf "%s\n" "error: no fix '\''CVE-2011-1091'\'': no such directory, nor a fix id under '\''$TMP/top/backports'\''" \

@@ -281,37 +281,14 @@ int cli_config_load(struct kb_config **out, const char *path)
 	return err;
 }
 
-/* The fix ids under `dir` (its subdirectories holding a fix.yaml). */
-static int fix_ids(char ***out, size_t *n, const char *dir)
-{
-	struct kb_fix **fixes = NULL;
-	size_t nfixes = 0, i;
-
-	*out = NULL;
-	*n = 0;
-	if (kb_fix_load_all(&fixes, &nfixes, dir) < 0) {
-		kb_error_clear();
-		return 0;
-	}
-	if (!(*out = calloc(nfixes + 1, sizeof(**out)))) {
-		kb_fix_free_all(fixes, nfixes);
-		return kb_error_set(KB_ENOMEM, "out of memory");
-	}
-	for (i = 0; i < nfixes; i++)
-		if (((*out)[*n] = kb_strdup(fixes[i]->id)))
-			(*n)++;
-	kb_fix_free_all(fixes, nfixes);
-	return 0;
-}
-
 /* --fix ARG that is no path: the fix `ARG` under <config dir>/backports. */
 static int resolve_fix(struct cli_target *t, size_t i, const struct kb_config *config)
 {
 	const char *arg = t->fixes[i];
 	struct kb_buf dir = KB_BUF_INIT, by_id = KB_BUF_INIT;
-	char **ids = NULL, **grown;
-	const char *near;
-	size_t nids = 0, k;
+	char **dirs = NULL, **grown, *found = NULL;
+	const char **ids = NULL, *near;
+	size_t ndirs = 0, k;
 	struct stat st;
 	int err = 0;
 
@@ -320,25 +297,45 @@ static int resolve_fix(struct cli_target *t, size_t i, const struct kb_config *c
 	if ((err = kb_buf_printf(&dir, "%s/backports", config->dir)) < 0 ||
 	    (err = kb_buf_printf(&by_id, "%s/%s", dir.ptr, arg)) < 0)
 		goto done;
+	/* backports/ARG (a fix, or a family's folder), else a fix of that id deeper in */
 	if (stat(by_id.ptr, &st) == 0 && S_ISDIR(st.st_mode)) {
+		found = kb_buf_detach(&by_id);
+	} else {
+		if ((err = kb_fix_find_dirs(&dirs, &ndirs, dir.ptr)) < 0)
+			goto done;
+		if (!(ids = calloc(ndirs + 1, sizeof(*ids)))) {
+			err = kb_error_set(KB_ENOMEM, "out of memory");
+			goto done;
+		}
+		for (k = 0; k < ndirs; k++) {	/* a fix's id is its directory's name */
+			ids[k] = strrchr(dirs[k], '/') ? strrchr(dirs[k], '/') + 1 : dirs[k];
+			if (!found && !strcmp(ids[k], arg))
+				found = dirs[k];
+		}
+		if (found && !(found = kb_strdup(found))) {
+			err = kb_error_set(KB_ENOMEM, "out of memory");
+			goto done;
+		}
+	}
+	if (found) {
 		if (!(grown = realloc(t->owned, (t->nowned + 1) * sizeof(*grown)))) {
 			err = kb_error_set(KB_ENOMEM, "out of memory");
 			goto done;
 		}
 		t->owned = grown;
-		t->owned[t->nowned++] = kb_buf_detach(&by_id);
-		t->fixes[i] = t->owned[t->nowned - 1];
+		t->fixes[i] = t->owned[t->nowned++] = found;
+		found = NULL;
 		goto done;
 	}
-	if ((err = fix_ids(&ids, &nids, dir.ptr)) < 0)
-		goto done;
-	near = cli_closest(arg, (const char *const *)ids, nids);
+	near = cli_closest(arg, ids, ndirs);
 	err = kb_error_set(KB_ENOTFOUND, "no fix '%s': no such directory, nor a fix id under '%s'%s%s%s",
 			   arg, dir.ptr, near ? "\nhint: did you mean '" : "", near ? near : "",
 			   near ? "'?" : "");
 done:
-	for (k = 0; k < nids; k++)
-		free(ids[k]);
+	free(found);
+	for (k = 0; k < ndirs; k++)
+		free(dirs[k]);
+	free(dirs);
 	free(ids);
 	kb_buf_release(&dir);
 	kb_buf_release(&by_id);
