@@ -230,32 +230,38 @@ check-valgrind: $(UNIT_BIN) $(BUILD)/kbackport
 	@KBACKPORT=$(abspath $(BUILD)/kbackport) ./tests/valgrind.sh $(UNIT_BIN)
 
 # Every part runs even when an earlier one failed; the summary decides.
-# Two streams side by side, one per core: the kernels (unit, then e2e,
-# whose builds use both cores and whose QEMU boots use one) and the
-# single-threaded passes (integration, ASan/UBSan, then valgrind), whose
-# output is kept in build/check-side.log and printed when both are done
-# (the two streams take about as long as each other). Everything
+# Two streams side by side: the kernels (unit, then e2e, whose builds use
+# both cores and whose QEMU boots use one) and the single-threaded passes
+# (integration, ASan/UBSan, then valgrind) as a queue of jobs, one per pass
+# and suite (tests/jobs.sh), taken by one worker beside the kernels and by
+# a second once the kernels are done, so both cores work to the end. The
+# jobs' output is printed when all are done, in queue order. Everything
 # both streams run is built first, so no two makes build the same file.
 # tests/summary.sh then says where the time went (slowest suites, each
-# pass, ccache's share of the kernel builds). KB_CHECK_SERIAL=1 runs the
-# streams one after the other.
+# pass, each stream, ccache's share of the kernel builds).
+# KB_CHECK_SERIAL=1 runs the streams one after the other, one worker.
 check: deps
-	@rm -f build/test-totals build/test-times build/check-side.log
+	@rm -f build/test-totals build/test-times build/check-streams
 	@mkdir -p build
 	@ccache --print-stats > build/ccache-before 2>/dev/null || rm -f build/ccache-before
 	@$(MAKE) --no-print-directory all $(UNIT_BIN)
 	@$(MAKE) --no-print-directory SAN=1 check-bins
-	@st=0; \
+	@./tests/jobs.sh init $(UNIT_BIN)
+	@st=0; start=$$(date +%s); \
 	if [ "$${KB_CHECK_SERIAL:-0}" = 1 ]; then \
 		$(MAKE) --no-print-directory check-main || st=1; \
-		$(MAKE) --no-print-directory check-side || st=1; \
+		echo "kernels $$(($$(date +%s) - start))" >> build/check-streams; \
+		./tests/jobs.sh work main; \
 	else \
-		$(MAKE) --no-print-directory check-side > build/check-side.log 2>&1 & side=$$!; \
+		{ ./tests/jobs.sh work side; echo "side $$(($$(date +%s) - start))" >> build/check-streams; } & side=$$!; \
 		$(MAKE) --no-print-directory check-main || st=1; \
-		wait $$side || st=1; \
-		echo "# ---- the ASan/UBSan and valgrind passes, run beside the above ----"; \
-		cat build/check-side.log; \
+		echo "kernels $$(($$(date +%s) - start))" >> build/check-streams; \
+		./tests/jobs.sh work main; \
+		wait $$side; \
 	fi; \
+	echo "all $$(($$(date +%s) - start))" >> build/check-streams; \
+	echo "# ---- the integration, ASan/UBSan and valgrind passes, run beside the above ----"; \
+	./tests/jobs.sh print || st=1; \
 	./tests/summary.sh && exit $$st
 
 .PHONY: check-main check-side check-bins

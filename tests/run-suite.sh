@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# tests/run-suite.sh DIR: run every DIR/t_*.sh in order, each in its own
+# tests/run-suite.sh DIR|FILE: run every DIR/t_*.sh in order (or FILE), each in its own
 # hermetic directory (the e2e ones share build/e2e, in that order). Needs
 # KBACKPORT (default build/kbackport). Totals go to build/test-totals; each
 # suite's wall time is printed after it and added to build/test-times as
 # "[KB_PASS/]suite seconds" (tests/summary.sh shows the slowest).
 set -u
-dir=${1:?usage: tests/run-suite.sh DIR}
+dir=${1:?usage: tests/run-suite.sh DIR|FILE}
 status=0
-for t in "$dir"/t_*.sh; do
+if [ -f "$dir" ]; then set -- "$dir"; else set -- "$dir"/t_*.sh; fi
+for t; do
 	echo "# $(basename "$t")"
 	start=$SECONDS
 	bash "$t" || status=1

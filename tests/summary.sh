@@ -3,7 +3,8 @@
 # [skipped]" line per suite), then say where the time went: the slowest
 # suites (build/test-times, one "pass/suite seconds" line each, written by
 # run-suite.sh, run-unit.sh and valgrind.sh), the time of each pass, and
-# how much of the kernel builds ccache served (build/ccache-before, written
+# when each stream of make check ended (build/check-streams), and how much
+# of the kernel builds ccache served (build/ccache-before, written
 # when make check started, against the statistics now).
 set -u
 [ -f build/test-totals ] || { echo "0 passed, 0 failed"; exit 1; }
@@ -14,6 +15,14 @@ if [ -s build/test-times ]; then
 	echo "# each pass (seconds, suites run one after the other):"
 	awk '{ p = ($1 ~ /\//) ? substr($1, 1, index($1, "/") - 1) : "plain"; t[p] += $2 }
 	     END { for (p in t) printf "#   %6d  %s\n", t[p], p }' build/test-times | sort -k2,2nr -k3
+fi
+if [ -s build/check-streams ]; then	# make check: when each stream ended
+	awk '{ t[$1] = $2 }
+	     END {
+		printf "# the streams: the kernels (unit, e2e) took %d s", t["kernels"]
+		if ("side" in t) printf ", the worker beside them %d s", t["side"]
+		printf "; all %d s\n", t["all"]
+	     }' build/check-streams
 fi
 if [ -s build/ccache-before ] && command -v ccache >/dev/null 2>&1; then
 	ccache --print-stats 2>/dev/null > build/ccache-after

@@ -14,28 +14,49 @@
 set -u
 VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"
 : "${VALGRIND_SUITES:=t_apply_queue t_audit t_bad_input t_build t_ci t_errors t_fix_new t_import t_import_trees t_ktap t_report t_run t_run_queue t_skip_missing t_threeway t_placement t_history t_identity}"
-status=0
-start=$(date +%s)
-for t in "$@"; do
-	if ! $VG "$t" >/dev/null 2>"build/valgrind.log"; then
-		echo "not ok - valgrind: $t"; cat build/valgrind.log; status=1
-	else
-		echo "ok - valgrind: $t"
-	fi
-done
-mkdir -p build
-echo "valgrind/unit $(($(date +%s) - start))" >> build/test-times
-if [ "$VALGRIND_SUITES" = all ]; then
-	suites=$(ls tests/integration/t_*.sh)
-else
-	suites=$(for s in $VALGRIND_SUITES; do echo "tests/integration/$s.sh"; done)
-fi
-for t in $suites; do
-	[ -f "$t" ] || { echo "not ok - valgrind: no suite $t"; status=1; continue; }
+# tests/valgrind.sh list: the suites it runs by default (for tests/jobs.sh);
+# tests/valgrind.sh unit BIN...: the unit binaries only;
+# tests/valgrind.sh suite t_NAME.sh: one integration suite only.
+VALGRIND_ALL=$(cd tests/integration && ls t_*.sh | sed 's/\.sh$//')
+[ "$VALGRIND_SUITES" = all ] && VALGRIND_SUITES=$VALGRIND_ALL
+log=build/valgrind.$$.log
+
+unit() {	# unit BIN...
+	local t st=0 start
 	start=$(date +%s)
-	KB_VALGRIND="$VG" T_SUITE_PREFIX=valgrind- bash "$t" > build/valgrind-suite.log || status=1
-	grep -v '^ok ' build/valgrind-suite.log
+	for t in "$@"; do
+		if ! $VG "$t" >/dev/null 2>"$log"; then
+			echo "not ok - valgrind: $t"; cat "$log"; st=1
+		else
+			echo "ok - valgrind: $t"
+		fi
+	done
+	rm -f "$log"
+	echo "valgrind/unit $(($(date +%s) - start))" >> build/test-times
+	return $st
+}
+
+suite() {	# suite t_NAME[.sh]
+	local t=tests/integration/${1%.sh}.sh st=0 start
+	[ -f "$t" ] || { echo "not ok - valgrind: no suite $t"; return 1; }
+	start=$(date +%s)
+	KB_VALGRIND="$VG" T_SUITE_PREFIX=valgrind- bash "$t" > "$log" || st=1
+	grep -v '^ok ' "$log"
+	rm -f "$log"
 	echo "# valgrind: $(basename "$t"): $(($(date +%s) - start)) s"
 	echo "valgrind/$(basename "$t") $(($(date +%s) - start))" >> build/test-times
+	return $st
+}
+
+mkdir -p build
+case "${1:-}" in
+list) printf '%s\n' $VALGRIND_SUITES; exit 0 ;;
+unit) shift; unit "$@"; exit ;;
+suite) suite "${2:?usage: tests/valgrind.sh suite t_NAME.sh}"; exit ;;
+esac
+status=0
+unit "$@" || status=1
+for s in $VALGRIND_SUITES; do
+	suite "$s" || status=1
 done
 exit $status

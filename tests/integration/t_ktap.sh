@@ -50,10 +50,20 @@ done
 
 # ---- the kernel's parser ----
 cat > "$TMP/crosscheck.py" <<'PY'
-"""crosscheck.py KUNIT_DIR KBACKPORT LOG WORKDIR: where kunit.py and kbackport
-disagree on LOG, as "doc N:" and "suite NAME:" sections of "-row" (kunit.py
-only) and "+row" (kbackport only) lines; nothing when they agree. A row is
-"SUITE STATUS", "SUITE CASE STATUS" or "SUITE CASE PARAM STATUS", tab-separated.
+"""crosscheck.py KUNIT_DIR KBACKPORT WORKDIR ANSWERS OUTDIR LOG...: for the
+Nth LOG (from 1), where kunit.py and kbackport disagree on it, in OUTDIR/N.diff,
+as "doc N:" and "suite NAME:" sections of "-row" (kunit.py only) and "+row"
+(kbackport only) lines, empty when they agree; OUTDIR/N.stats says how much
+was compared ("2 documents, 14 rows"), or why the comparison failed. A row is
+"SUITE STATUS", "SUITE CASE STATUS" or "SUITE CASE PARAM STATUS",
+tab-separated. One Python process reads every log: starting one per log was
+most of the suite's time.
+
+kunit.py's answer for a text depends on that text and kunit.py alone, so it
+is kept in ANSWERS (a directory, keyed by the text's SHA-256) once kunit.py
+has given it: the ASan and valgrind passes compare their kbackport with the
+answers kunit.py gave the plain pass, instead of starting kunit.py hundreds
+of times more (kbackport still reads every document in every pass).
 
 kunit.py keeps a test's reported status when its KTAP is broken (wrong test
 numbers, a missing result line) and only prints "[ERROR] Test: ...": a suite
@@ -62,9 +72,10 @@ does in kbackport. kunit.py's unnamed placeholders for missing subtests are
 left out: kbackport lists only what it saw. Statuses of suites and of cases
 with parameters come from kunit.py's footers ("=== [PASSED] name ===").
 """
-import difflib, json, re, subprocess, sys
+import difflib, hashlib, json, os, re, subprocess, sys
 
-kunit_dir, kbackport, log, work = sys.argv[1:]
+kunit_dir, kbackport, work, answers, outdir = sys.argv[1:6]
+logs = sys.argv[6:]
 STAMP = re.compile(r'^(<\d+>)?\[\s*\d+\.\d+\](\[\s*[A-Z]\d+\])? ?')
 VERSION = re.compile(r'^(.*?)K?TAP version \d+\s*$')
 CLOCK = r'^\[\d\d:\d\d:\d\d\] '
@@ -74,6 +85,10 @@ ERROR = re.compile(CLOCK + r'\[ERROR\] Test: ')
 STATUS = {'PASSED': 'pass', 'PASS': 'pass', 'FAILED': 'fail', 'FAIL': 'fail',
           'SKIPPED': 'skip', 'SKIP': 'skip', 'CRASHED': 'error', 'ERROR': 'error',
           'NO TESTS RUN': 'error'}
+
+
+class Failed(Exception):
+    pass
 
 
 def documents(path):
@@ -91,7 +106,14 @@ def documents(path):
     return [''.join(d) for d in docs]
 
 
-def kunit_rows(text, name):
+def kunit_parse(text, name):
+    """kunit.py parse's standard output and JSON for TEXT, from ANSWERS or run."""
+    key = f'{answers}/{hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()}'
+    try:
+        with open(key + '.out') as out, open(key + '.json') as js:
+            return out.read(), js.read()
+    except FileNotFoundError:
+        pass
     path = f'{work}/{name}'
     with open(path + '.log', 'w') as f:
         f.write(text)
@@ -99,9 +121,21 @@ def kunit_rows(text, name):
     p = subprocess.run([sys.executable, f'{kunit_dir}/kunit.py', 'parse', f'--json={path}.json',
                         path + '.log'], capture_output=True, text=True, errors='backslashreplace')
     if p.returncode not in (0, 1):
-        sys.exit(f'kunit.py parse {path}.log failed:\n{p.stderr}')
+        raise Failed(f'kunit.py parse {path}.log failed:\n{p.stderr}')
+    with open(path + '.json') as f:
+        js = f.read()
+    os.makedirs(answers, exist_ok=True)
+    for ext, data in (('.json', js), ('.out', p.stdout)):	# .out last: the key
+        with open(f'{key}{ext}.{os.getpid()}', 'w') as f:
+            f.write(data)
+        os.replace(f'{key}{ext}.{os.getpid()}', key + ext)
+    return p.stdout, js
+
+
+def kunit_rows(text, name):
+    stdout, js = kunit_parse(text, name)
     footers, flagged, stack = {}, set(), []
-    for line in p.stdout.splitlines():
+    for line in stdout.splitlines():
         if m := FOOTER.match(line):
             footers.setdefault(m.group(2), []).append(STATUS[m.group(1)])
             if stack:
@@ -110,8 +144,7 @@ def kunit_rows(text, name):
             stack.append(m.group(1).strip())
         elif ERROR.match(line) and stack:
             flagged.add(stack[0])
-    with open(path + '.json') as f:
-        top = json.load(f)
+    top = json.loads(js)
     rows = []
 
     def status(test):	# a test with a header but no subtests is no group
@@ -138,7 +171,7 @@ def kunit_rows(text, name):
 def kbackport_json(args):
     p = subprocess.run([kbackport, 'ktap', '--json'] + args, capture_output=True, text=True)
     if p.returncode not in (0, 1):
-        sys.exit(f'kbackport ktap {args} failed:\n{p.stderr}')
+        raise Failed(f'kbackport ktap {args} failed:\n{p.stderr}')
     return json.loads(p.stdout)
 
 
@@ -153,34 +186,45 @@ def kbackport_rows(top):
     return rows
 
 
-def compare(title, theirs, ours):
+def compare(out, title, theirs, ours):
     # kunit_json lists a suite's cases with parameters after the others
     a = ['\t'.join(r) for r in sorted(theirs, key=lambda r: r[:-1])]
     b = ['\t'.join(r) for r in sorted(ours, key=lambda r: r[:-1])]
     if a != b:
-        print(title)
+        print(title, file=out)
         for line in difflib.ndiff(a, b):
             if line[0] in '-+':
-                print(line[0] + line[2:])
+                print(line[0] + line[2:], file=out)
     return len(b)
 
 
-rows = 0
-for i, doc in enumerate(documents(log), 1):
-    with open(f'{work}/doc.log', 'w') as f:
-        f.write(doc)
-    rows += compare(f'doc {i}:', kunit_rows(doc, f'doc-{i}'),
-                    kbackport_rows(kbackport_json([f'{work}/doc.log'])))
-whole = kbackport_json([log])
-for name in dict.fromkeys(s['name'] for s in whole['suites']):
-    # --document emits the first suite of that name
-    first = next(s for s in whole['suites'] if s['name'] == name)
-    p = subprocess.run([kbackport, 'ktap', '--document', name, log], capture_output=True, text=True,
-                       errors='backslashreplace')
-    rows += compare(f'suite {name}:', kunit_rows(p.stdout, 'suite'),
-                    kbackport_rows({'suites': [first]}))
-n = len(documents(log))
-print(f'{n} document{"s" * (n != 1)}, {rows} rows', file=sys.stderr)
+def crosscheck(log, out):
+    rows = 0
+    for i, doc in enumerate(documents(log), 1):
+        with open(f'{work}/doc.log', 'w') as f:
+            f.write(doc)
+        rows += compare(out, f'doc {i}:', kunit_rows(doc, f'doc-{i}'),
+                        kbackport_rows(kbackport_json([f'{work}/doc.log'])))
+    whole = kbackport_json([log])
+    for name in dict.fromkeys(s['name'] for s in whole['suites']):
+        # --document emits the first suite of that name
+        first = next(s for s in whole['suites'] if s['name'] == name)
+        p = subprocess.run([kbackport, 'ktap', '--document', name, log], capture_output=True,
+                           text=True, errors='backslashreplace')
+        rows += compare(out, f'suite {name}:', kunit_rows(p.stdout, 'suite'),
+                        kbackport_rows({'suites': [first]}))
+    n = len(documents(log))
+    return f'{n} document{"s" * (n != 1)}, {rows} rows'
+
+
+for i, log in enumerate(logs, 1):
+    with open(f'{outdir}/{i}.diff', 'w') as out:
+        try:
+            stats = crosscheck(log, out)
+        except (Failed, OSError, KeyError, ValueError) as e:
+            stats = f'failed: {e}'
+    with open(f'{outdir}/{i}.stats', 'w') as f:
+        print(stats, file=f)
 PY
 
 # Known disagreements on the kernel's own test logs (in its tarballs).
@@ -194,15 +238,29 @@ kunit_diff() {
 	esac
 }
 
-crosscheck() {	# crosscheck VERSION KUNIT_DIR LOG EXPECTED_DIFF_FILE
-	local name=$(basename "$3") work=$TMP/work
-	rm -rf "$work" && mkdir -p "$work"
-	if ! python3 "$TMP/crosscheck.py" "$2" "$KBACKPORT" "$3" "$work" > "$TMP/diff" 2>"$TMP/stats"; then
-		fail "kunit $1: $name: the cross-check ran"
-		sed 's/^/#   /' "$TMP/stats" | head -20
+crosscheck() {	# crosscheck VERSION KUNIT_DIR ANSWERS LOG...: each LOG's diff
+	local v=$1 dir=$2 answers=$3 i=0 log
+	shift 3
+	rm -rf "$TMP/work" "$TMP/out" && mkdir -p "$TMP/work" "$TMP/out"
+	if ! python3 "$TMP/crosscheck.py" "$dir" "$KBACKPORT" "$TMP/work" "$answers" "$TMP/out" "$@" 2>"$TMP/stderr"; then
+		fail "kunit $v: the cross-check ran"
+		sed 's/^/#   /' "$TMP/stderr" | head -20
 		return
 	fi
-	assert_file_eq "kunit $1: $name: same results ($(tail -1 "$TMP/stats"))" "$4" "$TMP/diff"
+	for log; do	# NAME.kunit-diff: "# " lines explain
+		i=$((i + 1))
+		if [ "$log" -ef "$K/$(basename "$log")" ]; then
+			grep -sv '^# ' "${log%.log}.kunit-diff" > "$TMP/expected"
+		else
+			kunit_diff "$(basename "$log")" > "$TMP/expected"
+		fi
+		case "$(cat "$TMP/out/$i.stats")" in
+		failed:*) fail "kunit $v: $(basename "$log"): the cross-check ran"
+			sed 's/^/#   /' "$TMP/out/$i.stats" | head -20 ;;
+		*) assert_file_eq "kunit $v: $(basename "$log"): same results ($(cat "$TMP/out/$i.stats"))" \
+			"$TMP/expected" "$TMP/out/$i.diff" ;;
+		esac
+	done
 }
 
 tarballs=(${KB_LINUX_SOURCES:-/usr/src/linux-source-*.tar.xz})
@@ -230,14 +288,7 @@ else
 			continue
 		fi
 		dir=$(dirname "$(find "$TMP/kunit-$v" -path '*/tools/testing/kunit/kunit.py')")
-		for log in "$K"/*.log; do	# NAME.kunit-diff: "# " lines explain
-			grep -sv '^# ' "${log%.log}.kunit-diff" > "$TMP/expected"
-			crosscheck "$v" "$dir" "$log" "$TMP/expected"
-		done
-		for log in "$dir"/test_data/*.log; do
-			kunit_diff "$(basename "$log")" > "$TMP/expected"
-			crosscheck "$v" "$dir" "$log" "$TMP/expected"
-		done
+		crosscheck "$v" "$dir" "$cache.answers" "$K"/*.log "$dir"/test_data/*.log
 	done
 fi
 finish
