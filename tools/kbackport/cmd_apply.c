@@ -36,7 +36,8 @@ static const char usage[] =
 "                      (default: every fix under backports/ beside the config)\n"
 "  -b, --branch NAME   only this branch; repeatable (default: all)\n"
 "  -n, --dry-run       decide and report, write no object and no ref\n"
-"      --json          one JSON document per fix (an array when several)\n"
+"      --json          one JSON document: {\"fixes\": [ids], \"results\": [one\n"
+"                      per fix and branch, each naming its fix]}\n"
 "  -q, --quiet         the table and the tally only, not each branch's details\n"
 "      --max-fuzz N    context lines a hunk may drop at each end (default 2)\n"
 "      --no-history    the content alone: do not look for the fix in the\n"
@@ -181,27 +182,32 @@ static json_t *result_json(const struct kb_result *r, const struct kb_fix *fix)
 	return kb_result_json(r, hash);
 }
 
+/*
+ * One shape however many fixes: {"fixes": [ids], "results": [one per fix
+ * and branch, fix by fix, each naming its fix]}.
+ */
 static void print_json(struct kb_result *results, char **mails, size_t nbranches,
 		       struct kb_fix **fixes, size_t nfixes)
 {
-	json_t *docs = json_array(), *doc, *list, *r;
+	json_t *ids = json_array(), *list = json_array(), *doc, *r, *result;
 	size_t f, b;
 
 	for (f = 0; f < nfixes; f++) {
-		list = json_array();
+		json_array_append_new(ids, json_string(fixes[f]->id));
 		for (b = 0; b < nbranches; b++) {
-			r = result_json(&results[f * nbranches + b], fixes[f]);
+			r = json_pack("{s:s}", "fix", fixes[f]->id);
+			result = result_json(&results[f * nbranches + b], fixes[f]);
+			json_object_update(r, result);
+			json_decref(result);
 			if (mails)
 				json_object_set_new(r, "mail", kb_json_str(mails[f * nbranches + b]));
 			json_array_append_new(list, r);
 		}
-		doc = json_pack("{s:s, s:o}", "fix", fixes[f]->id, "results", list);
-		json_array_append_new(docs, doc);
 	}
-	json_dumpf(nfixes == 1 ? json_array_get(docs, 0) : docs, stdout,
-		   JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	doc = json_pack("{s:o, s:o}", "fixes", ids, "results", list);
+	json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', stdout);
-	json_decref(docs);
+	json_decref(doc);
 }
 
 /*
