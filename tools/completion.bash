@@ -47,32 +47,47 @@ _kbackport() {
 	prev=${COMP_WORDS[COMP_CWORD-1]}
 	COMPREPLY=()
 
-	if [ "$COMP_CWORD" -eq 1 ]; then
-		opts=$("$kb" --help 2>/dev/null | sed -n '/^commands:$/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p')
-		COMPREPLY=($(compgen -W "$opts --help --version" -- "$cur"))
+	# the options before the command: -C DIR (kbackport's directory then),
+	# --color[=WHEN], --no-pager
+	local ci=1 cdir=.
+	while [ "$ci" -lt "$COMP_CWORD" ]; do
+		case ${COMP_WORDS[ci]} in
+		-C) cdir=${COMP_WORDS[ci+1]/#\~/$HOME}; ci=$((ci + 2)) ;;
+		--color|--color=*|--no-pager) ci=$((ci + 1)) ;;
+		*) break ;;
+		esac
+	done
+	if [ "$prev" = -C ]; then
+		COMPREPLY=($(compgen -d -- "$cur"))
 		return 0
 	fi
-	cmd=${COMP_WORDS[1]}
-	if [ "$cmd" = help ] && [ "$COMP_CWORD" -eq 2 ]; then
+	if [ "$COMP_CWORD" -eq "$ci" ]; then
+		opts=$("$kb" --help 2>/dev/null | sed -n '/^commands:$/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p')
+		COMPREPLY=($(compgen -W "$opts --help --version -C --color --no-pager" -- "$cur"))
+		return 0
+	fi
+	cmd=${COMP_WORDS[ci]}
+	if [ "$cmd" = help ] && [ "$COMP_CWORD" -eq $((ci + 1)) ]; then
 		opts=$("$kb" --help 2>/dev/null | sed -n '/^commands:$/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p')
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 		return 0
 	fi
 	# `fix` takes its subcommand first
-	if [ "$cmd" = fix ] && [ "$COMP_CWORD" -eq 2 ]; then
+	if [ "$cmd" = fix ] && [ "$COMP_CWORD" -eq $((ci + 1)) ]; then
 		COMPREPLY=($(compgen -W "new" -- "$cur"))
 		return 0
 	fi
 	help=$("$kb" "$cmd" --help 2>/dev/null) || return 0
 
-	config=$(_kbackport_config)
-	for ((i = 2; i < COMP_CWORD; i++)); do
+	config=$(cd "$cdir" 2>/dev/null && _kbackport_config)
+	for ((i = ci + 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
 		-c|--config) config=${COMP_WORDS[i+1]} ;;
 		--config=*) config=${COMP_WORDS[i]#--config=} ;;
 		esac
 	done
 	config=${config/#\~/$HOME}
+	case $config in /*) ;; *) config=$cdir/$config ;; esac
 
 	case $prev in
 	-b|--branch)

@@ -8,7 +8,7 @@ hermetic
 ln -s "$TOP_DIR/backports" "$TMP/backports"
 cd "$TMP"
 
-run_kb 2 && assert_contains "no command: usage" "usage: kbackport <command>" "$ERR"
+run_kb 2 && assert_contains "no command: usage" "usage: kbackport [-C DIR] [--color[=WHEN]] [--no-pager] <command>" "$ERR"
 run_kb 0 --help && assert_contains "--help lists apply" "  apply     Apply a fix's right variant" "$OUT"
 run_kb 2 frobnicate && assert_eq "unknown command" "error: 'frobnicate' is not a kbackport command" "$(head -1 <<<"$ERR")"
 run_kb 2 appl && assert_eq "no prefix matching" "error: 'appl' is not a kbackport command" "$(head -1 <<<"$ERR")"

@@ -2,7 +2,8 @@
 # A command line that guides like git's (issue 28, first part): a mistake
 # gets "error:" and a "hint:" (did you mean ...?) and the synopsis, not the
 # whole help; the config is found from any directory below it (or named
-# by KBACKPORT_CONFIG); --fix takes a fix id. Exact messages and exit codes.
+# by KBACKPORT_CONFIG, or after -C DIR); --fix takes a fix id; colour and
+# the pager as git's (a terminal from script(1)). Exact messages and exit codes.
 source "$(dirname "$0")/../lib.sh"
 T_SUITE=guide
 hermetic
@@ -171,6 +172,54 @@ test_expect_success '--fix takes a patch file: a one-off fix without variants, n
 		"2 branches: 2 conflict" > want &&
 	echo "$OUT" > got && test_cmp want got &&
 	ls -R backports > after && test_cmp before after
+'
+
+test_expect_success '-C DIR: as if started there (the config found upward from it); repeatable' '
+	cd / &&
+	run_kb 0 -C "$TMP/top" -C sub/deeper apply -n -q &&
+	test "$(tail -1 <<<"$OUT")" = "2 branches: 2 applied" &&
+	run_kb 2 -C "$TMP/nowhere" apply -n &&
+	test "$ERR" = "error: cannot change to '\''$TMP/nowhere'\'': No such file or directory" &&
+	run_kb 2 -C &&
+	test "$ERR" = "error: option '\''-C'\'' needs a directory" &&
+	cd "$TMP/top"
+'
+
+esc=$(printf '\033')
+test_expect_success 'colour: none when piped; --color=always (also before the command) colours each status' '
+	run_kb 0 apply -n -q &&
+	! grep -q "$esc" <<<"$OUT" &&
+	run_kb 0 apply -n -q --color=always &&
+	test "$(grep -c "$esc\[32mapplied$esc\[m" <<<"$OUT")" = 3 &&
+	run_kb 0 --color apply -n -q &&
+	test "$(grep -c "$esc\[32mapplied$esc\[m" <<<"$OUT")" = 3 &&
+	run_kb 0 apply -n -q --color=always --color=never &&
+	! grep -q "$esc" <<<"$OUT" &&
+	run_kb 2 apply -n --color=sometimes &&
+	test "$(head -1 <<<"$ERR")" = "error: --color wants auto, always or never, not '\''sometimes'\''"
+'
+
+# on_tty CMD...: CMD with a terminal as its stdout (script(1)'s), output in $TMP/tty
+on_tty() { script -qec "$(printf '%q ' "$@")" /dev/null > "$TMP/tty" 2>&1 < /dev/null; }
+command -v script >/dev/null && test_set_prereq TTY
+test_expect_success TTY 'colour on a terminal; not with NO_COLOR set, nor with TERM=dumb' '
+	PAGER=cat on_tty "$KBACKPORT" apply -n -q &&
+	grep -q "$esc\[32mapplied" "$TMP/tty" &&
+	NO_COLOR=1 PAGER=cat on_tty "$KBACKPORT" apply -n -q &&
+	! grep -q "$esc" "$TMP/tty" &&
+	TERM=dumb PAGER=cat on_tty "$KBACKPORT" apply -n -q &&
+	! grep -q "$esc" "$TMP/tty"
+'
+
+test_expect_success TTY 'on a terminal apply goes through the pager ($KBACKPORT_PAGER, $PAGER); not with --no-pager, nor piped' '
+	PAGER="sed s/^/paged:/" on_tty "$KBACKPORT" apply -n -q &&
+	test "$(grep -c "^paged:" "$TMP/tty")" = 5 &&
+	PAGER=cat KBACKPORT_PAGER="sed s/^/kb:/" on_tty "$KBACKPORT" apply -n -q &&
+	test "$(grep -c "^kb:" "$TMP/tty")" = 5 &&
+	PAGER="sed s/^/paged:/" on_tty "$KBACKPORT" --no-pager apply -n -q &&
+	! grep -q "^paged:" "$TMP/tty" &&
+	PAGER="sed s/^/paged:/" run_kb 0 apply -n -q &&
+	! grep -q "^paged:" <<<"$OUT"
 '
 
 test_expect_success 'nothing was written' '

@@ -187,6 +187,13 @@ assert_eq "the config found upward, and --fix offers the fix's id" "CVE-2011-101
 		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _kbackport
 		printf "%s\n" "${COMPREPLY[@]}"' _ \
 		"$PREFIX/share/bash-completion/completions/kbackport" kbackport apply --fix C)"
+assert_eq "the options before the command" "--color --help --no-pager --version" "$(complete_kb kbackport --)"
+assert_eq "-C DIR, then the command" "report run" "$(complete_kb kbackport -C "$TMP/fixes" --no-pager r)"
+assert_eq "-C DIR: the config found from DIR" "CVE-2011-1019" \
+	"$(complete_kb kbackport -C "$TMP/fixes/sub" apply --fix C)"
+mkdir -p "$TMP/flow-dir" && cp "$TMP/flow.yaml" "$TMP/flow-dir/branches.yaml"
+assert_eq "-C DIR: a branch of DIR's config" "6.1.y 6.12.y deb 6.1" \
+	"$(complete_kb kbackport -C "$TMP/flow-dir" run --branch '')"
 
 # ---- uninstall ----
 T_NAME=uninstall

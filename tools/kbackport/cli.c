@@ -98,6 +98,7 @@ int cli_target_option(struct cli_target *t, int c, const char *arg)
 	case 'f': return cli_strv_add(&t->fixes, &t->nfixes, arg);
 	case 'b': return cli_branches_add(&t->branches, arg) < 0 ? EXIT_USAGE : 0;
 	case 'w': t->workdir = arg; return 0;
+	case CLI_OPT_COLOR: return cli_color_option(arg);
 	default: return EXIT_USAGE;
 	}
 }

@@ -66,6 +66,26 @@ const char *cli_closest(const char *word, const char *const *candidates, size_t 
  */
 int cli_bad_option(char **argv, const struct option *longopts, const char *usage);
 
+/* ---- the terminal (term.c) ---- */
+
+/* --color[=WHEN]: auto (the default), always (no WHEN) or never; EXIT_USAGE otherwise. */
+int cli_color_option(const char *when);
+/*
+ * Whether stdout gets colour: as --color said, else on a terminal (or the
+ * pager on one) unless $NO_COLOR is set and not empty or $TERM is dumb.
+ */
+bool cli_color(void);
+/* A status or verdict name on stdout, in its colour when cli_color(), padded to `width`. */
+void cli_put_word(const char *word, int width);
+/*
+ * On a terminal, stdout from here on goes through $KBACKPORT_PAGER, else
+ * $PAGER, else less (with LESS=FRX unless set, as git: it quits when the
+ * output fits); "cat" or an empty one means none. cli_pager_finish(),
+ * after stdout is closed, waits for the pager to end.
+ */
+void cli_pager_start(void);
+void cli_pager_finish(void);
+
 /* After getopt: an argument left over is a usage error (EXIT_USAGE). */
 int cli_no_arguments(int argc, char **argv);
 
@@ -96,6 +116,11 @@ struct cli_target {
 	size_t nowned;
 };
 
+/* getopt's code of --color (no short option) */
+#define CLI_OPT_COLOR 0x100
+
+#define CLI_COLOR_OPTION { "color", optional_argument, NULL, CLI_OPT_COLOR }
+
 #define CLI_TARGET_OPTIONS \
 	{ "config", required_argument, NULL, 'c' }, \
 	{ "fix", required_argument, NULL, 'f' }, \
@@ -116,7 +141,7 @@ int cli_config_load(struct kb_config **out, const char *path);
  */
 int cli_target_load(struct kb_config **out, struct cli_target *t);
 
-/* Take option `c` ('c', 'f', 'b' or 'w') of getopt: 0, or EXIT_USAGE. */
+/* Take option `c` ('c', 'f', 'b', 'w' or CLI_OPT_COLOR) of getopt: 0, or EXIT_USAGE. */
 int cli_target_option(struct cli_target *t, int c, const char *arg);
 void cli_target_release(struct cli_target *t);
 

@@ -59,6 +59,8 @@ static const char usage[] =
 "                      name from the branch's `mail:` in the config (default\n"
 "                      for a stable branch: stable@vger.kernel.org). Never\n"
 "                      through a symbolic link; not with --dry-run\n"
+"      --color[=WHEN]  colour the statuses: auto (on a terminal, not with\n"
+"                      NO_COLOR set), always, never\n"
 "  -h, --help          this text\n"
 "\n"
 "A conflict comes with the commands to resolve it by hand (a work tree beside\n"
@@ -91,6 +93,7 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		CLI_TARGET_OPTIONS,
+		CLI_COLOR_OPTION,
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "max-fuzz", required_argument, NULL, 'z' },
@@ -109,7 +112,7 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "c:f:b:nqw:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'c': case 'f': case 'b': case 'w':
+		case 'c': case 'f': case 'b': case 'w': case CLI_OPT_COLOR:
 			if (cli_target_option(&o->t, c, optarg))
 				return EXIT_USAGE;
 			break;
@@ -251,9 +254,10 @@ static void print_tally(const struct kb_result *results, size_t n, size_t nfixes
 	printf("\n%zu %s: ", n, nfixes == 1 ? (n == 1 ? "branch" : "branches") :
 	       (n == 1 ? "fix-branch pair" : "fix-branch pairs"));
 	for (i = 0; i <= KB_STATUS_REVERSE_APPLIED; i++)
-		if (count[i])
-			printf("%s%zu %s", said++ ? ", " : "", count[i],
-			       kb_status_name((enum kb_status)i));
+		if (count[i]) {
+			printf("%s%zu ", said++ ? ", " : "", count[i]);
+			cli_put_word(kb_status_name((enum kb_status)i), 0);
+		}
 	printf("%s\n", said ? "" : "none");
 }
 
@@ -273,8 +277,9 @@ static void print_matrix(const struct kb_result *results, char **mails, size_t n
 	       (int)wv, "VARIANT", "COMMIT");
 	for (i = 0; i < n; i++) {
 		const struct kb_result *r = &results[i];
-		printf("%-*s  %-*s  %-*s  %-*s  %.12s\n", (int)w, r->branch, (int)wf, r->fix,
-		       (int)ws, kb_status_name(r->status), (int)wv, r->variant ? r->variant : "-",
+		printf("%-*s  %-*s  ", (int)w, r->branch, (int)wf, r->fix);
+		cli_put_word(kb_status_name(r->status), (int)ws);
+		printf("  %-*s  %.12s\n", (int)wv, r->variant ? r->variant : "-",
 		       r->commit[0] ? r->commit :
 		       dry_run && r->status == KB_STATUS_APPLIED ? "(dry run)" : "-");
 	}
@@ -428,8 +433,9 @@ static void queue_matrix(const struct kb_queue_result *rows, const struct kb_bra
 		printf("%-3zu %-*s", f + 1, (int)wfix, series->fixes[f]->id);
 		for (b = 0; b < nbranches; b++) {
 			wcol = strlen(branches[b]->name) > 15 ? strlen(branches[b]->name) : 15;
-			printf("  %-*s", b + 1 < nbranches ? (int)wcol : 0,
-			       rows[b].error ? "error" : kb_status_name(rows[b].results[f].status));
+			fputs("  ", stdout);
+			cli_put_word(rows[b].error ? "error" : kb_status_name(rows[b].results[f].status),
+				     b + 1 < nbranches ? (int)wcol : 0);
 		}
 		putchar('\n');
 	}

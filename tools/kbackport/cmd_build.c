@@ -64,6 +64,8 @@ static const char usage[] =
 "  -j, --jobs N        make -jN (default: the number of CPUs)\n"
 "      --json          one JSON document\n"
 "  -q, --quiet         no progress lines while a build runs\n"
+"      --color[=WHEN]  colour the statuses: auto (on a terminal, not with\n"
+"                      NO_COLOR set), always, never\n"
 "  -h, --help          this text\n"
 "\n"
 "While a lane builds, a progress line on stderr every 30 seconds\n"
@@ -99,6 +101,7 @@ static int parse_options(struct build_cli *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		CLI_TARGET_OPTIONS,
+		CLI_COLOR_OPTION,
 		{ "workdir", required_argument, NULL, 'w' },
 		{ "fragment", required_argument, NULL, 'F' },
 		{ "overlay", required_argument, NULL, 'O' },
@@ -113,7 +116,7 @@ static int parse_options(struct build_cli *o, int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "c:f:b:w:j:qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'c': case 'f': case 'b': case 'w':
+		case 'c': case 'f': case 'b': case 'w': case CLI_OPT_COLOR:
 			if (cli_target_option(&o->t, c, optarg))
 				return EXIT_USAGE;
 			break;
@@ -210,9 +213,9 @@ static void print_matrix(const struct row *rows, size_t n)
 	       "SECONDS", "REBUILT", "BUILD");
 	for (i = 0; i < n; i++) {
 		const struct kb_build_result *r = rows[i].result;
-		printf("%-*s  %-8s  %-7s  %7.1f  %7zu  %s\n", (int)w, rows[i].branch,
-		       rows[i].lane, kb_build_status_name(r->status), r->seconds,
-		       r->rebuilt, r->build_dir ? r->build_dir : "-");
+		printf("%-*s  %-8s  ", (int)w, rows[i].branch, rows[i].lane);
+		cli_put_word(kb_build_status_name(r->status), 7);
+		printf("  %7.1f  %7zu  %s\n", r->seconds, r->rebuilt, r->build_dir ? r->build_dir : "-");
 	}
 	for (i = 0; i < n; i++)
 		print_notes(&rows[i]);

@@ -75,6 +75,8 @@ static const char usage[] =
 "                        capability suite (to test kbackport itself)\n"
 "      --json            one JSON document\n"
 "  -q, --quiet           no progress lines while a boot runs\n"
+"      --color[=WHEN]    colour the verdicts: auto (on a terminal, not with\n"
+"                        NO_COLOR set), always, never\n"
 "  -h, --help            this text\n"
 "\n"
 "While a lane boots, a progress line on stderr every 30 seconds\n"
@@ -101,6 +103,7 @@ static int parse_options(struct test_cli *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		CLI_TARGET_OPTIONS,
+		CLI_COLOR_OPTION,
 		{ "workdir", required_argument, NULL, 'w' },
 		{ "fragment", required_argument, NULL, 'F' },
 		{ "overlay", required_argument, NULL, 'O' },
@@ -118,7 +121,7 @@ static int parse_options(struct test_cli *o, int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "c:f:b:w:t:qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'c': case 'f': case 'b': case 'w':
+		case 'c': case 'f': case 'b': case 'w': case CLI_OPT_COLOR:
 			if (cli_target_option(&o->t, c, optarg))
 				return EXIT_USAGE;
 			break;
@@ -203,9 +206,9 @@ static void print_lanes(const struct kb_branch_run *rows, size_t n, const struct
 	for (i = 0; i < n; i++)
 		for (j = 0; j < rows[i].nlanes; j++) {
 			const struct kb_lane_run *l = &rows[i].lanes[j];
-			printf("%-*s  %-8s  %-10s  %7.1f", (int)w, rows[i].branch->name,
-			       kb_lane_kind_name(l->kind), kb_verdict_name(l->test.verdict.verdict),
-			       l->test.run.boot.seconds);
+			printf("%-*s  %-8s  ", (int)w, rows[i].branch->name, kb_lane_kind_name(l->kind));
+			cli_put_word(kb_verdict_name(l->test.verdict.verdict), 10);
+			printf("  %7.1f", l->test.run.boot.seconds);
 			for (k = 0; k < cases->nsuites; k++)
 				printf("  %-6s", suite_counts(cell, sizeof(cell), l, cases->suites[k].name));
 			printf("  %s\n", l->test.booted ? l->test.run.log : "-");
@@ -219,7 +222,9 @@ static void print_text(const struct kb_branch_run *rows, size_t n, const struct 
 	print_lanes(rows, n, t->cases);
 	printf("\n");
 	for (i = 0; i < n; i++) {
-		printf("%s: %s\n", rows[i].branch->name, kb_verdict_name(rows[i].verdict));
+		printf("%s: ", rows[i].branch->name);
+		cli_put_word(kb_verdict_name(rows[i].verdict), 0);
+		putchar('\n');
 		if (rows[i].error)
 			cli_print_indented(rows[i].error, "  ");
 		if (rows[i].note)

@@ -19,30 +19,37 @@ struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *summary;
+	bool page;	/* on a terminal, through the pager */
 };
 
 static const struct command commands[] = {
-	{ "import", cmd_import, "Import Debian's kernel source packages as stable branches" },
-	{ "apply", cmd_apply, "Apply a fix's right variant to each branch, as backport commits" },
-	{ "audit", cmd_audit, "List the calls a fix's audit: rules name, and their guards" },
-	{ "build", cmd_build, "Build each branch's kernel lanes (as-is, backport) out of tree" },
-	{ "test", cmd_test, "Boot each built lane with the shared tests; verdicts per lane and branch" },
-	{ "run", cmd_run, "Apply, build, test and report: one run, per-branch verdicts" },
-	{ "report", cmd_report, "Write a run's reports (HTML, Markdown, JUnit, KCIDB), or merge runs" },
-	{ "ci-matrix", cmd_ci_matrix, "Print a CI fan-out: a job per branch running kbackport run, then a merge" },
-	{ "ktap", cmd_ktap, "Show the KTAP test results a console log holds, per suite and case" },
-	{ "fix", cmd_fix, "Make a fix directory from a patch, an mbox or a commit (fix new)" },
-	{ "prune", cmd_prune, "Delete kbackport's own refs: by fix, queue or branch, or stale ones" },
+	{ "import", cmd_import, "Import Debian's kernel source packages as stable branches", false },
+	{ "apply", cmd_apply, "Apply a fix's right variant to each branch, as backport commits", true },
+	{ "audit", cmd_audit, "List the calls a fix's audit: rules name, and their guards", true },
+	{ "build", cmd_build, "Build each branch's kernel lanes (as-is, backport) out of tree", false },
+	{ "test", cmd_test, "Boot each built lane with the shared tests; verdicts per lane and branch", false },
+	{ "run", cmd_run, "Apply, build, test and report: one run, per-branch verdicts", false },
+	{ "report", cmd_report, "Write a run's reports (HTML, Markdown, JUnit, KCIDB), or merge runs", false },
+	{ "ci-matrix", cmd_ci_matrix, "Print a CI fan-out: a job per branch running kbackport run, then a merge", false },
+	{ "ktap", cmd_ktap, "Show the KTAP test results a console log holds, per suite and case", true },
+	{ "fix", cmd_fix, "Make a fix directory from a patch, an mbox or a commit (fix new)", false },
+	{ "prune", cmd_prune, "Delete kbackport's own refs: by fix, queue or branch, or stale ones", false },
 };
 
 static void usage(FILE *out)
 {
 	size_t i;
 
-	fputs("usage: kbackport <command> [<options>]\n\ncommands:\n", out);
+	fputs("usage: kbackport [-C DIR] [--color[=WHEN]] [--no-pager] <command> [<options>]\n\n"
+	      "commands:\n", out);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
-	fputs("\n'kbackport <command> --help' (or 'kbackport help <command>') describes a command;\n"
+	fputs("\n  -C DIR          run as if started in DIR (repeatable, as git's -C)\n"
+	      "  --color[=WHEN]  colour the statuses: auto (on a terminal, not with\n"
+	      "                  NO_COLOR set), always, never\n"
+	      "  --no-pager      apply, audit and ktap print on the terminal, not\n"
+	      "                  through $KBACKPORT_PAGER, $PAGER or less\n"
+	      "\n'kbackport <command> --help' (or 'kbackport help <command>') describes a command;\n"
 	      "'kbackport --version' (or 'kbackport version') prints the version.\n", out);
 }
 
@@ -58,6 +65,7 @@ static void on_signal(int sig)
 {
 	kb_children_kill(SIGTERM);
 	cli_interrupted();
+	cli_pager_finish();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -120,11 +128,55 @@ static int close_stdout(int rc, bool closed)
 	return rc == EXIT_OK ? EXIT_ATTENTION : rc;
 }
 
+/*
+ * The options before the command, as git's: -C DIR (each relative to the
+ * one before), --color[=WHEN], --no-pager. Returns how many arguments they
+ * took, or -1 after saying what was wrong.
+ */
+static int global_options(int argc, char **argv, bool *no_pager)
+{
+	int i = 1;
+
+	while (i < argc && argv[i][0] == '-') {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-C")) {
+			if (i + 1 >= argc) {
+				cli_error("option '-C' needs a directory");
+				return -1;
+			}
+			if (*argv[i + 1] && chdir(argv[i + 1]) < 0) {
+				cli_error("cannot change to '%s': %s", argv[i + 1], strerror(errno));
+				return -1;
+			}
+			i += 2;
+		} else if (!strcmp(a, "--color") || !strncmp(a, "--color=", 8)) {
+			if (cli_color_option(a[7] ? a + 8 : NULL))
+				return -1;
+			i++;
+		} else if (!strcmp(a, "--no-pager")) {
+			*no_pager = true;
+			i++;
+		} else {
+			break;
+		}
+	}
+	return i - 1;
+}
+
 static int run_command(int argc, char **argv)
 {
+	bool no_pager = false;
 	size_t i;
-	int rc;
+	int rc, shift;
 
+	if ((shift = global_options(argc, argv, &no_pager)) < 0)
+		return EXIT_USAGE;
+	if (shift) {
+		argv[shift] = argv[0];
+		argv += shift;
+		argc -= shift;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
@@ -163,6 +215,8 @@ static int run_command(int argc, char **argv)
 		/* as git: an object's id is checked by fsck, not on every read */
 		git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
 		stop_children_on_signals();
+		if (commands[i].page && !no_pager)
+			cli_pager_start();
 		rc = commands[i].fn(argc - 1, argv + 1);
 		cli_identity_note();
 		git_libgit2_shutdown();
@@ -185,6 +239,8 @@ static int run_command(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	bool closed = sanitize_stdfds();
+	int rc = close_stdout(run_command(argc, argv), closed);
 
-	return close_stdout(run_command(argc, argv), closed);
+	cli_pager_finish();
+	return rc;
 }
