@@ -222,6 +222,34 @@ test_expect_success TTY 'on a terminal apply goes through the pager ($KBACKPORT_
 	! grep -q "^paged:" <<<"$OUT"
 '
 
+test_expect_success 'a misspelt key of branches.yaml: the keys, then the closest as a hint' '
+	sed "s/^branches:/brnaches:/" branches.yaml > "$TMP/keys.yaml" &&
+	run_kb 2 apply -n -c "$TMP/keys.yaml" &&
+	printf "%s\n" "error: $TMP/keys.yaml:2:1: unknown key '\''brnaches'\'' in top level (expected repo, mail, branches)" \
+		"hint: did you mean '\''branches'\''?" > want &&
+	echo "$ERR" > got && test_cmp want got &&
+	printf "repo: r\nbranches:\n  - {name: a, ref: b, varaint: x}\n" > "$TMP/keys.yaml" &&
+	run_kb 2 apply -n -c "$TMP/keys.yaml" &&
+	test "$(tail -1 <<<"$ERR")" = "hint: did you mean '\''variant'\''?" &&
+	printf "repo: r\nbranches:\n  - {name: a, ref: b, zzz: x}\n" > "$TMP/keys.yaml" &&
+	run_kb 2 apply -n -c "$TMP/keys.yaml" &&
+	test "$(wc -l <<<"$ERR")" = 1
+'
+
+test_expect_success 'a ref the repository lacks: the closest ref it has (never our own refs)' '
+	sed "s/ref: linux-2.6.32.y/ref: linux-2.6.32.z/" branches.yaml > refs.yaml &&
+	run_kb 1 apply -n -c refs.yaml --json &&
+	test "$(jq -r ".results[0].detail" <<<"$OUT")" = \
+		"branch '\''2.6.32.y'\'': ref '\''linux-2.6.32.z'\'' not found in '\''$TMP/repos/linux'\'': revspec '\''linux-2.6.32.z'\'' not found (did you mean '\''linux-2.6.32.y'\''?)" &&
+	git -C "$TMP/repos/linux" update-ref refs/heads/backport/CVE-x/mine linux-2.6.32.y &&
+	sed "s/ref: linux-2.6.32.y/ref: backport\/CVE-x\/mien/" branches.yaml > refs.yaml &&
+	run_kb 1 apply -n -c refs.yaml --json &&
+	git -C "$TMP/repos/linux" update-ref -d refs/heads/backport/CVE-x/mine &&
+	rm refs.yaml &&
+	test "$(jq -r ".results[0].detail" <<<"$OUT")" = \
+		"branch '\''2.6.32.y'\'': ref '\''backport/CVE-x/mien'\'' not found in '\''$TMP/repos/linux'\'': revspec '\''backport/CVE-x/mien'\'' not found"
+'
+
 test_expect_success 'nothing was written' '
 	test -z "$(git -C "$TMP/repos/linux" for-each-ref refs/heads/backport)"
 '

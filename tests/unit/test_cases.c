@@ -118,7 +118,8 @@ static void test_errors(void **state)
 	expect_error("suites:\n  one:\n    runs: guest\n",
 		     "cases.yaml:3:5: suite 'one' has no 'cases'");
 	expect_error("suite: {}\n",
-		     "cases.yaml:1:1: unknown key 'suite' in cases file (expected suites)");
+		     "cases.yaml:1:1: unknown key 'suite' in cases file (expected suites)\n"
+		     "hint: did you mean 'suites'?");
 	/* guest cases are data the guest runs: what it cannot run is refused here */
 	expect_error("suites:\n  one:\n    runs: guest\n    cases:\n      a: {proves: x}\n",
 		     "cases.yaml:5:10: guest case 'a' does not say what it should 'expect'");

@@ -189,7 +189,8 @@ static void test_unknown_branch_key(void **state)
 		     "  - name: 2.6.32.y\n"
 		     "    refs: linux-2.6.32.y\n",
 		     "4:5: unknown key 'refs' in branch (expected name, ref, repo, "
-		     "variant, arch, config, build, build-skip-reason, pre-fix, skip-if-missing, kernel, mail)");
+		     "variant, arch, config, build, build-skip-reason, pre-fix, skip-if-missing, kernel, mail)\n"
+		     "hint: did you mean 'ref'?");
 }
 
 static void test_unknown_top_key(void **state)
@@ -198,7 +199,8 @@ static void test_unknown_top_key(void **state)
 		     "repo: linux\n"
 		     "branch:\n"
 		     "  - name: a\n",
-		     "2:1: unknown key 'branch' in top level (expected repo, mail, branches)");
+		     "2:1: unknown key 'branch' in top level (expected repo, mail, branches)\n"
+		     "hint: did you mean 'branches'?");
 }
 
 static void test_build_not_bool(void **state)
@@ -472,7 +474,10 @@ static void test_mail(void **state)
 static void test_mail_errors(void **state)
 {
 	expect_error(state, "repo: r\nbranches:\n  - name: a\n    ref: a\n    mail:\n      bcc: x\n",
-		     "6:7: unknown key 'bcc' in mail (expected to, cc, tree, send-to)");
+		     "6:7: unknown key 'bcc' in mail (expected to, cc, tree, send-to)\n"
+		     "hint: did you mean 'cc'?");
+	expect_error(state, "repo: r\nbranches:\n  - name: a\n    ref: a\n    mail:\n      reply-to: x\n",
+		     "6:7: unknown key 'reply-to' in mail (expected to, cc, tree, send-to)");
 	expect_error(state, "repo: r\nmail: x@y\nbranches:\n  - {name: a, ref: a}\n",
 		     "2:7: 'mail' must be a mapping (to, cc, tree, send-to), not a string");
 	expect_error(state, "repo: r\nbranches:\n  - {name: a, ref: a, mail: {cc: {x: y}}}\n",

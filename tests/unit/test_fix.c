@@ -433,7 +433,7 @@ static void test_unknown_variant_key(void **state)
 		     "    notes: x\n",
 		     KB_EINVALID,
 		     "9:5: unknown key 'notes' in variant (expected name, patch, "
-		     "why, note, when)");
+		     "why, note, when)\nhint: did you mean 'note'?");
 }
 
 static void test_vulnerable_without_paths(void **state)
@@ -587,7 +587,8 @@ static void test_audit_no_capability(void **state)
 static void test_audit_unknown_key(void **state)
 {
 	expect_error(state, BASE "audit:\n  callee: [f]\n" RULES_REST,
-		     KB_EINVALID, "10:3: unknown key 'callee' in audit (expected callees, checks, capability, flag, message)");
+		     KB_EINVALID, "10:3: unknown key 'callee' in audit (expected callees, checks, capability, flag, message)\n"
+		     "hint: did you mean 'callees'?");
 }
 
 static void test_audit_empty_callees(void **state)

@@ -1,6 +1,7 @@
 #include "cli.h"
 #include "buf.h"
 #include "child.h"
+#include "closest.h"
 #include "commit.h"
 #include "error.h"
 #include "repo.h"
@@ -118,64 +119,6 @@ void cli_target_release(struct cli_target *t)
 	cli_branches_release(&t->branches);
 }
 
-/* Optimal string alignment distance (an edit, or two letters swapped). */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j, d;
-	size_t *row = calloc(3 * (lb + 1), sizeof(*row));
-	size_t *prev2, *prev, *cur, *t;
-
-	if (!row)
-		return (size_t)-1;
-	prev2 = row;
-	prev = row + lb + 1;
-	cur = row + 2 * (lb + 1);
-	for (j = 0; j <= lb; j++)
-		prev[j] = j;
-	for (i = 1; i <= la; i++) {
-		cur[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t cost = a[i - 1] != b[j - 1];
-			d = prev[j] + 1;
-			if (cur[j - 1] + 1 < d)
-				d = cur[j - 1] + 1;
-			if (prev[j - 1] + cost < d)
-				d = prev[j - 1] + cost;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    prev2[j - 2] + 1 < d)
-				d = prev2[j - 2] + 1;
-			cur[j] = d;
-		}
-		t = prev2;
-		prev2 = prev;
-		prev = cur;
-		cur = t;
-	}
-	d = prev[lb];
-	free(row);
-	return d;
-}
-
-const char *cli_closest(const char *word, const char *const *candidates, size_t n)
-{
-	size_t len = strlen(word), best = (size_t)-1, i, d;
-	size_t most = len < 4 ? 1 : len < 9 ? 2 : 3;
-	const char *found = NULL;
-
-	if (!len)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		if (!candidates[i])
-			continue;
-		d = len >= 2 && !strncmp(candidates[i], word, len) ? 1 : distance(word, candidates[i]);
-		if (d < best) {
-			best = d;
-			found = candidates[i];
-		}
-	}
-	return best <= most ? found : NULL;
-}
-
 /* The usage's synopsis: its lines up to the first blank one. */
 static void put_synopsis(const char *usage)
 {
@@ -215,7 +158,7 @@ int cli_bad_option(char **argv, const struct option *longopts, const char *usage
 		if ((names = calloc(n + 1, sizeof(*names)))) {
 			for (i = 0; i < n; i++)
 				names[i] = longopts[i].name;
-			if (word.ptr && (near = cli_closest(word.ptr, names, n)))
+			if (word.ptr && (near = kb_closest(word.ptr, names, n)))
 				fprintf(stderr, "hint: did you mean '--%s'?\n", near);
 		}
 		free(names);
@@ -328,7 +271,7 @@ static int resolve_fix(struct cli_target *t, size_t i, const struct kb_config *c
 		found = NULL;
 		goto done;
 	}
-	near = cli_closest(arg, ids, ndirs);
+	near = kb_closest(arg, ids, ndirs);
 	err = kb_error_set(KB_ENOTFOUND, "no fix '%s': no such directory, nor a fix id under '%s'%s%s%s",
 			   arg, dir.ptr, near ? "\nhint: did you mean '" : "", near ? near : "",
 			   near ? "'?" : "");
@@ -406,7 +349,7 @@ static int no_branch(const struct kb_config *config, const char *name)
 
 	for (i = 0; all && i < config->nbranches; i++)
 		all[i] = config->branches[i].name;
-	if (all && (near = cli_closest(name, all, config->nbranches))) {
+	if (all && (near = kb_closest(name, all, config->nbranches))) {
 		kb_buf_printf(&hint, "\nhint: did you mean '%s'?", near);
 	} else if (config->nbranches) {
 		kb_buf_puts(&hint, "\nhint: its branches: ");

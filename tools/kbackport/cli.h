@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "buf.h"
+#include "closest.h"
 #include "config.h"
 #include "datafiles.h"
 #include "fixtests.h"
@@ -51,12 +52,6 @@ void cli_error_last(void);
  * values of a repeatable option. Returns 0, or EXIT_USAGE when out of memory.
  */
 int cli_strv_add(const char ***v, size_t *n, const char *s);
-
-/*
- * The candidate closest to `word` (edit distance, a prefix counts as one
- * edit), or NULL when none is close enough to be what was meant.
- */
-const char *cli_closest(const char *word, const char *const *candidates, size_t n);
 
 /*
  * getopt_long() returned '?' (main sets opterr to 0): the bad option as

@@ -229,7 +229,7 @@ static int run_command(int argc, char **argv)
 
 		for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 			names[i] = commands[i].name;
-		if ((near = cli_closest(argv[1], names, i)))
+		if ((near = kb_closest(argv[1], names, i)))
 			fprintf(stderr, "hint: did you mean '%s'?\n", near);
 	}
 	fputs("See 'kbackport --help'.\n", stderr);

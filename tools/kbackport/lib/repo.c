@@ -1,10 +1,70 @@
 #include "repo.h"
 #include "buf.h"
+#include "closest.h"
 #include "error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The short name of a ref a user may give ("linux-2.6.32.y", "v2.6.32",
+ * "origin/master"), or NULL for kbackport's own refs. */
+static const char *short_ref(const char *name)
+{
+	static const char *const prefixes[] = { "refs/heads/", "refs/tags/", "refs/remotes/" };
+	size_t i, n;
+
+	if (!strncmp(name, "refs/heads/backport/", 20))
+		return NULL;
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		n = strlen(prefixes[i]);
+		if (!strncmp(name, prefixes[i], n))
+			return name + n;
+	}
+	return name;
+}
+
+/* " (did you mean 'X'?)" for the ref of `repo` closest to `ref`, in `hint`. */
+static void closest_ref(struct kb_buf *hint, git_repository *repo, const char *ref)
+{
+	git_reference_iterator *it = NULL;
+	const char *name, *near, **names = NULL, **grown;
+	char **owned = NULL, **grown_owned;
+	size_t n = 0, alloc = 0, i;
+
+	if (git_reference_iterator_glob_new(&it, repo, "refs/*") < 0)
+		goto done;
+	while (git_reference_next_name(&name, it) == 0) {
+		if (!(name = short_ref(name)))
+			continue;
+		if (n == alloc) {
+			alloc = alloc ? 2 * alloc : 64;
+			if (!(grown = realloc(names, alloc * sizeof(*names))))
+				goto done;
+			names = grown;
+			if (!(grown_owned = realloc(owned, alloc * sizeof(*owned))))
+				goto done;
+			owned = grown_owned;
+		}
+		if (!(owned[n] = strdup(name)))
+			goto done;
+		names[n] = owned[n];
+		n++;
+	}
+	if ((near = kb_closest(ref, names, n)))
+		kb_buf_printf(hint, " (did you mean '%s'?)", near);
+done:
+	for (i = 0; i < n; i++)
+		free(owned[i]);
+	free(owned);
+	free(names);
+	git_reference_iterator_free(it);
+	git_error_clear();
+}
 
 int kb_branch_open(git_repository **repo, git_commit **commit,
 		   const struct kb_branch *branch)
 {
+	struct kb_buf hint = KB_BUF_INIT;
 	git_object *obj = NULL;
 	int err;
 
@@ -17,14 +77,22 @@ int kb_branch_open(git_repository **repo, git_commit **commit,
 		goto done;
 	}
 	if ((err = git_revparse_single(&obj, *repo, branch->ref)) < 0) {
-		err = kb_error_git(err, "branch '%s': ref '%s' not found in '%s'",
-				   branch->name, branch->ref, branch->repo);
+		char *why = strdup(git_error_last() && git_error_last()->message ?
+				   git_error_last()->message : "not found");
+
+		closest_ref(&hint, *repo, branch->ref);
+		err = kb_error_set(err == GIT_ENOTFOUND ? KB_ENOTFOUND : KB_ERROR,
+				   "branch '%s': ref '%s' not found in '%s': %s%s",
+				   branch->name, branch->ref, branch->repo, why ? why : "not found",
+				   hint.size ? hint.ptr : "");
+		free(why);
 		goto done;
 	}
 	if ((err = git_object_peel((git_object **)commit, obj, GIT_OBJECT_COMMIT)) < 0)
 		err = kb_error_git(err, "branch '%s': ref '%s' is not a commit",
 				   branch->name, branch->ref);
 done:
+	kb_buf_release(&hint);
 	git_object_free(obj);
 	if (err < 0) {
 		git_repository_free(*repo);

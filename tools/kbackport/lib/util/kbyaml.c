@@ -3,10 +3,12 @@
  * every message here is 1-based, as editors count.
  */
 #include "kbyaml.h"
+#include "closest.h"
 #include "buf.h"
 #include "error.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -263,18 +265,26 @@ int kb_yaml_dup_string(char **out, struct kb_yaml *y, yaml_node_t *value,
 static int unknown_key(struct kb_yaml *y, yaml_node_t *key, const char *where,
 		       const struct kb_yaml_key *keys, size_t nkeys)
 {
-	struct kb_buf expected = KB_BUF_INIT;
+	struct kb_buf expected = KB_BUF_INIT, hint = KB_BUF_INIT;
+	const char **names = calloc(nkeys + 1, sizeof(*names));
+	const char *word = (const char *)key->data.scalar.value, *near;
 	size_t i;
-	int err = 0;
+	int err = names ? 0 : kb_error_set(KB_ENOMEM, "out of memory");
 
-	for (i = 0; i < nkeys && !err; i++)
+	for (i = 0; i < nkeys && !err; i++) {
+		names[i] = keys[i].key;
 		err = kb_buf_printf(&expected, "%s%s", i ? ", " : "", keys[i].key);
+	}
+	/* as git: a key close to one it knows is named on a line of its own */
+	if (!err && (near = kb_closest(word, names, nkeys)))
+		err = kb_buf_printf(&hint, "\nhint: did you mean '%s'?", near);
 	if (!err)
 		err = kb_yaml_error(y, key, KB_EINVALID,
-				    "unknown key '%s' in %s (expected %s)",
-				    (const char *)key->data.scalar.value, where,
-				    expected.ptr);
+				    "unknown key '%s' in %s (expected %s)%s",
+				    word, where, expected.ptr, hint.size ? hint.ptr : "");
 	kb_buf_release(&expected);
+	kb_buf_release(&hint);
+	free(names);
 	return err;
 }
 
