@@ -91,6 +91,32 @@ assert_eq "id from the subject, upstream from the message" "f-say-b 333333333333
 	"$(sed -n 's/^id: //p; s/^upstream: //p' fixes/f-say-b/fix.yaml | tr '\n' ' ' | sed 's/ $//')"
 assert_contains "the patch is the commit's" "+b" "$(cat fixes/f-say-b/fix.patch)"
 
+T_NAME="a commit range"
+base=$(git -C src rev-parse HEAD)
+printf 'c\n' > src/f && git -C src commit -q -am "f: say c" -m "Fixes CVE-2011-7001."
+git -C src checkout -q -b side "$base"
+printf 'x\n' > src/g && git -C src add g && git -C src commit -q -m "g: add it"
+git -C src checkout -q master && git -C src merge -q --no-edit side
+printf 'd\n' > src/f && git -C src commit -q -am "f: say d"
+run_kb 0 fix new -o range-fixes --from-commit src "$base..HEAD"
+assert_eq "A..B: each commit, oldest first, the merge left out" \
+	"created range-fixes/CVE-2011-7001/: f: say c|created range-fixes/g-add-it/: g: add it|created range-fixes/f-say-d/: f: say d" \
+	"$(paste -sd'|' <<<"$OUT")"
+assert_contains "each its commit's patch" "+d" "$(cat range-fixes/f-say-d/fix.patch)"
+run_kb 0 fix new -o two-fixes --dry-run --from-commit src side HEAD
+assert_eq "two commits are two fixes, in the order given" \
+	"would create two-fixes/g-add-it/fix.patch|would create two-fixes/f-say-d/fix.patch" \
+	"$(grep '^would create' <<<"$OUT" | sed 's/ (.*//' | paste -sd'|')"
+run_kb 2 fix new -o none-fixes --from-commit src "HEAD..HEAD"
+assert_eq "an empty range" "error: 'HEAD..HEAD' holds no commit to make a fix of" "$ERR"
+run_kb 2 fix new -o none-fixes --from-commit src HEAD~1
+assert_eq "a merge named alone" "error: 'HEAD~1' is a merge: make a fix of one of its commits" "$ERR"
+run_kb 2 fix new -o none-fixes --from-commit src "nope..HEAD"
+assert_contains "a range that is none" "error: 'nope..HEAD' is not a range of commits of 'src'" "$ERR"
+run_kb 2 fix new -o none-fixes --id x --from-commit src "$base..HEAD"
+assert_eq "--id names one fix" "error: --id, --cve and --upstream name one fix, but there are 3 patches" "$ERR"
+assert_eq "nothing written on errors" "" "$(ls -d none-fixes 2>/dev/null)"
+
 T_NAME="no upstream commit"
 # A distribution's own patch names no upstream commit (as most of Debian's
 # debian/*.patch), here behind a mail client's mbox separator line.

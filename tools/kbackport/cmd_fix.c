@@ -15,12 +15,14 @@ static const char usage[] =
 "usage: kbackport fix new [--backports DIR] [--id ID] [--cve CVE] [--upstream SHA]\n"
 "                         [--dry-run] PATCH...\n"
 "       kbackport fix new [...] --from-mbox FILE\n"
-"       kbackport fix new [...] --from-commit REPO REV\n"
+"       kbackport fix new [...] --from-commit REPO REV|A..B...\n"
 "\n"
 "Make a fix directory, DIR/<id>/ with fix.yaml and fix.patch, from each\n"
 "patch: a git format-patch file or a mail-style patch (From:, Subject:,\n"
 "Date: headers, as Debian's DEP-3 patches have), every mail of an mbox\n"
-"(one fix each), or a commit of a repository. The fix has no variants: its\n"
+"(one fix each), or commits of a repository (a range A..B: each of its\n"
+"commits, oldest first, merges left out, as git format-patch A..B). The\n"
+"fix has no variants: its\n"
 "own patch is its one variant until you add some (see the README, \"Fixes\n"
 "and variants\").\n"
 "\n"
@@ -39,7 +41,9 @@ static const char usage[] =
 "\n"
 "  -o, --backports DIR      where fixes go (default: ./backports)\n"
 "      --from-mbox FILE     every mail of FILE (- for standard input)\n"
-"      --from-commit REPO REV  commit REV of the repository REPO\n"
+"      --from-commit REPO REV|A..B...\n"
+"                           commits of the repository REPO: each REV, each\n"
+"                           commit of each range A..B\n"
 "      --id ID              the fix's id (one patch only)\n"
 "      --cve CVE            the fix's CVE (one patch only)\n"
 "      --upstream SHA       the upstream commit (one patch only)\n"
@@ -50,7 +54,7 @@ static const char usage[] =
 "usage and bad input (nothing is written then).\n";
 
 struct fix_new_opts {
-	const char *backports, *mbox, *repo, *rev;
+	const char *backports, *mbox, *repo;
 	struct kb_fix_draft_opts draft;
 	bool dry_run;
 	char **patches;
@@ -83,7 +87,7 @@ static int parse_options(struct fix_new_opts *o, int argc, char **argv)
 				cli_error("--from-commit needs a repository and a revision");
 				return EXIT_USAGE;
 			}
-			o->rev = argv[optind++];
+			optind++;	/* its REV... are the arguments left */
 			break;
 		case OPT_ID: o->draft.id = optarg; break;
 		case OPT_CVE: o->draft.cve = optarg; break;
@@ -95,7 +99,17 @@ static int parse_options(struct fix_new_opts *o, int argc, char **argv)
 	}
 	o->patches = argv + optind;
 	o->npatches = (size_t)(argc - optind);
-	if (!!o->mbox + !!o->repo + !!o->npatches != 1) {
+	if (o->repo) {	/* the revisions: the one after REPO, then the rest */
+		o->patches = argv + optind - 1;
+		o->npatches++;
+		if (o->mbox) {
+			cli_error("give patch files, --from-mbox or --from-commit, not several");
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		}
+		return 0;
+	}
+	if (!!o->mbox + !!o->npatches != 1) {
 		cli_error(o->npatches || o->mbox || o->repo ?
 			  "give patch files, --from-mbox or --from-commit, not several" :
 			  "no patch given");
@@ -186,16 +200,25 @@ static int from_file(struct drafts *d, const char *file, const struct kb_fix_dra
 
 static int collect(struct drafts *d, const struct fix_new_opts *o)
 {
-	struct kb_fix_draft *draft = NULL;
 	size_t i;
 	int err = 0;
 
 	if (o->mbox)
 		return from_mbox(d, o->mbox, &o->draft);
 	if (o->repo) {
-		if ((err = kb_fix_draft_from_commit(&draft, o->repo, o->rev, &o->draft)) < 0)
+		struct kb_fix_draft **v = NULL;
+		size_t n = 0;
+
+		if ((err = kb_fix_drafts_from_commits(&v, &n, o->repo, (const char *const *)o->patches,
+						      o->npatches, &o->draft)) < 0)
 			return err;
-		return drafts_add(d, draft, o->rev);
+		for (i = 0; i < n; i++)
+			if (!err)
+				err = drafts_add(d, v[i], v[i]->origin);
+			else
+				kb_fix_draft_free(v[i]);
+		free(v);
+		return err;
 	}
 	for (i = 0; i < o->npatches && !err; i++)
 		err = from_file(d, o->patches[i], &o->draft);

@@ -212,7 +212,8 @@ int kb_fix_draft_new(struct kb_fix_draft **out, const char *buf, size_t len,
 	*out = NULL;
 	if ((err = kb_patch_parse(&patch, buf, len, origin)) < 0)
 		return err;
-	if (!(d = calloc(1, sizeof(*d))) || !(d->patch = kb_strndup(buf, len))) {
+	if (!(d = calloc(1, sizeof(*d))) || !(d->patch = kb_strndup(buf, len)) ||
+	    !(d->origin = kb_strdup(origin))) {
 		err = nomem();
 		goto done;
 	}
@@ -227,15 +228,12 @@ done:
 	return err;
 }
 
-int kb_fix_draft_from_commit(struct kb_fix_draft **out, const char *repo_path,
-			     const char *rev, const struct kb_fix_draft_opts *opts)
+/* A draft from `commit`'s own patch, as git format-patch makes it. */
+static int draft_from_commit(struct kb_fix_draft **out, git_commit *commit, const char *origin,
+			     const struct kb_fix_draft_opts *opts)
 {
-	git_repository *repo = NULL;
-	git_object *obj = NULL;
-	git_commit *commit = NULL;
 	git_buf mail = GIT_BUF_INIT;
 	git_email_create_options eo;
-	struct kb_buf origin = KB_BUF_INIT;
 	int err;
 
 	*out = NULL;
@@ -245,31 +243,141 @@ int kb_fix_draft_from_commit(struct kb_fix_draft **out, const char *repo_path,
 	eo.flags = GIT_EMAIL_CREATE_OMIT_NUMBERS | GIT_EMAIL_CREATE_NO_RENAMES;
 	git_diff_options_init(&eo.diff_opts, GIT_DIFF_OPTIONS_VERSION);
 	git_diff_find_options_init(&eo.diff_find_opts, GIT_DIFF_FIND_OPTIONS_VERSION);
-	kb_buf_printf(&origin, "%s %s", repo_path, rev);
+	if ((err = git_email_create_from_commit(&mail, commit, &eo)) < 0)
+		err = kb_error_git(err, "cannot make a patch of %s", origin);
+	else
+		err = kb_fix_draft_new(out, mail.ptr, mail.size, origin, opts);
+	git_buf_dispose(&mail);
+	return err;
+}
+
+static int drafts_push(struct kb_fix_draft ***v, size_t *n, struct kb_fix_draft *d)
+{
+	struct kb_fix_draft **grown = reallocarray(*v, *n + 1, sizeof(**v));
+
+	if (!grown) {
+		kb_fix_draft_free(d);
+		return nomem();
+	}
+	*v = grown;
+	(*v)[(*n)++] = d;
+	return 0;
+}
+
+/* Every commit of `range` (A..B), oldest first, merges left out, as git format-patch. */
+static int drafts_from_range(struct kb_fix_draft ***v, size_t *n, git_repository *repo,
+			     const char *repo_path, const char *range,
+			     const struct kb_fix_draft_opts *opts)
+{
+	struct kb_buf origin = KB_BUF_INIT;
+	git_revwalk *walk = NULL;
+	git_commit *commit = NULL;
+	struct kb_fix_draft *d;
+	size_t before = *n;
+	git_oid oid;
+	int err;
+
+	if ((err = git_revwalk_new(&walk, repo)) < 0 ||
+	    (err = git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE)) < 0 ||
+	    (err = git_revwalk_push_range(walk, range)) < 0) {
+		err = kb_error_git(err, "'%s' is not a range of commits of '%s'", range, repo_path);
+		goto done;
+	}
+	while (!err && (err = git_revwalk_next(&oid, walk)) == 0) {
+		if ((err = git_commit_lookup(&commit, repo, &oid)) < 0) {
+			err = kb_error_git(err, "cannot read commit %s", git_oid_tostr_s(&oid));
+			break;
+		}
+		if (git_commit_parentcount(commit) <= 1) {
+			kb_buf_clear(&origin);
+			if ((err = kb_buf_printf(&origin, "%s %.12s (in %s)", repo_path,
+						 git_oid_tostr_s(&oid), range)) == 0 &&
+			    (err = draft_from_commit(&d, commit, origin.ptr, opts)) == 0)
+				err = drafts_push(v, n, d);
+		}
+		git_commit_free(commit);
+		commit = NULL;
+	}
+	if (err == GIT_ITEROVER)
+		err = 0;
+	if (!err && *n == before)
+		err = kb_error_set(KB_EINVALID, "'%s' holds no commit to make a fix of", range);
+done:
+	git_revwalk_free(walk);
+	kb_buf_release(&origin);
+	return err;
+}
+
+int kb_fix_drafts_from_commits(struct kb_fix_draft ***out, size_t *n, const char *repo_path,
+			       const char *const *revs, size_t nrevs,
+			       const struct kb_fix_draft_opts *opts)
+{
+	git_repository *repo = NULL;
+	git_object *obj = NULL;
+	git_commit *commit = NULL;
+	struct kb_buf origin = KB_BUF_INIT;
+	struct kb_fix_draft *d;
+	size_t i;
+	int err;
+
+	*out = NULL;
+	*n = 0;
 	if ((err = git_repository_open_ext(&repo, repo_path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL)) < 0) {
 		err = kb_error_git(err, "cannot open repository '%s'", repo_path);
 		goto done;
 	}
-	if ((err = git_revparse_single(&obj, repo, rev)) < 0 ||
-	    (err = git_object_peel((git_object **)&commit, obj, GIT_OBJECT_COMMIT)) < 0) {
-		err = kb_error_git(err, "'%s' is not a commit of '%s'", rev, repo_path);
-		goto done;
+	for (i = 0; i < nrevs && !err; i++) {
+		if (strstr(revs[i], "..")) {
+			err = drafts_from_range(out, n, repo, repo_path, revs[i], opts);
+			continue;
+		}
+		if ((err = git_revparse_single(&obj, repo, revs[i])) < 0 ||
+		    (err = git_object_peel((git_object **)&commit, obj, GIT_OBJECT_COMMIT)) < 0) {
+			err = kb_error_git(err, "'%s' is not a commit of '%s'", revs[i], repo_path);
+		} else if (git_commit_parentcount(commit) > 1) {
+			err = kb_error_set(KB_EINVALID, "'%s' is a merge: make a fix of one of its commits",
+					   revs[i]);
+		} else {
+			kb_buf_clear(&origin);
+			if ((err = kb_buf_printf(&origin, "%s %s", repo_path, revs[i])) == 0 &&
+			    (err = draft_from_commit(&d, commit, origin.ptr, opts)) == 0)
+				err = drafts_push(out, n, d);
+		}
+		git_commit_free(commit);
+		commit = NULL;
+		git_object_free(obj);
+		obj = NULL;
 	}
-	if (git_commit_parentcount(commit) > 1) {
-		err = kb_error_set(KB_EINVALID, "'%s' is a merge: make a fix of one of its commits", rev);
-		goto done;
-	}
-	if ((err = git_email_create_from_commit(&mail, commit, &eo)) < 0) {
-		err = kb_error_git(err, "cannot make a patch of '%s'", rev);
-		goto done;
-	}
-	err = kb_fix_draft_new(out, mail.ptr, mail.size, origin.ptr ? origin.ptr : rev, opts);
 done:
-	git_buf_dispose(&mail);
-	git_commit_free(commit);
-	git_object_free(obj);
+	if (err < 0) {
+		for (i = 0; i < *n; i++)
+			kb_fix_draft_free((*out)[i]);
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
 	git_repository_free(repo);
 	kb_buf_release(&origin);
+	return err;
+}
+
+int kb_fix_draft_from_commit(struct kb_fix_draft **out, const char *repo_path,
+			     const char *rev, const struct kb_fix_draft_opts *opts)
+{
+	struct kb_fix_draft **v = NULL;
+	size_t n = 0, i;
+	int err;
+
+	*out = NULL;
+	if ((err = kb_fix_drafts_from_commits(&v, &n, repo_path, &rev, 1, opts)) < 0)
+		return err;
+	if (n == 1)
+		*out = v[0];
+	else
+		err = kb_error_set(KB_EINVALID, "'%s' is %zu commits, not one", rev, n);
+	for (i = 0; err < 0 && i < n; i++)
+		kb_fix_draft_free(v[i]);
+	free(v);
 	return err;
 }
 
@@ -508,5 +616,6 @@ void kb_fix_draft_free(struct kb_fix_draft *d)
 	free(d->upstream);
 	free(d->cve);
 	free(d->patch);
+	free(d->origin);
 	free(d);
 }

@@ -23,6 +23,7 @@ struct kb_fix_draft {
 	char *cve;		/* or NULL */
 	char *patch;		/* the patch, as given (NUL-terminated) */
 	size_t len;
+	char *origin;		/* where it came from, for messages ("FILE (mail 2)") */
 };
 
 /*
@@ -40,6 +41,17 @@ int kb_fix_draft_new(struct kb_fix_draft **out, const char *buf, size_t len,
 /* A draft from commit `rev` of the repository at `repo` (its own patch). */
 int kb_fix_draft_from_commit(struct kb_fix_draft **out, const char *repo,
 			     const char *rev, const struct kb_fix_draft_opts *opts);
+
+/*
+ * Drafts from commits of the repository at `repo`, in order: each of
+ * `revs` a commit, or a range "A..B" whose commits come oldest first,
+ * merges left out, as git format-patch A..B takes them (a range with no
+ * such commit is an error). A merge named alone is an error. *out is
+ * malloc'ed, *n drafts; nothing on error.
+ */
+int kb_fix_drafts_from_commits(struct kb_fix_draft ***out, size_t *n, const char *repo,
+			       const char *const *revs, size_t nrevs,
+			       const struct kb_fix_draft_opts *opts);
 
 /*
  * Split an mbox into its mails: at each line "From " that starts a mail
