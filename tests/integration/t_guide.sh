@@ -250,6 +250,23 @@ test_expect_success 'a ref the repository lacks: the closest ref it has (never o
 		"branch '\''2.6.32.y'\'': ref '\''backport/CVE-x/mien'\'' not found in '\''$TMP/repos/linux'\'': revspec '\''backport/CVE-x/mien'\'' not found"
 '
 
+test_expect_success '-v: each hunk the notes do not place, as --json has it (-q after it wins)' '
+	printf "repo: %s\nbranches:\n  - {name: vf, ref: vendor-2.6.32-fixed}\n" "$TMP/repos/vendor.git" > v.yaml &&
+	run_kb 0 apply -n -v -c v.yaml --no-history &&
+	grep "^  hunk [0-9]* of .*: " <<<"$OUT" > got &&
+	printf "%s\n" "  hunk 1 of '\''include/linux/netdevice.h'\'': in at line 13 (offset -2379, whitespace, anchor own-lines) [variant '\''upstream'\'']" \
+		"  hunk 1 of '\''net/core/dev.c'\'': in at line 32 (offset -994, whitespace)" \
+		"  hunk 1 of '\''net/ipv4/ip_gre.c'\'': in at line 18 (offset -1691)" \
+		"  hunk 1 of '\''net/ipv4/ipip.c'\'': in at line 16 (offset -861)" \
+		"  hunk 1 of '\''net/ipv6/sit.c'\'': in at line 16 (offset -1125)" > want &&
+	test_cmp want got &&
+	run_kb 0 apply -n -c v.yaml --no-history &&
+	! grep -q "^  hunk [0-9]* of .*: " <<<"$OUT" &&
+	run_kb 0 apply -n -v -q -c v.yaml --no-history &&
+	test "$(wc -l <<<"$OUT")" = 4 &&
+	rm v.yaml
+'
+
 test_expect_success 'nothing was written' '
 	test -z "$(git -C "$TMP/repos/linux" for-each-ref refs/heads/backport)"
 '

@@ -18,10 +18,10 @@
 
 static const char usage[] =
 "usage: kbackport apply [--config FILE] [--fix DIR]... [--branch NAME]...\n"
-"                       [--dry-run] [--json] [--quiet] [--max-fuzz N]\n"
+"                       [--dry-run] [--json] [--quiet|--verbose] [--max-fuzz N]\n"
 "                       [--no-history] [--workdir DIR] [--mails DIR]\n"
 "       kbackport apply --queue FILE [--name NAME] [--mails DIR] [--config FILE]\n"
-"                       [--branch NAME]... [--dry-run] [--json] [--quiet]\n"
+"                       [--branch NAME]... [--dry-run] [--json] [--quiet|--verbose]\n"
 "                       [--max-fuzz N] [--no-history] [--workdir DIR]\n"
 "\n"
 "Apply the right variant of each fix to each branch of branches.yaml, in\n"
@@ -39,6 +39,9 @@ static const char usage[] =
 "      --json          one JSON document: {\"fixes\": [ids], \"results\": [one\n"
 "                      per fix and branch, each naming its fix]}\n"
 "  -q, --quiet         the table and the tally only, not each branch's details\n"
+"  -v, --verbose       under each result, also each hunk the notes do not\n"
+"                      place (in, missing, ambiguous, failed: the hunks of\n"
+"                      --json): line, offset, fuzz, anchor, what it needs\n"
 "      --max-fuzz N    context lines a hunk may drop at each end (default 2)\n"
 "      --no-history    the content alone: do not look for the fix in the\n"
 "                      branch's history\n"
@@ -86,6 +89,7 @@ struct apply_opts {
 	const char *mails;	/* --mails DIR: FAILED mails of skipped fixes */
 	bool json;
 	bool quiet;		/* the table and the tally only */
+	bool verbose;		/* each hunk's placement under each result */
 	bool no_history;
 };
 
@@ -99,6 +103,7 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 		{ "max-fuzz", required_argument, NULL, 'z' },
 		{ "queue", required_argument, NULL, 'Q' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "name", required_argument, NULL, 'N' },
 		{ "mails", required_argument, NULL, 'M' },
 		{ "no-history", no_argument, NULL, 'H' },
@@ -110,7 +115,7 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 	long fuzz;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:f:b:nqw:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:f:b:nqvw:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': case 'f': case 'b': case 'w': case CLI_OPT_COLOR:
 			if (cli_target_option(&o->t, c, optarg))
@@ -119,7 +124,8 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 		case 'n': o->backport.dry_run = true; break;
 		case 'j': o->json = true; break;
 		case 'Q': o->queue = optarg; break;
-		case 'q': o->quiet = true; break;
+		case 'q': o->quiet = true; o->verbose = false; break;
+		case 'v': o->verbose = true; o->quiet = false; break;
 		case 'N': o->queue_name = optarg; break;
 		case 'M': o->mails = optarg; break;
 		case 'H': o->no_history = true; break;
@@ -238,6 +244,41 @@ static void print_found(const struct kb_result *r, const char *indent)
 	putchar('\n');
 }
 
+/*
+ * -v: each hunk of the deciding variant that the notes do not place (an
+ * applied one's note says where it went), as --json's hunks say it:
+ * "hunk 1 of 'net/core/dev.c': in at line 1120 (offset +30)", "hunk 2 of
+ * 'x.c': failed; needs 1a2b3c4d5e6f".
+ */
+static void print_hunks(const struct kb_result *r, const char *indent)
+{
+	size_t i, k;
+
+	for (i = 0; i < r->nhunks; i++) {
+		const struct kb_placement *p = &r->hunks[i];
+		if (!strcmp(p->status, "applied"))
+			continue;
+		printf("%shunk %zu of '%s': %s", indent, p->hunk, p->path, p->status);
+		if (p->line)
+			printf(" at line %zu", p->line);
+		if (p->offset || p->fuzz || p->whitespace || p->anchor) {
+			printf(" (offset %+ld", p->offset);
+			if (p->fuzz)
+				printf(", fuzz %u", p->fuzz);
+			if (p->whitespace)
+				printf(", whitespace");
+			if (p->anchor)
+				printf(", anchor %s", p->anchor);
+			putchar(')');
+		}
+		if (r->variant && strcmp(p->variant, r->variant))
+			printf(" [variant '%s']", p->variant);
+		for (k = 0; k < p->needs.n; k++)
+			printf("%s %.12s", k ? "," : "; needs", p->needs.list[k].id);
+		putchar('\n');
+	}
+}
+
 static size_t widest(size_t w, const char *s)
 {
 	return s && strlen(s) > w ? strlen(s) : w;
@@ -262,7 +303,7 @@ static void print_tally(const struct kb_result *results, size_t n, size_t nfixes
 }
 
 static void print_matrix(const struct kb_result *results, char **mails, size_t n,
-			 size_t nfixes, bool dry_run, bool quiet)
+			 size_t nfixes, bool dry_run, bool quiet, bool verbose)
 {
 	size_t i, w = 6, wf = 14, ws = 15, wv = 9;
 
@@ -293,6 +334,8 @@ static void print_matrix(const struct kb_result *results, char **mails, size_t n
 			printf("  ref: %s\n", r->ref);
 		print_found(r, "  ");
 		cli_print_indented(r->notes, "  ");
+		if (verbose)
+			print_hunks(r, "  ");
 		if (r->reproduce) {
 			printf("  to resolve it by hand:\n");
 			cli_print_indented(r->reproduce, "    ");
@@ -373,7 +416,7 @@ static int run(struct apply_opts *o)
 		print_json(results, o->mails ? mails : NULL, nbranches, fixes, nfixes);
 	else
 		print_matrix(results, o->mails ? mails : NULL, nresults, nfixes, o->backport.dry_run,
-			     o->quiet);
+			     o->quiet, o->verbose);
 done:
 	for (b = 0; results && b < nresults; b++) {
 		kb_result_release(&results[b]);
@@ -462,7 +505,7 @@ static void print_pre_fix(const struct kb_queue_pre_fix *p)
 /* Per branch: its ref, then every fix that was not applied and why. */
 static void queue_text(const struct kb_queue_result *rows, char ***mails,
 		       const struct kb_branch **branches, size_t nbranches,
-		       const struct kb_series *series, bool quiet)
+		       const struct kb_series *series, bool quiet, bool verbose)
 {
 	size_t b, f;
 
@@ -491,6 +534,8 @@ static void queue_text(const struct kb_queue_result *rows, char ***mails,
 			if (r->status != KB_STATUS_ALREADY_APPLIED &&
 			    r->status != KB_STATUS_NOT_AFFECTED)
 				cli_print_indented(r->notes, "      ");
+			if (verbose)
+				print_hunks(r, "      ");
 			if (mails[b][f])
 				printf("      FAILED mail: %s\n", mails[b][f]);
 		}
@@ -549,7 +594,7 @@ static int run_queue(struct apply_opts *o)
 		putchar('\n');
 		json_decref(doc);
 	} else {
-		queue_text(rows, mails, branches, nbranches, &series, o->quiet);
+		queue_text(rows, mails, branches, nbranches, &series, o->quiet, o->verbose);
 	}
 done:
 	for (b = 0; rows && b < nbranches; b++)
