@@ -54,7 +54,7 @@ DEB_PKGS := build-essential pkg-config git libgit2-dev libyaml-dev \
             flex bison bc libelf-dev libssl-dev cpio kmod xz-utils ccache \
             qemu-system-x86 busybox-static python3 python3-yaml \
             python3-jsonschema chromium patch groff-base man-db nodejs npm \
-            liblzma-dev rsync
+            liblzma-dev rsync go-md2man
 deps:
 	@./ci/install-deps.sh $(DEB_PKGS)
 
@@ -208,16 +208,19 @@ $(INSTALL_DIR)/data-files: $(BUILD)/list-data
 	@mkdir -p $(dir $@)
 	$(BUILD)/list-data > $@.tmp && mv $@.tmp $@
 
-# kbackport(1): each command's --help text, one section per command.
-$(BUILD)/kbackport.1: $(BUILD)/kbackport tools/gen-man.sh
-	tools/gen-man.sh $(BUILD)/kbackport > $@.tmp && mv $@.tmp $@
+# The man pages (tools/gen-man.sh, into build/man/): kbackport(1) with
+# each command's --help text, kbackport-<command>(1) from its --help and
+# docs/kbackport-<command>.md, and the file formats in section 5 from docs/.
+$(BUILD)/man/.stamp: $(BUILD)/kbackport tools/gen-man.sh $(wildcard docs/*.md)
+	rm -rf $(BUILD)/man.tmp && tools/gen-man.sh $(BUILD)/kbackport $(BUILD)/man.tmp && \
+		rm -rf $(BUILD)/man && mv $(BUILD)/man.tmp $(BUILD)/man && touch $@
 
 .PHONY: man install uninstall
-man: $(BUILD)/kbackport.1
+man: $(BUILD)/man/.stamp
 
-install: $(INSTALL_DIR)/kbackport $(BUILD)/kbackport.1 $(INSTALL_DIR)/data-files
+install: $(INSTALL_DIR)/kbackport $(BUILD)/man/.stamp $(INSTALL_DIR)/data-files
 	@tools/install.sh install "$$KB_DESTDIR" "$$KB_PREFIX" $(INSTALL_DIR)/kbackport \
-		$(BUILD)/kbackport.1 $(INSTALL_DIR)/data-files
+		$(BUILD)/man $(INSTALL_DIR)/data-files
 
 uninstall:
 	@tools/install.sh uninstall "$$KB_DESTDIR" "$$KB_PREFIX"

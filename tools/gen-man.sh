@@ -1,12 +1,21 @@
 #!/bin/sh
-# tools/gen-man.sh KBACKPORT > kbackport.1
+# tools/gen-man.sh KBACKPORT OUTDIR: the man pages, into OUTDIR.
 #
 # kbackport(1) from the one source of each command's documentation, its
 # --help text: `KBACKPORT --help` gives the commands (the lines under
 # "commands:"), and each command gets a section with its --help text as
-# written, preformatted. Nothing is kept twice.
+# written, preformatted. Then a page per command, kbackport-<command>(1):
+# its --help text (synopsis, options) and its page under docs/
+# (docs/kbackport-<command>.md) as the description; and the file formats
+# in section 5 from their pages: kbackport-branches.yaml(5),
+# kbackport-fix.yaml(5), kbackport-cases(5). The markdown pages become
+# roff through go-md2man. Nothing is kept twice.
 set -eu
-kb=${1:?usage: tools/gen-man.sh KBACKPORT}
+kb=${1:?usage: tools/gen-man.sh KBACKPORT OUTDIR}
+out=${2:?usage: tools/gen-man.sh KBACKPORT OUTDIR}
+top=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$out"
+exec 3>&1 >"$out/kbackport.1.tmp"
 
 # roff-safe preformatted text: backslashes escaped, a leading . or ' kept
 # from being read as a request
@@ -59,6 +68,75 @@ the fixes beside the branches file, each with its tests (backports/<id>/tests/:
 cases.yaml, kernel.config, kunit/); an installed kbackport has its own under
 share/kbackport/backports, for \-\-fix
 .SH SEE ALSO
+.BR kbackport-apply (1)
+and a page for each command,
+.BR kbackport-branches.yaml (5),
+.BR kbackport-fix.yaml (5),
+.BR kbackport-cases (5),
 .BR git (1),
 .BR qemu-system-x86_64 (1)
 EOF
+exec >&3 3>&-
+mv "$out/kbackport.1.tmp" "$out/kbackport.1"
+
+# body DOC: a page of docs/ as the rest of a man page: its title line and
+# its "Synopsis and options:" line left out, each heading one level up
+# (## is a section, ### a subsection); a table's rows become a list (tbl
+# cannot fold long cells: "| a | b | c |" is "- a: b; c", the header row
+# and the rule left out); a line that would start with . or ' (a roff
+# request) joins the line before it, as the paragraph it is part of
+body() {
+	sed -e '1{/^# /d}' -e '/^Synopsis and options: /d' "$1" | awk '
+	/^```/ { code = !code }
+	!code && /^##/ { sub(/^#/, "") }
+	!code && /^\|/ {
+		if ($0 ~ /^\|[-| :]*$/) next
+		if (!intable) { intable = 1; next }
+		line = $0; sub(/^\| */, "", line); sub(/ *\| *$/, "", line)
+		n = split(line, cell, / +\| +/)
+		row = "- " cell[1]
+		for (i = 2; i <= n; i++) row = row (i == 2 ? ": " : "; ") cell[i]
+		$0 = row
+	}
+	!code && !/^\|/ && !/^- / { intable = 0 }
+	!code && /^[.\x27]/ && held != "" { held = held " " $0; next }
+	{ if (started) print held; held = $0; started = 1 }
+	END { if (started) print held }'
+}
+
+# page NAME SECTION TITLE DOC [COMMAND...]: OUTDIR/NAME.SECTION, with
+# COMMAND --help as its synopsis and options when given
+page() {
+	name=$1 section=$2 title=$3 doc=$4
+	shift 4
+	upper=$(echo "$name" | tr '[:lower:]' '[:upper:]')
+	kind="User Commands"
+	[ "$section" = 5 ] && kind="File Formats"
+	{
+		printf '%% %s %s "" "kbackport %s" "%s"\n\n' "$upper" "$section" "$version" "$kind"
+		printf '# NAME\n\n%s - %s\n\n' "$name" "$title"
+		if [ $# -gt 0 ]; then
+			printf '# SYNOPSIS AND OPTIONS\n\n```\n'
+			"$@" --help
+			printf '```\n\n'
+		fi
+		printf '# DESCRIPTION\n\n'
+		body "$doc"
+		printf '\n# SEE ALSO\n\nkbackport(1), kbackport-branches.yaml(5), kbackport-fix.yaml(5), kbackport-cases(5)\n'
+	} > "$out/$name.$section.md"
+	# go-md2man leaves a text line (of a code block) that starts with . or '
+	# as it is, which roff would read as a request: \& before it
+	go-md2man -in "$out/$name.$section.md" -out /dev/stdout |
+		sed -E "/^\.(nh|TH|SH|SS|PP|RS|RE|nf|fi|IP|TP|TS|TE|br|sp|LP|P|in|ti|B|I|BR|IR|RB|RI)( |\$)/!s/^([.'])/\\\\\&\1/" \
+		> "$out/$name.$section.tmp"
+	mv "$out/$name.$section.tmp" "$out/$name.$section"
+	rm -f "$out/$name.$section.md"
+}
+
+for c in $commands; do
+	summary=$("$kb" --help | sed -n "s/^  $c  *//p" | head -1)
+	page "kbackport-$c" 1 "$summary" "$top/docs/kbackport-$c.md" "$kb" "$c"
+done
+page kbackport-branches.yaml 5 "the branches kbackport works on" "$top/docs/branches.yaml.md"
+page kbackport-fix.yaml 5 "a fix as data: fix.yaml, its patches and variants" "$top/docs/fix.yaml.md"
+page kbackport-cases 5 "the tests a fix brings: cases, kernel configs, verdicts" "$top/docs/cases.md"

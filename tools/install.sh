@@ -1,5 +1,5 @@
 #!/bin/sh
-# tools/install.sh install DESTDIR PREFIX BINARY MANPAGE DATA-LIST
+# tools/install.sh install DESTDIR PREFIX BINARY MANDIR DATA-LIST
 # tools/install.sh uninstall DESTDIR PREFIX
 # tools/install.sh c-header PREFIX
 #
@@ -14,7 +14,8 @@
 #                                                  (tools/list-data.c prints
 #                                                  lib/datafiles.c), a path
 #                                                  ending in / a whole folder
-#   share/man/man1/kbackport.1                     kbackport(1)
+#   share/man/man1/, share/man/man5/               the man pages of MANDIR
+#                                                  (NAME.1, NAME.5)
 #   share/bash-completion/completions/kbackport    bash completion
 # and share/kbackport/.installed, the list of every file it wrote and every
 # directory it made (without DESTDIR, as a package would put them), that
@@ -23,7 +24,7 @@
 # binary its data path, PREFIX/share/kbackport, as a string literal.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-usage="usage: tools/install.sh install|uninstall DESTDIR PREFIX [BINARY MANPAGE DATA-LIST] | c-header PREFIX"
+usage="usage: tools/install.sh install|uninstall DESTDIR PREFIX [BINARY MANDIR DATA-LIST] | c-header PREFIX"
 what=${1:?$usage}
 
 # check NAME VALUE: an absolute path (PREFIX) or nothing (DESTDIR), no control character
@@ -104,7 +105,7 @@ put() {
 
 install_all() {
 	bin=${1:?no binary}
-	man=${2:?no man page}
+	man=${2:?no man pages}
 	data=${3:?no data list}
 	files=$(data_files "$data")
 	files=$(printf '%s\n' "$files" | LC_ALL=C sort -u)
@@ -113,7 +114,9 @@ install_all() {
 	list=$(mktemp)
 	trap 'rm -f "$list"' EXIT
 	put 755 "$bin" "$root/bin/kbackport"
-	put 644 "$man" "$root/share/man/man1/kbackport.1"
+	for page in "$man"/*.[15]; do
+		put 644 "$page" "$root/share/man/man${page##*.}/${page##*/}"
+	done
 	put 644 "$top/tools/completion.bash" "$root/share/bash-completion/completions/kbackport"
 	printf '%s\n' "$files" | while IFS= read -r f; do
 		mode=644

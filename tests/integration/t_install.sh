@@ -20,8 +20,11 @@ assert_eq "make install exits 0" "0 installed kbackport in $PREFIX" "$? $(tail -
 # the binary's table of the data it reads (lib/datafiles.c), as make install printed it
 TABLE=$("$TOP_DIR/build/list-data")
 expected_files() {	# every file install writes under PREFIX: the table's, a folder's every file
-	printf '%s\n' bin/kbackport share/man/man1/kbackport.1 \
-		share/bash-completion/completions/kbackport share/kbackport/.installed
+	printf '%s\n' bin/kbackport share/bash-completion/completions/kbackport share/kbackport/.installed
+	# the man pages: kbackport(1), one per command, the three file formats
+	printf 'share/man/man1/kbackport.1\n'
+	"$KBACKPORT" --help | sed -n '/^commands:$/,/^$/s|^  \([a-z][a-z-]*\) .*|share/man/man1/kbackport-\1.1|p'
+	printf 'share/man/man5/kbackport-%s.5\n' branches.yaml fix.yaml cases
 	printf '%s\n' "$TABLE" | while IFS= read -r p; do
 		case $p in
 		*/) (cd "$TOP_DIR" && find "${p%/}" -type f) ;;
@@ -147,6 +150,23 @@ if command -v man >/dev/null; then
 	if command -v groff >/dev/null; then
 		assert_eq "groff -ww: no warning" "" "$(groff -man -ww -z "$PREFIX/share/man/man1/kbackport.1" 2>&1)"
 	fi
+	# every page of a command and of a file format: no warning, its title and NAME
+	for page in "$PREFIX"/share/man/man1/kbackport-*.1 "$PREFIX"/share/man/man5/*.5; do
+		name=$(basename "$page") && name=${name%.*}
+		MANWIDTH=80 man -l "$page" >"$TMP/man.txt" 2>"$TMP/man.err"
+		assert_eq "$name: man -l renders it without a warning, groff -ww neither" "0  " \
+			"$? $(cat "$TMP/man.err") $(groff -man -t -ww -z "$page" 2>&1)"
+		assert_eq "$name: its title, its NAME" "$(echo "$name" | tr a-z A-Z)($(echo "$page" | sed 's/.*\.//')) $name -" \
+			"$(head -1 "$TMP/man.txt" | cut -d' ' -f1) $(sed -n '/^NAME$/{n;p}' "$TMP/man.txt" | awk '{print $1, $2}')"
+	done
+	MANWIDTH=200 man -l "$PREFIX/share/man/man1/kbackport-apply.1" >"$TMP/man.txt" 2>/dev/null
+	assert_contains "kbackport-apply(1): its --help's options" "$("$KBACKPORT" apply --help | grep -- '--max-fuzz N  ' | sed 's/^ *//')" \
+		"$(cat "$TMP/man.txt")"
+	assert_contains "kbackport-apply(1): its page under docs/ as the description" "Each (branch, fix) gets exactly one status:" \
+		"$(sed -n '/^DESCRIPTION$/,$p' "$TMP/man.txt")"
+	MANWIDTH=200 man -l "$PREFIX/share/man/man5/kbackport-branches.yaml.5" >"$TMP/man.txt" 2>/dev/null
+	assert_contains "kbackport-branches.yaml(5): the format's page" "$(grep -m1 '^repo: ' "$TOP_DIR/docs/branches.yaml.md" | cut -c1-30)" \
+		"$(cat "$TMP/man.txt")"
 else
 	skip "man is not installed (Debian: man-db)"
 fi

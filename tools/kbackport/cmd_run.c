@@ -1,7 +1,7 @@
 /*
  * kbackport run: apply -> build -> test -> report for every selected branch,
  * one run directory under reports/ with results.json and everything a
- * person or a CI system reads (see README.md, "Reports").
+ * person or a CI system reads (see docs/reports.md).
  */
 #include "child.h"
 #include "cli.h"

@@ -1,6 +1,6 @@
 /*
  * A run directory, <reports>/<id>/, as `kbackport run` fills it (see
- * README.md, "Reports"): per lane <branch>/<lane>/ with apply.json,
+ * docs/reports.md): per lane <branch>/<lane>/ with apply.json,
  * backport.patch or pre-fix.patch (git format-patch mails), build.log,
  * console.log and one .ktap per suite; then results.json, the report files
  * of report.h, and <reports>/latest pointing at it.
