@@ -212,6 +212,7 @@ $(INSTALL_DIR)/data-files: $(BUILD)/list-data
 # each command's --help text, kbackport-<command>(1) from its --help and
 # docs/kbackport-<command>.md, and the file formats in section 5 from docs/.
 $(BUILD)/man/.stamp: $(BUILD)/kbackport tools/gen-man.sh $(wildcard docs/*.md)
+	@command -v go-md2man >/dev/null || ./ci/install-deps.sh go-md2man
 	rm -rf $(BUILD)/man.tmp && tools/gen-man.sh $(BUILD)/kbackport $(BUILD)/man.tmp && \
 		rm -rf $(BUILD)/man && mv $(BUILD)/man.tmp $(BUILD)/man && touch $@
 
