@@ -13,6 +13,7 @@
 #include "datafiles.h"
 #include "fixtests.h"
 #include "fix.h"
+#include "fixset.h"
 
 enum {
 	EXIT_OK = 0,		/* nothing needs attention */
@@ -162,15 +163,7 @@ int cli_select(const struct kb_branch ***out, size_t *n,
 int cli_select_all(const struct kb_branch ***out, size_t *n,
 		   const struct kb_config *config, const struct cli_branches *names);
 
-/*
- * The fixes: those under each --fix DIR given (a fix directory, or a
- * directory of fixes), else every fix under "<config dir>/backports". Two
- * fixes with one id (their refs would collide) are an error naming both,
- * and so is a `variant: {FIX: NAME}` of branches.yaml whose FIX is no fix:
- * not loaded, not beside a loaded one, not under "<config dir>/backports".
- */
-int cli_load_fixes(struct kb_fix ***out, size_t *n, const char *const *dirs,
-		   size_t ndirs, const struct kb_config *config);
+
 
 /*
  * kbackport's own data file `id` (datafiles.h): beside the config when

@@ -379,7 +379,7 @@ static int run(struct apply_opts *o)
 
 	if (cli_target_load(&config, &o->t) < 0 ||
 	    cli_select(&branches, &nbranches, config, &o->t.branches) < 0 ||
-	    cli_load_fixes(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
+	    kb_fix_set_load(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
 	    open_history(o, config) < 0) {
 		cli_error_last();
 		goto done;

@@ -278,8 +278,8 @@ static int load_rules(struct kb_fix ***fixes, size_t *nfixes, struct audit_opts 
 	if ((err = cli_data_path(&def, config, KB_DATA_FIXES)) < 0)
 		goto done;
 	dir = def.ptr;
-	if ((err = cli_load_fixes(fixes, nfixes, o->nfixes ? o->fixes : &dir,
-				  o->nfixes ? o->nfixes : 1, config)) < 0 ||
+	if ((err = kb_fix_set_load(fixes, nfixes, o->nfixes ? o->fixes : &dir,
+				   o->nfixes ? o->nfixes : 1, config)) < 0 ||
 	    (err = audit_fix(&fix, *fixes, *nfixes, o->nfixes ? o->fixes[0] : dir)) < 0)
 		goto done;
 	o->rules = fix->audit;

@@ -317,7 +317,7 @@ static int run(struct build_cli *o)
 		goto done;
 	if (cli_target_load(&config, &o->t) < 0 ||
 	    cli_select(&branches, &nbranches, config, &o->t.branches) < 0 ||
-	    cli_load_fixes(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
+	    kb_fix_set_load(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
 	    cli_build_paths(&paths, config, &o->t.workdir, &o->fragment,
 			    (const struct kb_fix *const *)fixes, nfixes, o->t.fixes, o->t.nfixes,
 			    o->overlay, o->no_overlay) < 0 ||

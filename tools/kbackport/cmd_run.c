@@ -303,7 +303,7 @@ static int load_queue(struct kb_series *out, const char *path, const char *name,
 static int load_fix(const struct kb_fix **fix, struct kb_fix ***fixes, size_t *nfixes,
 		    const struct run_cli *o, const struct kb_config *config)
 {
-	int err = cli_load_fixes(fixes, nfixes, o->t.fixes, o->t.nfixes, config);
+	int err = kb_fix_set_load(fixes, nfixes, o->t.fixes, o->t.nfixes, config);
 
 	return err < 0 ? err : pick_fix(fix, *fixes, *nfixes);
 }

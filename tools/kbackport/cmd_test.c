@@ -371,7 +371,7 @@ static int run(struct test_cli *o)
 		goto done;
 	if (cli_target_load(&config, &o->t) < 0 ||
 	    cli_select_all(&branches, &nbranches, config, &o->t.branches) < 0 ||
-	    cli_load_fixes(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
+	    kb_fix_set_load(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
 	    default_paths(o, &paths, config, fixes, nfixes) < 0 ||
 	    kb_lock_dir(&lock_fd, o->t.workdir) < 0 ||
 	    setup(&p, &t, o, &paths) < 0) {
