@@ -1,6 +1,7 @@
 #include "import.h"
 #include "child.h"
 #include "buf.h"
+#include "deb.h"
 #include "commit.h"
 #include "error.h"
 #include "fsutil.h"
@@ -76,33 +77,29 @@ static int install(const char *package, const char *log, const struct kb_ticker 
 	return apt(argv, NULL, log, "apt-get install", ticker, "install");
 }
 
-/* apt-get download PACKAGE=VERSION, then unpack the .deb in `dir`. */
+/* apt-get download PACKAGE=VERSION, then unpack the .deb in `dir` (deb.h). */
 static int download(char **tarball, const char *package, const char *version,
 		    const char *dir, const char *log, const struct kb_ticker *ticker)
 {
-	struct kb_buf spec = KB_BUF_INIT, deb = KB_BUF_INIT, unpacked = KB_BUF_INIT,
-		      tar = KB_BUF_INIT;
+	struct kb_buf unpacked = KB_BUF_INIT, tar = KB_BUF_INIT;
 	const char *series = package + strlen("linux-source-");
+	char *deb = NULL;
 	int err;
 
-	kb_buf_printf(&spec, "%s=%s", package, version);
-	kb_buf_printf(&deb, "%s/%s_%s_all.deb", dir, package, version);
-	kb_buf_printf(&unpacked, "%s/%s_%s", dir, package, version);
-	kb_buf_printf(&tar, "%s/usr/src/linux-source-%s.tar.xz", unpacked.ptr, series);
-	{
-		const char *get[] = { "apt-get", "-q", "download", spec.ptr, NULL };
-		const char *unpack[] = { "dpkg-deb", "-x", deb.ptr, unpacked.ptr, NULL };
-		struct stat st;
-
-		if (stat(tar.ptr, &st) == 0)
-			err = 0;
-		else if ((err = apt(get, dir, log, "apt-get download", ticker, "download")) == 0)
-			err = apt(unpack, NULL, log, "dpkg-deb -x", ticker, "unpack");
-	}
-	if (!err)
+	if ((err = kb_buf_printf(&unpacked, "%s/%s_%s", dir, package, version)) < 0 ||
+	    (err = kb_buf_printf(&tar, "%s/usr/src/linux-source-%s.tar.xz", unpacked.ptr, series)) < 0)
+		goto done;
+	if (!kb_path_exists(tar.ptr) &&
+	    ((err = kb_deb_download(&deb, package, version, "all", dir, log, ticker)) < 0 ||
+	     (err = kb_deb_unpack(deb, unpacked.ptr, log, ticker)) < 0))
+		goto done;
+	if (!kb_path_exists(tar.ptr))
+		err = kb_error_set(KB_ENOTFOUND, "the package '%s' holds no '%s'", deb ? deb : package,
+				   tar.ptr + unpacked.size + 1);
+	else
 		*tarball = kb_buf_detach(&tar);
-	kb_buf_release(&spec);
-	kb_buf_release(&deb);
+done:
+	free(deb);
 	kb_buf_release(&unpacked);
 	kb_buf_release(&tar);
 	return err;

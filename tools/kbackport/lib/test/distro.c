@@ -1,5 +1,6 @@
 #include "distro.h"
 #include "buf.h"
+#include "deb.h"
 #include "error.h"
 #include "fsutil.h"
 #include "initramfs.h"
@@ -97,53 +98,11 @@ static int resolve_image(char **name, struct apt_package *p, const char *package
 			    package);
 }
 
-/*
- * apt-get download, unless the .deb is already there: into a temporary
- * directory, then renamed, so a download cut short is never taken for a
- * package.
- */
+/* apt-get download, unless the .deb is already there (deb.h). */
 static int download(char **deb, const char *package, const struct apt_package *p,
 		    const char *downloads, const char *log, const struct kb_ticker *ticker)
 {
-	struct kb_buf name = KB_BUF_INIT, path = KB_BUF_INIT, spec = KB_BUF_INIT;
-	struct kb_buf tmp = KB_BUF_INIT, got = KB_BUF_INIT;
-	const char *colon = strchr(p->version, ':');
-	int err;
-
-	/* apt writes an epoch's colon as %3a in file names */
-	if ((err = kb_buf_printf(&spec, "%s=%s", package, p->version)) < 0 ||
-	    (err = colon ? kb_buf_printf(&name, "%s_%.*s%%3a%s_%s.deb", package,
-					 (int)(colon - p->version), p->version, colon + 1, p->arch) :
-			   kb_buf_printf(&name, "%s_%s_%s.deb", package, p->version, p->arch)) < 0 ||
-	    (err = kb_buf_printf(&path, "%s/%s", downloads, name.ptr)) < 0)
-		goto done;
-	if (!kb_path_exists(path.ptr)) {
-		const char *argv[] = { "apt-get", "-q", "download", spec.ptr, NULL };
-
-		if ((err = kb_tmp_path(&tmp, path.ptr)) < 0 ||
-		    (err = kb_remove_tree(tmp.ptr)) < 0 || (err = kb_mkdir_p(tmp.ptr)) < 0 ||
-		    (err = kb_buf_printf(&got, "%s/%s", tmp.ptr, name.ptr)) < 0 ||
-		    (err = kb_run_logged_ticked(argv, tmp.ptr, log, ticker, "download")) < 0)
-			goto done;
-		if (!kb_path_exists(got.ptr)) {
-			err = kb_error_set(KB_ENOTFOUND, "apt-get download left no '%s'", path.ptr);
-			goto done;
-		}
-		if (rename(got.ptr, path.ptr) < 0) {
-			err = kb_error_set(KB_ERROR, "cannot rename '%s': %s", got.ptr, strerror(errno));
-			goto done;
-		}
-	}
-	*deb = kb_buf_detach(&path);
-done:
-	if (tmp.ptr)
-		kb_remove_tree(tmp.ptr);
-	kb_buf_release(&name);
-	kb_buf_release(&path);
-	kb_buf_release(&spec);
-	kb_buf_release(&tmp);
-	kb_buf_release(&got);
-	return err;
+	return kb_deb_download(deb, package, p->version, p->arch, downloads, log, ticker);
 }
 
 /* Where lib/modules is: the top, or usr/ for a package that ships /usr/lib/modules. */
@@ -181,15 +140,11 @@ static int unpack(const char *root, const char *deb, const char *log,
 	int err;
 
 	if ((err = kb_tmp_path(&tmp, root)) < 0 ||
-	    (err = kb_remove_tree(tmp.ptr)) < 0)
+	    (err = kb_remove_tree(tmp.ptr)) < 0 ||
+	    (err = kb_deb_unpack(deb, tmp.ptr, log, ticker)) < 0 ||
+	    (err = find_modules_root(&mods, tmp.ptr)) < 0 ||
+	    (err = kb_modules_release(&release, mods)) < 0)
 		goto done;
-	{
-		const char *argv[] = { "dpkg-deb", "-x", deb, tmp.ptr, NULL };
-		if ((err = kb_run_logged_ticked(argv, NULL, log, ticker, "unpack")) < 0 ||
-		    (err = find_modules_root(&mods, tmp.ptr)) < 0 ||
-		    (err = kb_modules_release(&release, mods)) < 0)
-			goto done;
-	}
 	{
 		const char *argv[] = { "depmod", "-b", mods, release, NULL };
 		if ((err = kb_run_logged(argv, NULL, log)) < 0)
