@@ -123,6 +123,36 @@ finish() {
 # prerequisite (test_set_prereq) makes it a counted skip. The plain
 # assert_* helpers are for outside blocks; in a block, use commands such as
 # test_cmp, grep or test.
+# A suite's own arguments (lib.sh is sourced without any: it sees the
+# suite's), as git's test-lib: `--run=SEL` runs only the blocks SEL names,
+# a comma-separated list of block numbers, ranges (3-5) and words that a
+# block's name contains (the others are counted skips; the lines outside
+# blocks always run, as they set the scene); `-i`/`--immediate` stops at
+# the first block that fails, its directory kept.
+T_RUN= T_IMMEDIATE=0 T_BLOCK=0
+for t_arg in "$@"; do
+	case $t_arg in
+	--run=*) T_RUN=${t_arg#--run=} ;;
+	-i|--immediate) T_IMMEDIATE=1 ;;
+	esac
+done
+unset t_arg
+
+# t_selected NUMBER NAME: whether --run names this block
+t_selected() {
+	local sel lo hi IFS=,
+	[ -z "$T_RUN" ] && return 0
+	for sel in $T_RUN; do
+		case $sel in
+		*[!0-9-]*|-|'') [[ $2 == *"$sel"* ]] && return 0 ;;
+		*-*) lo=${sel%-*} hi=${sel#*-}
+		     [ "$1" -ge "${lo:-1}" ] && [ "$1" -le "${hi:-$1}" ] && return 0 ;;
+		*) [ "$1" -eq "$sel" ] && return 0 ;;
+		esac
+	done
+	return 1
+}
+
 T_PREREQS=" "
 test_set_prereq() { T_PREREQS="$T_PREREQS$1 "; }
 test_have_prereq() {
@@ -140,6 +170,11 @@ test_expect_success() {
 	fi
 	[ $# -eq 2 ] || { echo "error: test_expect_success [PREREQ] NAME COMMANDS" >&2; return 2; }
 	name=$1 body=$2
+	T_BLOCK=$((T_BLOCK + 1))
+	if ! t_selected "$T_BLOCK" "$name"; then
+		skip "$name (not in --run=$T_RUN)"
+		return 0
+	fi
 	if [ -n "$prereq" ] && ! test_have_prereq "$prereq"; then
 		skip "$name (missing $prereq)"
 		return 0
@@ -154,6 +189,12 @@ test_expect_success() {
 		body=${body#$'\n'}
 		printf '%s\n' "${body%$'\n'}" | sed 's/^/#   > /'
 		sed 's/^/#   /' "$log" | head -40
+		if [ "$T_IMMEDIATE" = 1 ]; then
+			rm -f "$log"
+			echo "# stopped at block $T_BLOCK (-i)"
+			finish
+			exit 1
+		fi
 	fi
 	rm -f "$log"
 	return 0

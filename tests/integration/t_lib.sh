@@ -12,7 +12,7 @@ mkdir tmp
 # valgrind pass sets T_SUITE_PREFIX and KB_VALGRIND).
 child() {
 	env -u T_SUITE_PREFIX -u KB_VALGRIND TMPDIR=$TMP/tmp KB_TEST_TOTALS=$TMP/totals \
-		bash "$1" >out 2>&1
+		bash "$@" >out 2>&1
 	echo $? >rc
 }
 
@@ -131,6 +131,34 @@ test_expect_success 'a missing shared data set: one counted skip ends the script
 	test -z "$(ls tmp)" &&
 	echo "no-set 0 0 1" >expect &&
 	test_cmp expect totals
+'
+
+rm -rf tmp/* totals
+child mixed.sh --run=1,3-4,fail
+test_expect_success '--run: only the blocks named (numbers, ranges, words of a name), the others counted skips' '
+	cat >expect <<-EOF &&
+	ok - a passing block
+	ok - # SKIP a block sets a variable (not in --run=1,3-4,fail)
+	not ok - the next block sees it (exit 1)
+	#   > test "\$x" = 42
+	ok - a prerequisite present
+	ok - # SKIP a prerequisite missing (not in --run=1,3-4,fail)
+	not ok - a failing block (exit 1)
+	EOF
+	sed -n "1,7p" out | grep -v "^#   [^>]" >got &&
+	test_cmp expect got &&
+	test "$(tail -2 out | head -1)" = "mixed: 2 passed, 2 failed, 2 skipped"
+'
+
+rm -rf tmp/* totals
+child mixed.sh -i
+test_expect_success '-i: the first failing block ends the script, its directory kept' '
+	test "$(grep -c "^ok - " out)" = 5 &&
+	grep -q "^not ok - a failing block" out &&
+	grep -q "^# stopped at block 6 (-i)" out &&
+	grep -q "^mixed: 4 passed, 1 failed, 1 skipped" out &&
+	test "$(cat rc)" = 1 &&
+	test -n "$(ls tmp)"
 '
 
 test_set_prereq PRESENT
