@@ -30,7 +30,7 @@ else
 fi
 echo
 echo "== kbackport audit"
-"$kb" audit
+"$kb" --no-pager audit	# a script: never wait in a pager
 audit_rc=$?
 echo
 echo "== kbackport run (CVE-2011-1019 on every branch)"
