@@ -153,6 +153,14 @@ void kb_report_free(struct kb_report *report);
  * not-affected, skipped. */
 bool kb_report_verdict_ok(enum kb_verdict branch_verdict);
 
+/*
+ * The branches that need a person (their verdict not kb_report_verdict_ok()),
+ * in the report's order: what every summary names at its top. *out is
+ * malloc'ed (*n entries, pointing into `report`); KB_ENOMEM.
+ */
+int kb_report_attention(const struct kb_report_branch ***out, size_t *n,
+			const struct kb_report *report);
+
 /* ---- the writers, each into a buffer (or a JSON document) ---- */
 
 /* junit.xml of one lane. */

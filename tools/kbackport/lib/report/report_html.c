@@ -347,6 +347,7 @@ static int put_branch(struct kb_buf *out, const struct kb_report_branch *b)
 
 static int put_meta(struct kb_buf *out, const struct kb_report *r)
 {
+	const struct kb_report_branch **list = NULL;
 	size_t i, n = 0;
 	int err;
 
@@ -362,20 +363,19 @@ static int put_meta(struct kb_buf *out, const struct kb_report *r)
 	    (r->finished && ((err = put(out, " to ")) < 0 || (err = put_text(out, r->finished)) < 0)) ||
 	    (err = put(out, "</p>\n")) < 0)
 		return err;
-	for (i = 0; i < r->nbranches; i++)
-		n += !kb_report_verdict_ok(r->branches[i].verdict);
-	if ((err = kb_buf_printf(out, "<p class=\"result\">%zu of %zu branches need attention%s", n,
-				 r->nbranches, n ? ":" : ".")) < 0)
-		return err;
 	/* which ones, as summary.md says it */
-	for (i = 0, n = 0; i < r->nbranches && !err; i++) {
-		if (kb_report_verdict_ok(r->branches[i].verdict))
-			continue;
-		if ((err = put(out, n++ ? ", <code>" : " <code>")) == 0 &&
-		    (err = put_text(out, r->branches[i].name)) == 0)
-			err = kb_buf_printf(out, "</code> %s", kb_verdict_name(r->branches[i].verdict));
-	}
-	return err < 0 ? err : put(out, n ? ".</p>\n" : "</p>\n");
+	if ((err = kb_report_attention(&list, &n, r)) < 0)
+		return err;
+	err = kb_buf_printf(out, "<p class=\"result\">%zu of %zu branches need attention%s", n,
+			    r->nbranches, n ? ":" : ".");
+	for (i = 0; i < n && !err; i++)
+		if ((err = put(out, i ? ", <code>" : " <code>")) == 0 &&
+		    (err = put_text(out, list[i]->name)) == 0)
+			err = kb_buf_printf(out, "</code> %s", kb_verdict_name(list[i]->verdict));
+	if (!err)
+		err = put(out, n ? ".</p>\n" : "</p>\n");
+	free(list);
+	return err;
 }
 
 static int put_head(struct kb_buf *out, const struct kb_report *r)

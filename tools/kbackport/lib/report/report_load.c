@@ -783,6 +783,20 @@ bool kb_report_verdict_ok(enum kb_verdict v)
 	       v == KB_VERDICT_SKIPPED;
 }
 
+int kb_report_attention(const struct kb_report_branch ***out, size_t *n,
+			const struct kb_report *r)
+{
+	size_t i;
+
+	*n = 0;
+	if (!(*out = calloc(r->nbranches + 1, sizeof(**out))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	for (i = 0; i < r->nbranches; i++)
+		if (!kb_report_verdict_ok(r->branches[i].verdict))
+			(*out)[(*n)++] = &r->branches[i];
+	return 0;
+}
+
 bool kb_report_needs_hand(const struct kb_report_apply *apply)
 {
 	return apply->present &&

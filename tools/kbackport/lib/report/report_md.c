@@ -256,25 +256,26 @@ static int put_branch(struct kb_buf *out, const struct kb_report_branch *b)
 
 static int put_attention(struct kb_buf *out, const struct kb_report *r)
 {
+	const struct kb_report_branch **list = NULL;
 	size_t i, n = 0;
-	int err = 0;
+	int err;
 
-	for (i = 0; i < r->nbranches; i++)
-		n += !kb_report_verdict_ok(r->branches[i].verdict);
-	if (!n)
-		return kb_buf_printf(out, "- result: all %zu branches are verified, fixed, not affected "
-				     "or skipped\n", r->nbranches);
-	if ((err = kb_buf_printf(out, "- result: %zu of %zu branches need attention:", n,
-				 r->nbranches)) < 0)
+	if ((err = kb_report_attention(&list, &n, r)) < 0)
 		return err;
-	for (i = 0, n = 0; i < r->nbranches && !err; i++) {
-		if (kb_report_verdict_ok(r->branches[i].verdict))
-			continue;
-		if ((err = kb_buf_puts(out, n++ ? ", " : " ")) == 0 &&
-		    (err = report_put_md_code(out, r->branches[i].name)) == 0)
-			err = kb_buf_printf(out, " %s", kb_verdict_name(r->branches[i].verdict));
-	}
-	return err < 0 ? err : kb_buf_putc(out, '\n');
+	if (!n)
+		err = kb_buf_printf(out, "- result: all %zu branches are verified, fixed, not affected "
+				    "or skipped\n", r->nbranches);
+	else
+		err = kb_buf_printf(out, "- result: %zu of %zu branches need attention:", n,
+				    r->nbranches);
+	for (i = 0; i < n && !err; i++)
+		if ((err = kb_buf_puts(out, i ? ", " : " ")) == 0 &&
+		    (err = report_put_md_code(out, list[i]->name)) == 0)
+			err = kb_buf_printf(out, " %s", kb_verdict_name(list[i]->verdict));
+	if (!err && n)
+		err = kb_buf_putc(out, '\n');
+	free(list);
+	return err;
 }
 
 static int put_head(struct kb_buf *out, const struct kb_report *r)
