@@ -420,11 +420,6 @@ int cli_select_all(const struct kb_branch ***out, size_t *n,
 	return select_branches(out, n, config, names, true);
 }
 
-void cli_help(const char *usage)
-{
-	fputs(usage, stdout);
-}
-
 int cli_data_path(struct kb_buf *out, const struct kb_config *config, enum kb_data_id id)
 {
 	const char *datadir = getenv("KBACKPORT_DATADIR");

@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "buf.h"
 #include "closest.h"
@@ -82,6 +83,42 @@ void cli_put_word(const char *word, int width);
 void cli_pager_start(void);
 void cli_pager_finish(void);
 
+/* ---- one option table per command (opts.c) ---- */
+
+/*
+ * An option of a command, written once: getopt_long() gets its long name
+ * and code (and -<letter> when `letter`), --help its line.
+ */
+struct cli_opt {
+	int code;		/* getopt's value: the letter, or a number above 255 */
+	bool letter;		/* -<code> works too */
+	const char *name;	/* --<name> */
+	int has_arg;		/* no_argument, required_argument, optional_argument */
+	const char *arg;	/* shown after the name ("FILE"; "[=WHEN]" for an optional one), or NULL */
+	const char *help;	/* its lines, '\n' between them */
+};
+
+/*
+ * A command's --help: `head` (the synopsis, a blank line, what it does, a
+ * blank line), then each option of `opts` (ended by an entry without a
+ * name) with its help from `column` on, then `tail`. `posix`: options stop
+ * at the first argument (getopt's "+").
+ */
+struct cli_usage {
+	const char *head;
+	const struct cli_opt *opts;
+	int column;
+	const char *tail;
+	bool posix;
+};
+
+/* getopt_long() over the options of `u`. */
+int cli_getopt(int argc, char **argv, const struct cli_usage *u);
+/* cli_bad_option() with the options and the synopsis of `u`. */
+int cli_usage_bad_option(char **argv, const struct cli_usage *u);
+/* The whole --help of `u`. */
+void cli_usage_print(FILE *out, const struct cli_usage *u);
+
 /* After getopt: an argument left over is a usage error (EXIT_USAGE). */
 int cli_no_arguments(int argc, char **argv);
 
@@ -98,9 +135,8 @@ void cli_branches_release(struct cli_branches *b);
 
 /*
  * What apply, build, test and run are pointed at: --config, --fix (a
- * repeatable list), --branch (repeatable), and --workdir but for apply.
- * CLI_TARGET_OPTIONS goes into a getopt_long table ("workdir" is listed
- * by the commands that take it), "c:f:b:" (and "w:") into the short ones.
+ * repeatable list), --branch (repeatable), and --workdir; each command's
+ * option table has them with its own help, codes 'c', 'f', 'b', 'w'.
  */
 struct cli_target {
 	const char *config;
@@ -114,13 +150,6 @@ struct cli_target {
 
 /* getopt's code of --color (no short option) */
 #define CLI_OPT_COLOR 0x100
-
-#define CLI_COLOR_OPTION { "color", optional_argument, NULL, CLI_OPT_COLOR }
-
-#define CLI_TARGET_OPTIONS \
-	{ "config", required_argument, NULL, 'c' }, \
-	{ "fix", required_argument, NULL, 'f' }, \
-	{ "branch", required_argument, NULL, 'b' }
 
 /*
  * The config a command works on: `path` (--config) when given, else
@@ -207,8 +236,6 @@ void cli_build_paths_release(struct cli_build_paths *p);
 /* Each line of `text` (NULL: none) on stdout, after `indent`. */
 void cli_print_indented(const char *text, const char *indent);
 
-/* Print `usage` to stdout for --help. */
-void cli_help(const char *usage);
 
 #include "progress.h"
 

@@ -16,70 +16,94 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
-"usage: kbackport apply [--config FILE] [--fix DIR]... [--branch NAME]...\n"
-"                       [--dry-run] [--json] [--quiet|--verbose] [--max-fuzz N]\n"
-"                       [--no-history] [--workdir DIR] [--mails DIR]\n"
-"       kbackport apply --queue FILE [--name NAME] [--mails DIR] [--config FILE]\n"
-"                       [--branch NAME]... [--dry-run] [--json] [--quiet|--verbose]\n"
-"                       [--max-fuzz N] [--no-history] [--workdir DIR]\n"
-"\n"
-"Apply the right variant of each fix to each branch of branches.yaml, in\n"
-"memory, and record a stable-style commit on refs/heads/backport/<fix>/<branch>\n"
-"in the branch's repository. Nothing else in the repository is touched.\n"
-"\n"
-"  -c, --config FILE   branches file (default: $KBACKPORT_CONFIG, else the\n"
-"                      nearest branches.yaml from here upward)\n"
-"  -f, --fix DIR|ID    a fix directory, a directory of fixes, a fix id\n"
-"                      under backports/ beside the config, or a patch or\n"
-"                      mbox file (a one-off fix, no directory made); repeatable\n"
-"                      (default: every fix under backports/ beside the config)\n"
-"  -b, --branch NAME   only this branch; repeatable (default: all)\n"
-"  -n, --dry-run       decide and report, write no object and no ref\n"
-"      --json          one JSON document: {\"fixes\": [ids], \"results\": [one\n"
-"                      per fix and branch, each naming its fix]}\n"
-"  -q, --quiet         the table and the tally only, not each branch's details\n"
-"  -v, --verbose       under each result, also each hunk the notes do not\n"
-"                      place (in, missing, ambiguous, failed: the hunks of\n"
-"                      --json): line, offset, fuzz, anchor, what it needs\n"
-"      --max-fuzz N    context lines a hunk may drop at each end (default 2)\n"
-"      --no-history    the content alone: do not look for the fix in the\n"
-"                      branch's history\n"
-"  -w, --workdir DIR   where the history index is kept, in DIR/history/\n"
-"                      (default: work/ beside the config; a cache, written\n"
-"                      by dry runs too; in memory when it cannot be written)\n"
-"      --queue FILE    a series file (one fix directory or patch a line, '#'\n"
-"                      comments): the fixes in order onto each branch, each on\n"
-"                      top of the previous, to refs/heads/backport/queue/\n"
-"                      <FILE's name>/<branch>; a fix that does not apply or is\n"
-"                      in already is skipped there and the next goes on\n"
-"      --name NAME     the queue's name in its refs, one component, no '/'\n"
-"                      (default: FILE's name without its extension)\n"
-"      --mails DIR     write DIR/<fix>/FAILED-<branch>.txt for each fix that\n"
-"                      does not apply to a branch (conflict, partial): the\n"
-"                      FAILED mail, with the commands to resolve it and the\n"
-"                      variant tried in mail form; recipients and the tree's\n"
-"                      name from the branch's `mail:` in the config (default\n"
-"                      for a stable branch: stable@vger.kernel.org). Never\n"
-"                      through a symbolic link; not with --dry-run\n"
-"      --color[=WHEN]  colour the statuses: auto (on a terminal, not with\n"
-"                      NO_COLOR set), always, never\n"
-"  -h, --help          this text\n"
-"\n"
-"A conflict comes with the commands to resolve it by hand (a work tree beside\n"
-"the repository, git am -3 of the patch), quoted for sh. Once it is resolved\n"
-"on refs/heads/backport/<fix>/<branch>, on the branch and holding the fix,\n"
-"that commit is the result: applied, \"resolved by hand\".\n"
-"\n"
-"First the branch's history: a commit that names the fix's upstream commit\n"
-"(\"commit <sha> upstream.\", \"(cherry picked from commit <sha>)\", ...) and\n"
-"changes its files, or has the patch-id of the fix or a variant, or the\n"
-"upstream commit itself, and that no later commit reverts: already-applied,\n"
-"naming that commit. A revert is named and the content decides.\n"
-"\n"
-"Statuses: applied, already-applied, not-affected, partial, conflict, error.\n"
-"Exit status: 0 when no result is conflict, partial or error, 1 otherwise,\n"
-"2 for usage.\n";
+static const struct cli_opt options[] = {
+	{ 'c', true, "config", required_argument, "FILE",
+	  "branches file (default: $KBACKPORT_CONFIG, else the\n"
+	  "nearest branches.yaml from here upward)" },
+	{ 'f', true, "fix", required_argument, "DIR|ID",
+	  "a fix directory, a directory of fixes, a fix id\n"
+	  "under backports/ beside the config, or a patch or\n"
+	  "mbox file (a one-off fix, no directory made); repeatable\n"
+	  "(default: every fix under backports/ beside the config)" },
+	{ 'b', true, "branch", required_argument, "NAME",
+	  "only this branch; repeatable (default: all)" },
+	{ 'n', true, "dry-run", no_argument, NULL,
+	  "decide and report, write no object and no ref" },
+	{ 'j', false, "json", no_argument, NULL,
+	  "one JSON document: {\"fixes\": [ids], \"results\": [one\n"
+	  "per fix and branch, each naming its fix]}" },
+	{ 'q', true, "quiet", no_argument, NULL,
+	  "the table and the tally only, not each branch's details" },
+	{ 'v', true, "verbose", no_argument, NULL,
+	  "under each result, also each hunk the notes do not\n"
+	  "place (in, missing, ambiguous, failed: the hunks of\n"
+	  "--json): line, offset, fuzz, anchor, what it needs" },
+	{ 'z', false, "max-fuzz", required_argument, "N",
+	  "context lines a hunk may drop at each end (default 2)" },
+	{ 'H', false, "no-history", no_argument, NULL,
+	  "the content alone: do not look for the fix in the\n"
+	  "branch's history" },
+	{ 'w', true, "workdir", required_argument, "DIR",
+	  "where the history index is kept, in DIR/history/\n"
+	  "(default: work/ beside the config; a cache, written\n"
+	  "by dry runs too; in memory when it cannot be written)" },
+	{ 'Q', false, "queue", required_argument, "FILE",
+	  "a series file (one fix directory or patch a line, '#'\n"
+	  "comments): the fixes in order onto each branch, each on\n"
+	  "top of the previous, to refs/heads/backport/queue/\n"
+	  "<FILE's name>/<branch>; a fix that does not apply or is\n"
+	  "in already is skipped there and the next goes on" },
+	{ 'N', false, "name", required_argument, "NAME",
+	  "the queue's name in its refs, one component, no '/'\n"
+	  "(default: FILE's name without its extension)" },
+	{ 'M', false, "mails", required_argument, "DIR",
+	  "write DIR/<fix>/FAILED-<branch>.txt for each fix that\n"
+	  "does not apply to a branch (conflict, partial): the\n"
+	  "FAILED mail, with the commands to resolve it and the\n"
+	  "variant tried in mail form; recipients and the tree's\n"
+	  "name from the branch's `mail:` in the config (default\n"
+	  "for a stable branch: stable@vger.kernel.org). Never\n"
+	  "through a symbolic link; not with --dry-run" },
+	{ CLI_OPT_COLOR, false, "color", optional_argument, "[=WHEN]",
+	  "colour the statuses: auto (on a terminal, not with\n"
+	  "NO_COLOR set), always, never" },
+	{ 'h', true, "help", no_argument, NULL,
+	  "this text" },
+	{ 0, false, NULL, 0, NULL, NULL },
+};
+
+static const struct cli_usage usage = {
+	.head =
+	"usage: kbackport apply [--config FILE] [--fix DIR]... [--branch NAME]...\n"
+	"                       [--dry-run] [--json] [--quiet|--verbose] [--max-fuzz N]\n"
+	"                       [--no-history] [--workdir DIR] [--mails DIR]\n"
+	"       kbackport apply --queue FILE [--name NAME] [--mails DIR] [--config FILE]\n"
+	"                       [--branch NAME]... [--dry-run] [--json] [--quiet|--verbose]\n"
+	"                       [--max-fuzz N] [--no-history] [--workdir DIR]\n"
+	"\n"
+	"Apply the right variant of each fix to each branch of branches.yaml, in\n"
+	"memory, and record a stable-style commit on refs/heads/backport/<fix>/<branch>\n"
+	"in the branch's repository. Nothing else in the repository is touched.\n"
+	"\n",
+	.opts = options,
+	.column = 22,
+	.tail =
+	"\n"
+	"A conflict comes with the commands to resolve it by hand (a work tree beside\n"
+	"the repository, git am -3 of the patch), quoted for sh. Once it is resolved\n"
+	"on refs/heads/backport/<fix>/<branch>, on the branch and holding the fix,\n"
+	"that commit is the result: applied, \"resolved by hand\".\n"
+	"\n"
+	"First the branch's history: a commit that names the fix's upstream commit\n"
+	"(\"commit <sha> upstream.\", \"(cherry picked from commit <sha>)\", ...) and\n"
+	"changes its files, or has the patch-id of the fix or a variant, or the\n"
+	"upstream commit itself, and that no later commit reverts: already-applied,\n"
+	"naming that commit. A revert is named and the content decides.\n"
+	"\n"
+	"Statuses: applied, already-applied, not-affected, partial, conflict, error.\n"
+	"Exit status: 0 when no result is conflict, partial or error, 1 otherwise,\n"
+	"2 for usage.\n",
+};
 
 struct apply_opts {
 	struct cli_target t;
@@ -95,27 +119,11 @@ struct apply_opts {
 
 static int parse_options(struct apply_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		CLI_TARGET_OPTIONS,
-		CLI_COLOR_OPTION,
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "max-fuzz", required_argument, NULL, 'z' },
-		{ "queue", required_argument, NULL, 'Q' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "name", required_argument, NULL, 'N' },
-		{ "mails", required_argument, NULL, 'M' },
-		{ "no-history", no_argument, NULL, 'H' },
-		{ "workdir", required_argument, NULL, 'w' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	char *end;
 	long fuzz;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:f:b:nqvw:h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'c': case 'f': case 'b': case 'w': case CLI_OPT_COLOR:
 			if (cli_target_option(&o->t, c, optarg))
@@ -137,8 +145,8 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 			}
 			o->backport.locate.max_fuzz = (unsigned)fuzz;
 			break;
-		case 'h': cli_help(usage); return -1;
-		default: return cli_bad_option(argv, longopts, usage);
+		case 'h': cli_usage_print(stdout, &usage); return -1;
+		default: return cli_usage_bad_option(argv, &usage);
 		}
 	}
 	if (o->queue && o->t.nfixes) {

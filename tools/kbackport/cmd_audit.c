@@ -12,29 +12,45 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
-"usage: kbackport audit [--config FILE] [--fix DIR] [--branch NAME]...\n"
-"                       [--path PREFIX]... [--all] [--json]\n"
-"\n"
-"For each branch, list the calls named by the fix's audit: rules (fix.yaml)\n"
-"that its capability guards, with the format: a fixed prefix (\"netdev-%s\",\n"
-"\"tcp_%s\") confines what can be loaded; the rules' flag (for CVE-2011-1019\n"
-"a bare \"%s\" under a direct CAP_NET_ADMIN check) is the pattern. Reads blobs\n"
-"from git: no checkout.\n"
-"\n"
-"  -c, --config FILE   branches file (default: $KBACKPORT_CONFIG, else the\n"
-"                      nearest branches.yaml from here upward)\n"
-"  -f, --fix DIR       the fix whose audit: rules to use, a fix directory or a\n"
-"                      directory of fixes (default: backports/ beside the config,\n"
-"                      else kbackport's own); exactly one fix with audit: rules\n"
-"  -b, --branch NAME   only this branch; repeatable (default: all)\n"
-"  -p, --path PREFIX   only C files under PREFIX; repeatable (default: all)\n"
-"  -a, --all           every call of the callees, whatever guards it\n"
-"      --json          one JSON document: {\"branches\": [...]}\n"
-"  -h, --help          this text\n"
-"\n"
-"Exit status: 0 when no branch has a call matching the flag, 1 when one does\n"
-"or a branch could not be read, 2 for usage or a fix without audit: rules.\n";
+static const struct cli_opt options[] = {
+	{ 'c', true, "config", required_argument, "FILE",
+	  "branches file (default: $KBACKPORT_CONFIG, else the\n"
+	  "nearest branches.yaml from here upward)" },
+	{ 'f', true, "fix", required_argument, "DIR",
+	  "the fix whose audit: rules to use, a fix directory or a\n"
+	  "directory of fixes (default: backports/ beside the config,\n"
+	  "else kbackport's own); exactly one fix with audit: rules" },
+	{ 'b', true, "branch", required_argument, "NAME",
+	  "only this branch; repeatable (default: all)" },
+	{ 'p', true, "path", required_argument, "PREFIX",
+	  "only C files under PREFIX; repeatable (default: all)" },
+	{ 'a', true, "all", no_argument, NULL,
+	  "every call of the callees, whatever guards it" },
+	{ 'j', false, "json", no_argument, NULL,
+	  "one JSON document: {\"branches\": [...]}" },
+	{ 'h', true, "help", no_argument, NULL,
+	  "this text" },
+	{ 0, false, NULL, 0, NULL, NULL },
+};
+
+static const struct cli_usage usage = {
+	.head =
+	"usage: kbackport audit [--config FILE] [--fix DIR] [--branch NAME]...\n"
+	"                       [--path PREFIX]... [--all] [--json]\n"
+	"\n"
+	"For each branch, list the calls named by the fix's audit: rules (fix.yaml)\n"
+	"that its capability guards, with the format: a fixed prefix (\"netdev-%s\",\n"
+	"\"tcp_%s\") confines what can be loaded; the rules' flag (for CVE-2011-1019\n"
+	"a bare \"%s\" under a direct CAP_NET_ADMIN check) is the pattern. Reads blobs\n"
+	"from git: no checkout.\n"
+	"\n",
+	.opts = options,
+	.column = 22,
+	.tail =
+	"\n"
+	"Exit status: 0 when no branch has a call matching the flag, 1 when one does\n"
+	"or a branch could not be read, 2 for usage or a fix without audit: rules.\n",
+};
 
 struct audit_opts {
 	const char *config;
@@ -57,19 +73,9 @@ struct branch_audit {
 
 static int parse_options(struct audit_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "fix", required_argument, NULL, 'f' },
-		{ "branch", required_argument, NULL, 'b' },
-		{ "path", required_argument, NULL, 'p' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:f:b:p:ah", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'c': o->config = optarg; break;
 		case 'f':
@@ -86,8 +92,8 @@ static int parse_options(struct audit_opts *o, int argc, char **argv)
 			break;
 		case 'a': o->all = true; break;
 		case 'j': o->json = true; break;
-		case 'h': cli_help(usage); return -1;
-		default: return cli_bad_option(argv, longopts, usage);
+		case 'h': cli_usage_print(stdout, &usage); return -1;
+		default: return cli_usage_bad_option(argv, &usage);
 		}
 	}
 	return cli_no_arguments(argc, argv);

@@ -16,66 +16,86 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-static const char usage[] =
-"usage: kbackport build [--config FILE] [--fix DIR]... [--branch NAME]...\n"
-"                       [--workdir DIR] [--fragment FILE]\n"
-"                       [--overlay DIR | --no-overlay] [--jobs N] [--json]\n"
-"                       [--quiet]\n"
-"\n"
-"Build the kernel of each lane of each branch: the branch as it is (or its\n"
-"pre-fix state) and its backport commit when kbackport apply made one. Trees\n"
-"are written under the work directory, never into the repository's working\n"
-"tree; each lane is built out of tree from tinyconfig plus the config\n"
-"fragment, and its modules installed into the build's staging/ directory.\n"
-"Lanes with the same tree share a build, a lane close to a built one starts\n"
-"from a copy of it, and a lane already built is not built again. A pre-fix\n"
-"or backport ref not built on the lane below it (left by an apply before\n"
-"the branch moved on) is no lane: a note on stderr names it.\n"
-"\n"
-"Each lane is built with the KUnit suites of the fixes' tests (a fix's\n"
-"tests/kunit/, or its fix.yaml `tests:` directory's): each becomes a directory\n"
-"of net/kbackport_kunit/ of the tree and net/Makefile builds them, in memory\n"
-"only. The trees this makes are kept in the work directory's odb/, never in\n"
-"the repository. The config is tinyconfig, the common fragment, then the\n"
-"kernel.config of every fix's tests of the collection (the --fix directories\n"
-"and backports/, family folders too), each only where the tree knows every\n"
-"option it names (the log says which it left out): one config per branch\n"
-"serves every fix, so one as-is build does.\n"
-"\n"
-"A tree today's compiler cannot build as it is (2.6.x) gets, the same way,\n"
-"the build adjustments of data/kernel/compat/rules (beside the config, else\n"
-"kbackport's own) whose conditions its contents meet; the lane's log starts\n"
-"with the rules applied. A file of kbackport's own data that is missing (the\n"
-"rules, the fragment) is an error naming it.\n"
-"\n"
-"  -c, --config FILE   branches file (default: $KBACKPORT_CONFIG, else the\n"
-"                      nearest branches.yaml from here upward)\n"
-"  -f, --fix DIR|ID    a fix directory, a directory of fixes, a fix id\n"
-"                      under backports/ beside the config, or a patch or\n"
-"                      mbox file (a one-off fix, no directory made); repeatable\n"
-"                      (default: every fix under backports/ beside the config)\n"
-"  -b, --branch NAME   only this branch; repeatable (default: all)\n"
-"  -w, --workdir DIR   sources and builds (default: work/ beside the config)\n"
-"      --fragment FILE the common config fragment, for branches without\n"
-"                      `config:` (default: data/kernel/kbackport.config beside\n"
-"                      the config, else kbackport's own)\n"
-"      --overlay DIR   this one KUnit suite instead of the fixes'\n"
-"      --no-overlay    build each lane's tree as it is, without KUnit suites\n"
-"  -j, --jobs N        make -jN (default: the number of CPUs)\n"
-"      --json          one JSON document\n"
-"  -q, --quiet         no progress lines while a build runs\n"
-"      --color[=WHEN]  colour the statuses: auto (on a terminal, not with\n"
-"                      NO_COLOR set), always, never\n"
-"  -h, --help          this text\n"
-"\n"
-"While a lane builds, a progress line on stderr every 30 seconds\n"
-"(KBACKPORT_PROGRESS_INTERVAL=SECONDS to change it): the lane, the time\n"
-"spent and the objects compiled, out of the count of the branch's last\n"
-"build from scratch when this one starts from scratch too, else out of ?:\n"
-"  progress: 6.1.y as-is: build 2m30s, 5231/9000 objects\n"
-"\n"
-"Statuses: pass, fail, cached, skipped (build: false).\n"
-"Exit status: 0 when no lane failed, 1 otherwise, 2 for usage.\n";
+static const struct cli_opt options[] = {
+	{ 'c', true, "config", required_argument, "FILE",
+	  "branches file (default: $KBACKPORT_CONFIG, else the\n"
+	  "nearest branches.yaml from here upward)" },
+	{ 'f', true, "fix", required_argument, "DIR|ID",
+	  "a fix directory, a directory of fixes, a fix id\n"
+	  "under backports/ beside the config, or a patch or\n"
+	  "mbox file (a one-off fix, no directory made); repeatable\n"
+	  "(default: every fix under backports/ beside the config)" },
+	{ 'b', true, "branch", required_argument, "NAME",
+	  "only this branch; repeatable (default: all)" },
+	{ 'w', true, "workdir", required_argument, "DIR",
+	  "sources and builds (default: work/ beside the config)" },
+	{ 'F', false, "fragment", required_argument, "FILE the common config fragment, for branches without",
+	  "`config:` (default: data/kernel/kbackport.config beside\n"
+	  "the config, else kbackport's own)" },
+	{ 'O', false, "overlay", required_argument, "DIR",
+	  "this one KUnit suite instead of the fixes'" },
+	{ 'N', false, "no-overlay", no_argument, NULL,
+	  "build each lane's tree as it is, without KUnit suites" },
+	{ 'j', true, "jobs", required_argument, "N",
+	  "make -jN (default: the number of CPUs)" },
+	{ 'J', false, "json", no_argument, NULL,
+	  "one JSON document" },
+	{ 'q', true, "quiet", no_argument, NULL,
+	  "no progress lines while a build runs" },
+	{ CLI_OPT_COLOR, false, "color", optional_argument, "[=WHEN]",
+	  "colour the statuses: auto (on a terminal, not with\n"
+	  "NO_COLOR set), always, never" },
+	{ 'h', true, "help", no_argument, NULL,
+	  "this text" },
+	{ 0, false, NULL, 0, NULL, NULL },
+};
+
+static const struct cli_usage usage = {
+	.head =
+	"usage: kbackport build [--config FILE] [--fix DIR]... [--branch NAME]...\n"
+	"                       [--workdir DIR] [--fragment FILE]\n"
+	"                       [--overlay DIR | --no-overlay] [--jobs N] [--json]\n"
+	"                       [--quiet]\n"
+	"\n"
+	"Build the kernel of each lane of each branch: the branch as it is (or its\n"
+	"pre-fix state) and its backport commit when kbackport apply made one. Trees\n"
+	"are written under the work directory, never into the repository's working\n"
+	"tree; each lane is built out of tree from tinyconfig plus the config\n"
+	"fragment, and its modules installed into the build's staging/ directory.\n"
+	"Lanes with the same tree share a build, a lane close to a built one starts\n"
+	"from a copy of it, and a lane already built is not built again. A pre-fix\n"
+	"or backport ref not built on the lane below it (left by an apply before\n"
+	"the branch moved on) is no lane: a note on stderr names it.\n"
+	"\n"
+	"Each lane is built with the KUnit suites of the fixes' tests (a fix's\n"
+	"tests/kunit/, or its fix.yaml `tests:` directory's): each becomes a directory\n"
+	"of net/kbackport_kunit/ of the tree and net/Makefile builds them, in memory\n"
+	"only. The trees this makes are kept in the work directory's odb/, never in\n"
+	"the repository. The config is tinyconfig, the common fragment, then the\n"
+	"kernel.config of every fix's tests of the collection (the --fix directories\n"
+	"and backports/, family folders too), each only where the tree knows every\n"
+	"option it names (the log says which it left out): one config per branch\n"
+	"serves every fix, so one as-is build does.\n"
+	"\n"
+	"A tree today's compiler cannot build as it is (2.6.x) gets, the same way,\n"
+	"the build adjustments of data/kernel/compat/rules (beside the config, else\n"
+	"kbackport's own) whose conditions its contents meet; the lane's log starts\n"
+	"with the rules applied. A file of kbackport's own data that is missing (the\n"
+	"rules, the fragment) is an error naming it.\n"
+	"\n",
+	.opts = options,
+	.column = 22,
+	.tail =
+	"\n"
+	"While a lane builds, a progress line on stderr every 30 seconds\n"
+	"(KBACKPORT_PROGRESS_INTERVAL=SECONDS to change it): the lane, the time\n"
+	"spent and the objects compiled, out of the count of the branch's last\n"
+	"build from scratch when this one starts from scratch too, else out of ?:\n"
+	"  progress: 6.1.y as-is: build 2m30s, 5231/9000 objects\n"
+	"\n"
+	"Statuses: pass, fail, cached, skipped (build: false).\n"
+	"Exit status: 0 when no lane failed, 1 otherwise, 2 for usage.\n",
+};
 
 struct build_cli {
 	struct cli_target t;
@@ -99,22 +119,9 @@ struct row {
 
 static int parse_options(struct build_cli *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		CLI_TARGET_OPTIONS,
-		CLI_COLOR_OPTION,
-		{ "workdir", required_argument, NULL, 'w' },
-		{ "fragment", required_argument, NULL, 'F' },
-		{ "overlay", required_argument, NULL, 'O' },
-		{ "no-overlay", no_argument, NULL, 'N' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:f:b:w:j:qh", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'c': case 'f': case 'b': case 'w': case CLI_OPT_COLOR:
 			if (cli_target_option(&o->t, c, optarg))
@@ -129,8 +136,8 @@ static int parse_options(struct build_cli *o, int argc, char **argv)
 			break;
 		case 'J': o->json = true; break;
 		case 'q': o->quiet = true; break;
-		case 'h': cli_help(usage); return -1;
-		default: return cli_bad_option(argv, longopts, usage);
+		case 'h': cli_usage_print(stdout, &usage); return -1;
+		default: return cli_usage_bad_option(argv, &usage);
 		}
 	}
 	return cli_no_arguments(argc, argv);

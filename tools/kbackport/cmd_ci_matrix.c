@@ -14,41 +14,54 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
-"usage: kbackport ci-matrix [--config FILE] [--branch NAME]...\n"
-"                           [--format json|github|gitlab]\n"
-"\n"
-"Print the fan-out of branches.yaml for a CI system: one job per branch,\n"
-"distribution kernel branches (`kernel:`) included. Each job runs\n"
-"`kbackport run --branch NAME` (apply, build and test that branch alone; a\n"
-"`kernel:` branch boots its package as shipped) and keeps reports/ as an\n"
-"artifact; a last job merges them all with `kbackport report --merge` and\n"
-"fails when a branch needs attention. ci/github-actions.yml and\n"
-"ci/gitlab-ci.yml show both systems wired to it.\n"
-"\n"
-"  -c, --config FILE     branches file (default: $KBACKPORT_CONFIG, else the\n"
-"                        nearest branches.yaml from here upward); when given,\n"
-"                        each job's kbackport run is given it too\n"
-"  -b, --branch NAME     only this branch; repeatable (default: all)\n"
-"      --format FORMAT   json (default): a list, one object per job:\n"
-"                          {\"branch\", \"kernel\" (the package, or null),\n"
-"                           \"run\" (the job's command), \"artifact\" (its name)}\n"
-"                        github: a strategy.matrix on one line,\n"
-"                          {\"include\":[{\"branch\":...,\"artifact\":...},...]}:\n"
-"                          echo \"matrix=$(kbackport ci-matrix --format github)\"\n"
-"                          >> \"$GITHUB_OUTPUT\", then in the fanned-out job\n"
-"                          matrix: ${{ fromJSON(needs.<job>.outputs.matrix) }}\n"
-"                        gitlab: a child pipeline for trigger: include:\n"
-"                          artifact:, a `backport:NAME` job per branch (each\n"
-"                          runs $KBACKPORT_PREPARE first when set) and a\n"
-"                          `report` job needing them all\n"
-"  -h, --help            this text\n"
-"\n"
-"An artifact is named reports-NAME, with any of \" : < > | * ? \\ / % in NAME\n"
-"percent-encoded (artifact names may not hold them).\n"
-"\n"
-"Exit status: 0; 1 when the output cannot be written; 2 for usage, an\n"
-"unknown branch or an unreadable branches file.\n";
+static const struct cli_opt options[] = {
+	{ 'c', true, "config", required_argument, "FILE",
+	  "branches file (default: $KBACKPORT_CONFIG, else the\n"
+	  "nearest branches.yaml from here upward); when given,\n"
+	  "each job's kbackport run is given it too" },
+	{ 'b', true, "branch", required_argument, "NAME",
+	  "only this branch; repeatable (default: all)" },
+	{ 'F', false, "format", required_argument, "FORMAT",
+	  "json (default): a list, one object per job:\n"
+	  "  {\"branch\", \"kernel\" (the package, or null),\n"
+	  "   \"run\" (the job's command), \"artifact\" (its name)}\n"
+	  "github: a strategy.matrix on one line,\n"
+	  "  {\"include\":[{\"branch\":...,\"artifact\":...},...]}:\n"
+	  "  echo \"matrix=$(kbackport ci-matrix --format github)\"\n"
+	  "  >> \"$GITHUB_OUTPUT\", then in the fanned-out job\n"
+	  "  matrix: ${{ fromJSON(needs.<job>.outputs.matrix) }}\n"
+	  "gitlab: a child pipeline for trigger: include:\n"
+	  "  artifact:, a `backport:NAME` job per branch (each\n"
+	  "  runs $KBACKPORT_PREPARE first when set) and a\n"
+	  "  `report` job needing them all" },
+	{ 'h', true, "help", no_argument, NULL,
+	  "this text" },
+	{ 0, false, NULL, 0, NULL, NULL },
+};
+
+static const struct cli_usage usage = {
+	.head =
+	"usage: kbackport ci-matrix [--config FILE] [--branch NAME]...\n"
+	"                           [--format json|github|gitlab]\n"
+	"\n"
+	"Print the fan-out of branches.yaml for a CI system: one job per branch,\n"
+	"distribution kernel branches (`kernel:`) included. Each job runs\n"
+	"`kbackport run --branch NAME` (apply, build and test that branch alone; a\n"
+	"`kernel:` branch boots its package as shipped) and keeps reports/ as an\n"
+	"artifact; a last job merges them all with `kbackport report --merge` and\n"
+	"fails when a branch needs attention. ci/github-actions.yml and\n"
+	"ci/gitlab-ci.yml show both systems wired to it.\n"
+	"\n",
+	.opts = options,
+	.column = 24,
+	.tail =
+	"\n"
+	"An artifact is named reports-NAME, with any of \" : < > | * ? \\ / % in NAME\n"
+	"percent-encoded (artifact names may not hold them).\n"
+	"\n"
+	"Exit status: 0; 1 when the output cannot be written; 2 for usage, an\n"
+	"unknown branch or an unreadable branches file.\n",
+};
 
 enum ci_format { CI_JSON, CI_GITHUB, CI_GITLAB };
 
@@ -79,16 +92,9 @@ static int parse_format(enum ci_format *out, const char *arg)
 
 static int parse_options(struct ci_cli *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "branch", required_argument, NULL, 'b' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:b:h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'c': o->config = optarg; o->config_given = true; break;
 		case 'b':
@@ -99,8 +105,8 @@ static int parse_options(struct ci_cli *o, int argc, char **argv)
 			if (parse_format(&o->format, optarg))
 				return EXIT_USAGE;
 			break;
-		case 'h': cli_help(usage); return -1;
-		default: return cli_bad_option(argv, longopts, usage);
+		case 'h': cli_usage_print(stdout, &usage); return -1;
+		default: return cli_usage_bad_option(argv, &usage);
 		}
 	}
 	return cli_no_arguments(argc, argv);

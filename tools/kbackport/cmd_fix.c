@@ -11,46 +11,65 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
-"usage: kbackport fix new [--backports DIR] [--id ID] [--cve CVE] [--upstream SHA]\n"
-"                         [--dry-run] PATCH...\n"
-"       kbackport fix new [...] --from-mbox FILE\n"
-"       kbackport fix new [...] --from-commit REPO REV|A..B...\n"
-"\n"
-"Make a fix directory, DIR/<id>/ with fix.yaml and fix.patch, from each\n"
-"patch: a git format-patch file or a mail-style patch (From:, Subject:,\n"
-"Date: headers, as Debian's DEP-3 patches have), every mail of an mbox\n"
-"(one fix each), or commits of a repository (a range A..B: each of its\n"
-"commits, oldest first, merges left out, as git format-patch A..B). The\n"
-"fix has no variants: its own patch is its one variant until you add some\n"
-"(see kbackport-fix.yaml(5), docs/fix.yaml.md).\n"
-"\n"
-"The upstream commit is --upstream, else the one the message names (\"commit\n"
-"<sha> upstream.\", \"[ Upstream commit <sha> ]\", \"(cherry picked from\n"
-"commit <sha>)\"), else a DEP-3 Origin: header's commit id, else the patch's\n"
-"own commit (\"From <sha>\"); a patch naming none (a distribution's own\n"
-"change) makes a fix without one, applied as git am would. The id is --id, else the CVE\n"
-"(--cve, or the first CVE-YYYY-N in the subject or message), else the\n"
-"subject made a name; 'queue' is no fix id. Headers are taken as git\n"
-"mailinfo takes them: encoded words converted to UTF-8 from their charset,\n"
-"line breaks and other control characters folded into spaces. Every patch\n"
-"is checked first (loaded as apply would load its fix): an id that exists\n"
-"in DIR, two patches with one id, a header in an unknown charset are\n"
-"refused before anything is written.\n"
-"\n"
-"  -o, --backports DIR      where fixes go (default: ./backports)\n"
-"      --from-mbox FILE     every mail of FILE (- for standard input)\n"
-"      --from-commit REPO REV|A..B...\n"
-"                           commits of the repository REPO: each REV, each\n"
-"                           commit of each range A..B\n"
-"      --id ID              the fix's id (one patch only)\n"
-"      --cve CVE            the fix's CVE (one patch only)\n"
-"      --upstream SHA       the upstream commit (one patch only)\n"
-"  -n, --dry-run            print what would be written, write nothing\n"
-"  -h, --help               this text\n"
-"\n"
-"Exit status: 0 when every fix was written, 1 when writing failed, 2 for\n"
-"usage and bad input (nothing is written then).\n";
+enum { OPT_MBOX = 256, OPT_COMMIT, OPT_ID, OPT_CVE, OPT_UPSTREAM };
+
+static const struct cli_opt options[] = {
+	{ 'o', true, "backports", required_argument, "DIR",
+	  "where fixes go (default: ./backports)" },
+	{ OPT_MBOX, false, "from-mbox", required_argument, "FILE",
+	  "every mail of FILE (- for standard input)" },
+	{ OPT_COMMIT, false, "from-commit", required_argument, "REPO REV|A..B...",
+	  "commits of the repository REPO: each REV, each\n"
+	  "commit of each range A..B" },
+	{ OPT_ID, false, "id", required_argument, "ID",
+	  "the fix's id (one patch only)" },
+	{ OPT_CVE, false, "cve", required_argument, "CVE",
+	  "the fix's CVE (one patch only)" },
+	{ OPT_UPSTREAM, false, "upstream", required_argument, "SHA",
+	  "the upstream commit (one patch only)" },
+	{ 'n', true, "dry-run", no_argument, NULL,
+	  "print what would be written, write nothing" },
+	{ 'h', true, "help", no_argument, NULL,
+	  "this text" },
+	{ 0, false, NULL, 0, NULL, NULL },
+};
+
+static const struct cli_usage usage = {
+	.head =
+	"usage: kbackport fix new [--backports DIR] [--id ID] [--cve CVE] [--upstream SHA]\n"
+	"                         [--dry-run] PATCH...\n"
+	"       kbackport fix new [...] --from-mbox FILE\n"
+	"       kbackport fix new [...] --from-commit REPO REV|A..B...\n"
+	"\n"
+	"Make a fix directory, DIR/<id>/ with fix.yaml and fix.patch, from each\n"
+	"patch: a git format-patch file or a mail-style patch (From:, Subject:,\n"
+	"Date: headers, as Debian's DEP-3 patches have), every mail of an mbox\n"
+	"(one fix each), or commits of a repository (a range A..B: each of its\n"
+	"commits, oldest first, merges left out, as git format-patch A..B). The\n"
+	"fix has no variants: its own patch is its one variant until you add some\n"
+	"(see kbackport-fix.yaml(5), docs/fix.yaml.md).\n"
+	"\n"
+	"The upstream commit is --upstream, else the one the message names (\"commit\n"
+	"<sha> upstream.\", \"[ Upstream commit <sha> ]\", \"(cherry picked from\n"
+	"commit <sha>)\"), else a DEP-3 Origin: header's commit id, else the patch's\n"
+	"own commit (\"From <sha>\"); a patch naming none (a distribution's own\n"
+	"change) makes a fix without one, applied as git am would. The id is --id, else the CVE\n"
+	"(--cve, or the first CVE-YYYY-N in the subject or message), else the\n"
+	"subject made a name; 'queue' is no fix id. Headers are taken as git\n"
+	"mailinfo takes them: encoded words converted to UTF-8 from their charset,\n"
+	"line breaks and other control characters folded into spaces. Every patch\n"
+	"is checked first (loaded as apply would load its fix): an id that exists\n"
+	"in DIR, two patches with one id, a header in an unknown charset are\n"
+	"refused before anything is written.\n"
+	"\n",
+	.opts = options,
+	.column = 27,
+	.tail =
+	"\n"
+	"Exit status: 0 when every fix was written, 1 when writing failed, 2 for\n"
+	"usage and bad input (nothing is written then).\n",
+	.posix = true,
+};
 
 struct fix_new_opts {
 	const char *backports, *mbox, *repo;
@@ -62,21 +81,9 @@ struct fix_new_opts {
 
 static int parse_options(struct fix_new_opts *o, int argc, char **argv)
 {
-	enum { OPT_MBOX = 256, OPT_COMMIT, OPT_ID, OPT_CVE, OPT_UPSTREAM };
-	static const struct option longopts[] = {
-		{ "backports", required_argument, NULL, 'o' },
-		{ "from-mbox", required_argument, NULL, OPT_MBOX },
-		{ "from-commit", required_argument, NULL, OPT_COMMIT },
-		{ "id", required_argument, NULL, OPT_ID },
-		{ "cve", required_argument, NULL, OPT_CVE },
-		{ "upstream", required_argument, NULL, OPT_UPSTREAM },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+o:nh", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'o': o->backports = optarg; break;
 		case OPT_MBOX: o->mbox = optarg; break;
@@ -92,8 +99,8 @@ static int parse_options(struct fix_new_opts *o, int argc, char **argv)
 		case OPT_CVE: o->draft.cve = optarg; break;
 		case OPT_UPSTREAM: o->draft.upstream = optarg; break;
 		case 'n': o->dry_run = true; break;
-		case 'h': cli_help(usage); return -1;
-		default: return cli_bad_option(argv, longopts, usage);
+		case 'h': cli_usage_print(stdout, &usage); return -1;
+		default: return cli_usage_bad_option(argv, &usage);
 		}
 	}
 	o->patches = argv + optind;
@@ -103,7 +110,7 @@ static int parse_options(struct fix_new_opts *o, int argc, char **argv)
 		o->npatches++;
 		if (o->mbox) {
 			cli_error("give patch files, --from-mbox or --from-commit, not several");
-			fputs(usage, stderr);
+			cli_usage_print(stderr, &usage);
 			return EXIT_USAGE;
 		}
 		return 0;
@@ -112,7 +119,7 @@ static int parse_options(struct fix_new_opts *o, int argc, char **argv)
 		cli_error(o->npatches || o->mbox || o->repo ?
 			  "give patch files, --from-mbox or --from-commit, not several" :
 			  "no patch given");
-		fputs(usage, stderr);
+		cli_usage_print(stderr, &usage);
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -333,11 +340,11 @@ int cmd_fix(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "new"))
 		return fix_new(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		cli_help(usage);
+		cli_usage_print(stdout, &usage);
 		return EXIT_OK;
 	}
 	cli_error(argc >= 2 ? "unknown fix command '%s'" : "no fix command given%s",
 		  argc >= 2 ? argv[1] : "");
-	fputs(usage, stderr);
+	cli_usage_print(stderr, &usage);
 	return EXIT_USAGE;
 }

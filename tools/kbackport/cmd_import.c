@@ -12,51 +12,67 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char usage[] =
-"usage: kbackport import [--repo DIR] [--downloads DIR] [--package PKG[=VERSION]]...\n"
-"                        [--json] [--quiet]\n"
-"   or: kbackport import [--repo DIR] --trees PATH... [--prefix PREFIX] [--json]\n"
-"                        [--quiet]\n"
-"\n"
-"Import Debian's kernel source packages into a local git repository, one\n"
-"commit per package version on stable/<series>.y (linux-source-6.1 ->\n"
-"stable/6.1.y). Missing packages are installed with apt-get; other versions\n"
-"are fetched with apt-get download. Every file of the tarball is imported,\n"
-"whatever its .gitignore says. Importing a version already on the branch\n"
-"adds nothing. While apt-get or dpkg-deb runs and while a tarball is read, a\n"
-"progress line goes to stderr every 30 seconds (KBACKPORT_PROGRESS_INTERVAL),\n"
-"terminal or not: \"progress: linux-source-6.1: download 1m00s\",\n"
-"\"progress: eras.tar.xz: import 30s, 51234 files\".\n"
-"\n"
-"  -r, --repo DIR        repository, created bare if missing (default: work/linux)\n"
-"  -d, --downloads DIR   where fetched packages go (default: work/downloads)\n"
-"  -p, --package PKG[=VERSION]\n"
-"                        a package, optionally at an older version; repeatable,\n"
-"                        imported in the order given, so older point releases\n"
-"                        first make real stable history (default:\n"
-"                        linux-source-6.1 and linux-source-6.12, current versions)\n"
-"  -t, --trees PATH      a tarball (read with libarchive, never unpacked) or a\n"
-"                        directory whose top-level directories are kernel\n"
-"                        trees: each becomes one commit on its own branch,\n"
-"                        PREFIX + the directory's name without \"linux-\"\n"
-"                        (linux-2.6.32/ -> eras/2.6.32); a branch whose tip\n"
-"                        has that tree already gets nothing; repeatable;\n"
-"                        every source is read and checked before any\n"
-"                        branch is written (two trees for one branch, a\n"
-"                        path both a file and a directory or given twice,\n"
-"                        a FIFO or device member: the source is refused);\n"
-"                        a PATH that is a FIFO, a device or a socket is\n"
-"                        refused at once (exit 2); no Debian package is\n"
-"                        imported unless --package is given too\n"
-"      --prefix PREFIX   branch prefix for --trees (default: eras/)\n"
-"      --json            one JSON document: {\"repo\", \"imports\": [...],\n"
-"                        \"trees\": [{\"source\", \"name\", \"branch\", \"commit\",\n"
-"                        \"created\", \"files\", \"error\", \"seconds\"}]}\n"
-"  -q, --quiet           no progress lines\n"
-"  -h, --help            this text\n"
-"\n"
-"Exit status: 0 when every package and tree was imported (or already was),\n"
-"1 when one failed, 2 for usage errors.\n";
+static const struct cli_opt options[] = {
+	{ 'r', true, "repo", required_argument, "DIR",
+	  "repository, created bare if missing (default: work/linux)" },
+	{ 'd', true, "downloads", required_argument, "DIR",
+	  "where fetched packages go (default: work/downloads)" },
+	{ 'p', true, "package", required_argument, "PKG[=VERSION]",
+	  "a package, optionally at an older version; repeatable,\n"
+	  "imported in the order given, so older point releases\n"
+	  "first make real stable history (default:\n"
+	  "linux-source-6.1 and linux-source-6.12, current versions)" },
+	{ 't', true, "trees", required_argument, "PATH",
+	  "a tarball (read with libarchive, never unpacked) or a\n"
+	  "directory whose top-level directories are kernel\n"
+	  "trees: each becomes one commit on its own branch,\n"
+	  "PREFIX + the directory's name without \"linux-\"\n"
+	  "(linux-2.6.32/ -> eras/2.6.32); a branch whose tip\n"
+	  "has that tree already gets nothing; repeatable;\n"
+	  "every source is read and checked before any\n"
+	  "branch is written (two trees for one branch, a\n"
+	  "path both a file and a directory or given twice,\n"
+	  "a FIFO or device member: the source is refused);\n"
+	  "a PATH that is a FIFO, a device or a socket is\n"
+	  "refused at once (exit 2); no Debian package is\n"
+	  "imported unless --package is given too" },
+	{ 'P', false, "prefix", required_argument, "PREFIX",
+	  "branch prefix for --trees (default: eras/)" },
+	{ 'j', false, "json", no_argument, NULL,
+	  "one JSON document: {\"repo\", \"imports\": [...],\n"
+	  "\"trees\": [{\"source\", \"name\", \"branch\", \"commit\",\n"
+	  "\"created\", \"files\", \"error\", \"seconds\"}]}" },
+	{ 'q', true, "quiet", no_argument, NULL,
+	  "no progress lines" },
+	{ 'h', true, "help", no_argument, NULL,
+	  "this text" },
+	{ 0, false, NULL, 0, NULL, NULL },
+};
+
+static const struct cli_usage usage = {
+	.head =
+	"usage: kbackport import [--repo DIR] [--downloads DIR] [--package PKG[=VERSION]]...\n"
+	"                        [--json] [--quiet]\n"
+	"   or: kbackport import [--repo DIR] --trees PATH... [--prefix PREFIX] [--json]\n"
+	"                        [--quiet]\n"
+	"\n"
+	"Import Debian's kernel source packages into a local git repository, one\n"
+	"commit per package version on stable/<series>.y (linux-source-6.1 ->\n"
+	"stable/6.1.y). Missing packages are installed with apt-get; other versions\n"
+	"are fetched with apt-get download. Every file of the tarball is imported,\n"
+	"whatever its .gitignore says. Importing a version already on the branch\n"
+	"adds nothing. While apt-get or dpkg-deb runs and while a tarball is read, a\n"
+	"progress line goes to stderr every 30 seconds (KBACKPORT_PROGRESS_INTERVAL),\n"
+	"terminal or not: \"progress: linux-source-6.1: download 1m00s\",\n"
+	"\"progress: eras.tar.xz: import 30s, 51234 files\".\n"
+	"\n",
+	.opts = options,
+	.column = 24,
+	.tail =
+	"\n"
+	"Exit status: 0 when every package and tree was imported (or already was),\n"
+	"1 when one failed, 2 for usage errors.\n",
+};
 
 struct import_opts {
 	const char *repo, *downloads;
@@ -86,20 +102,9 @@ struct import_row {
 
 static int parse_options(struct import_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "repo", required_argument, NULL, 'r' },
-		{ "downloads", required_argument, NULL, 'd' },
-		{ "package", required_argument, NULL, 'p' },
-		{ "trees", required_argument, NULL, 't' },
-		{ "prefix", required_argument, NULL, 'P' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "r:d:p:t:qh", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'r': o->repo = optarg; break;
 		case 'd': o->downloads = optarg; break;
@@ -114,8 +119,8 @@ static int parse_options(struct import_opts *o, int argc, char **argv)
 		case 'P': o->prefix = optarg; break;
 		case 'j': o->json = true; break;
 		case 'q': o->quiet = true; break;
-		case 'h': cli_help(usage); return -1;
-		default: return cli_bad_option(argv, longopts, usage);
+		case 'h': cli_usage_print(stdout, &usage); return -1;
+		default: return cli_usage_bad_option(argv, &usage);
 		}
 	}
 	if ((c = cli_no_arguments(argc, argv)) != 0)

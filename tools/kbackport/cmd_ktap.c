@@ -11,25 +11,37 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char usage[] =
-"usage: kbackport ktap [--json] FILE\n"
-"       kbackport ktap --document SUITE FILE\n"
-"\n"
-"Parse the KTAP documents in a console log (FILE, or - for standard input)\n"
-"as `kbackport test` does, and print one line per suite, case and\n"
-"parameterised run: \"SUITE STATUS\", \"SUITE CASE STATUS\", \"SUITE CASE\n"
-"PARAM STATUS\", with STATUS pass, fail, skip or error. Lines starting with\n"
-"'#' say why a suite or document is broken, and show the diagnostics of a\n"
-"case that did not pass.\n"
-"\n"
-"  -j, --json            one JSON document: {\"suites\": [...], \"error\": ...}\n"
-"  -d, --document SUITE  print SUITE alone as a KTAP document (prefix and\n"
-"                        timestamps stripped), e.g. for `kunit.py parse`\n"
-"  -h, --help            this text\n"
-"\n"
-"Exit status: 0 when the log's KTAP is sound (whatever the tests' results),\n"
-"1 when a suite is error, a document is broken or there is no KTAP at all,\n"
-"2 for usage, an unreadable file or a SUITE not in the log.\n";
+static const struct cli_opt options[] = {
+	{ 'j', true, "json", no_argument, NULL,
+	  "one JSON document: {\"suites\": [...], \"error\": ...}" },
+	{ 'd', true, "document", required_argument, "SUITE",
+	  "print SUITE alone as a KTAP document (prefix and\n"
+	  "timestamps stripped), e.g. for `kunit.py parse`" },
+	{ 'h', true, "help", no_argument, NULL,
+	  "this text" },
+	{ 0, false, NULL, 0, NULL, NULL },
+};
+
+static const struct cli_usage usage = {
+	.head =
+	"usage: kbackport ktap [--json] FILE\n"
+	"       kbackport ktap --document SUITE FILE\n"
+	"\n"
+	"Parse the KTAP documents in a console log (FILE, or - for standard input)\n"
+	"as `kbackport test` does, and print one line per suite, case and\n"
+	"parameterised run: \"SUITE STATUS\", \"SUITE CASE STATUS\", \"SUITE CASE\n"
+	"PARAM STATUS\", with STATUS pass, fail, skip or error. Lines starting with\n"
+	"'#' say why a suite or document is broken, and show the diagnostics of a\n"
+	"case that did not pass.\n"
+	"\n",
+	.opts = options,
+	.column = 24,
+	.tail =
+	"\n"
+	"Exit status: 0 when the log's KTAP is sound (whatever the tests' results),\n"
+	"1 when a suite is error, a document is broken or there is no KTAP at all,\n"
+	"2 for usage, an unreadable file or a SUITE not in the log.\n",
+};
 
 struct ktap_opts {
 	const char *file, *document;
@@ -38,25 +50,19 @@ struct ktap_opts {
 
 static int parse_options(struct ktap_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "document", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "jd:h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'j': o->json = true; break;
 		case 'd': o->document = optarg; break;
-		case 'h': cli_help(usage); return -1;
-		default: return cli_bad_option(argv, longopts, usage);
+		case 'h': cli_usage_print(stdout, &usage); return -1;
+		default: return cli_usage_bad_option(argv, &usage);
 		}
 	}
 	if (optind >= argc) {
 		cli_error("no log file given");
-		fputs(usage, stderr);
+		cli_usage_print(stderr, &usage);
 		return EXIT_USAGE;
 	}
 	o->file = argv[optind++];

@@ -11,39 +11,57 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
-"usage: kbackport prune [--config FILE] [--fix ID]... [--queue NAME]...\n"
-"                       [--branch NAME]... [--stale] [--dry-run] [--json]\n"
-"       kbackport prune --all [--config FILE] [--dry-run] [--json]\n"
-"\n"
-"Delete the refs kbackport wrote in the repositories of branches.yaml:\n"
-"refs/heads/backport/<fix>/<branch> (resolved by hand or not) and its\n"
-".pre-fix, refs/heads/backport/queue/<queue>/<branch> and its .pre-fix,\n"
-"for a <branch> of branches.yaml. Nothing else is touched: no other ref,\n"
-"no HEAD, index or working tree. A ref checked out in a working tree of\n"
-"its repository (the main one or a linked worktree) is kept, and said.\n"
-"\n"
-"Which refs: those of the fixes and queues named (neither: of all), of\n"
-"the branches named (none: of all), and with --stale only those whose\n"
-"branch moved on (its ref now is not in their history). One of --fix,\n"
-"--queue, --branch, --stale is needed, or --all for every one.\n"
-"\n"
-"  -c, --config FILE   branches file (default: $KBACKPORT_CONFIG, else the\n"
-"                      nearest branches.yaml from here upward)\n"
-"  -f, --fix ID        the refs of this fix (its id, as in the ref names);\n"
-"                      repeatable\n"
-"      --queue NAME    the refs of this queue (apply --queue); repeatable\n"
-"  -b, --branch NAME   only this branch's refs; repeatable\n"
-"  -s, --stale         only the refs whose branch moved on since\n"
-"  -a, --all           every ref kbackport wrote (no other selector)\n"
-"  -n, --dry-run       say what would be deleted; delete nothing\n"
-"      --json          one JSON document: {\"refs\": [...], ...}\n"
-"  -h, --help          this text\n"
-"\n"
-"Exit status: 0 when every ref selected was deleted (or would be), 1 when\n"
-"one is kept (checked out, changed meanwhile, locked) or a repository could\n"
-"not be read, 2 for usage, an unknown branch, fix or queue, or a bad\n"
-"config: then nothing is deleted.\n";
+static const struct cli_opt options[] = {
+	{ 'c', true, "config", required_argument, "FILE",
+	  "branches file (default: $KBACKPORT_CONFIG, else the\n"
+	  "nearest branches.yaml from here upward)" },
+	{ 'f', true, "fix", required_argument, "ID",
+	  "the refs of this fix (its id, as in the ref names);\n"
+	  "repeatable" },
+	{ 'Q', false, "queue", required_argument, "NAME",
+	  "the refs of this queue (apply --queue); repeatable" },
+	{ 'b', true, "branch", required_argument, "NAME",
+	  "only this branch's refs; repeatable" },
+	{ 's', true, "stale", no_argument, NULL,
+	  "only the refs whose branch moved on since" },
+	{ 'a', true, "all", no_argument, NULL,
+	  "every ref kbackport wrote (no other selector)" },
+	{ 'n', true, "dry-run", no_argument, NULL,
+	  "say what would be deleted; delete nothing" },
+	{ 'j', false, "json", no_argument, NULL,
+	  "one JSON document: {\"refs\": [...], ...}" },
+	{ 'h', true, "help", no_argument, NULL,
+	  "this text" },
+	{ 0, false, NULL, 0, NULL, NULL },
+};
+
+static const struct cli_usage usage = {
+	.head =
+	"usage: kbackport prune [--config FILE] [--fix ID]... [--queue NAME]...\n"
+	"                       [--branch NAME]... [--stale] [--dry-run] [--json]\n"
+	"       kbackport prune --all [--config FILE] [--dry-run] [--json]\n"
+	"\n"
+	"Delete the refs kbackport wrote in the repositories of branches.yaml:\n"
+	"refs/heads/backport/<fix>/<branch> (resolved by hand or not) and its\n"
+	".pre-fix, refs/heads/backport/queue/<queue>/<branch> and its .pre-fix,\n"
+	"for a <branch> of branches.yaml. Nothing else is touched: no other ref,\n"
+	"no HEAD, index or working tree. A ref checked out in a working tree of\n"
+	"its repository (the main one or a linked worktree) is kept, and said.\n"
+	"\n"
+	"Which refs: those of the fixes and queues named (neither: of all), of\n"
+	"the branches named (none: of all), and with --stale only those whose\n"
+	"branch moved on (its ref now is not in their history). One of --fix,\n"
+	"--queue, --branch, --stale is needed, or --all for every one.\n"
+	"\n",
+	.opts = options,
+	.column = 22,
+	.tail =
+	"\n"
+	"Exit status: 0 when every ref selected was deleted (or would be), 1 when\n"
+	"one is kept (checked out, changed meanwhile, locked) or a repository could\n"
+	"not be read, 2 for usage, an unknown branch, fix or queue, or a bad\n"
+	"config: then nothing is deleted.\n",
+};
 
 struct prune_opts {
 	const char *config;
@@ -57,21 +75,9 @@ struct prune_opts {
 
 static int parse_options(struct prune_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "fix", required_argument, NULL, 'f' },
-		{ "queue", required_argument, NULL, 'Q' },
-		{ "branch", required_argument, NULL, 'b' },
-		{ "stale", no_argument, NULL, 's' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c, rc = 0;
 
-	while (!rc && (c = getopt_long(argc, argv, "c:f:b:sanh", longopts, NULL)) != -1) {
+	while (!rc && (c = cli_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'c': o->config = optarg; break;
 		case 'f': rc = cli_strv_add(&o->fixes, &o->nfixes, optarg); break;
@@ -81,8 +87,8 @@ static int parse_options(struct prune_opts *o, int argc, char **argv)
 		case 'a': o->all = true; break;
 		case 'n': o->dry_run = true; break;
 		case 'j': o->json = true; break;
-		case 'h': cli_help(usage); return -1;
-		default: return cli_bad_option(argv, longopts, usage);
+		case 'h': cli_usage_print(stdout, &usage); return -1;
+		default: return cli_usage_bad_option(argv, &usage);
 		}
 	}
 	return rc ? rc : cli_no_arguments(argc, argv);

@@ -11,48 +11,63 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
-"usage: kbackport report [--reports DIR] [--url URL] [--json] [RUN_DIR]\n"
-"   or: kbackport report [--reports DIR] [--output DIR] [--url URL] [--json]\n"
-"                        --merge RUN_DIR [RUN_DIR]...\n"
-"\n"
-"Write the reports of a run directory (as `kbackport run` leaves it in\n"
-"reports/<run-id>/) from its results.json:\n"
-"\n"
-"  summary.md, summary.html  the branch x stage matrix (apply, build, test of\n"
-"                            each lane, verdict) with links to the logs, then\n"
-"                            each branch's notes and reasons; the HTML page is\n"
-"                            self-contained and reads offline\n"
-"  <branch>/<lane>/junit.xml the stages and KTAP cases of a lane, for CI\n"
-"  kcidb.json                KCIDB I/O schema v4.0: a checkout per lane, a\n"
-"                            build per built lane, a test per case\n"
-"  FAILED-<branch>.txt       per branch the fix does not apply to: the FAILED\n"
-"                            mail (to the patch's author, or the branch's\n"
-"                            `mail:` as the run recorded it) with the failing\n"
-"                            hunks, the commands to resolve the conflict by\n"
-"                            hand and the patch tried, in mail form\n"
-"\n"
-"With --merge, the run directories given (one fix; typically one branch\n"
-"each, from CI jobs on different machines) become one new run directory:\n"
-"every branch in the order given, each lane's files copied. A branch in\n"
-"more than one run is kept once when the results are the same; otherwise\n"
-"the run that finished last wins, with a note (the same finish time is an\n"
-"error). The new run's id is <last finish>-m<hash of the run ids>, so the\n"
-"same merge gives the same id; the output directory must not exist yet.\n"
-"\n"
-"  -r, --reports DIR   where runs are (default: reports); RUN_DIR defaults\n"
-"                      to DIR/latest\n"
-"  -m, --merge DIR     merge this run directory; repeatable, and every\n"
-"                      RUN_DIR given joins them\n"
-"  -o, --output DIR    the merged run directory (default: DIR/<new run id>)\n"
-"      --url URL       where the run directory is published: KCIDB log URLs\n"
-"                      become URL/<path> (default: relative paths)\n"
-"      --json          one JSON document\n"
-"  -h, --help          this text\n"
-"\n"
-"Exit status: 0 when every branch is verified, fixed, not-affected or\n"
-"skipped; 1 when one is vulnerable, conflict, regression or error; 2 for\n"
-"usage, an unreadable run directory, or a report that could not be written.\n";
+static const struct cli_opt options[] = {
+	{ 'r', true, "reports", required_argument, "DIR",
+	  "where runs are (default: reports); RUN_DIR defaults\n"
+	  "to DIR/latest" },
+	{ 'm', true, "merge", required_argument, "DIR",
+	  "merge this run directory; repeatable, and every\n"
+	  "RUN_DIR given joins them" },
+	{ 'o', true, "output", required_argument, "DIR",
+	  "the merged run directory (default: DIR/<new run id>)" },
+	{ 'U', false, "url", required_argument, "URL",
+	  "where the run directory is published: KCIDB log URLs\n"
+	  "become URL/<path> (default: relative paths)" },
+	{ 'J', false, "json", no_argument, NULL,
+	  "one JSON document" },
+	{ 'h', true, "help", no_argument, NULL,
+	  "this text" },
+	{ 0, false, NULL, 0, NULL, NULL },
+};
+
+static const struct cli_usage usage = {
+	.head =
+	"usage: kbackport report [--reports DIR] [--url URL] [--json] [RUN_DIR]\n"
+	"   or: kbackport report [--reports DIR] [--output DIR] [--url URL] [--json]\n"
+	"                        --merge RUN_DIR [RUN_DIR]...\n"
+	"\n"
+	"Write the reports of a run directory (as `kbackport run` leaves it in\n"
+	"reports/<run-id>/) from its results.json:\n"
+	"\n"
+	"  summary.md, summary.html  the branch x stage matrix (apply, build, test of\n"
+	"                            each lane, verdict) with links to the logs, then\n"
+	"                            each branch's notes and reasons; the HTML page is\n"
+	"                            self-contained and reads offline\n"
+	"  <branch>/<lane>/junit.xml the stages and KTAP cases of a lane, for CI\n"
+	"  kcidb.json                KCIDB I/O schema v4.0: a checkout per lane, a\n"
+	"                            build per built lane, a test per case\n"
+	"  FAILED-<branch>.txt       per branch the fix does not apply to: the FAILED\n"
+	"                            mail (to the patch's author, or the branch's\n"
+	"                            `mail:` as the run recorded it) with the failing\n"
+	"                            hunks, the commands to resolve the conflict by\n"
+	"                            hand and the patch tried, in mail form\n"
+	"\n"
+	"With --merge, the run directories given (one fix; typically one branch\n"
+	"each, from CI jobs on different machines) become one new run directory:\n"
+	"every branch in the order given, each lane's files copied. A branch in\n"
+	"more than one run is kept once when the results are the same; otherwise\n"
+	"the run that finished last wins, with a note (the same finish time is an\n"
+	"error). The new run's id is <last finish>-m<hash of the run ids>, so the\n"
+	"same merge gives the same id; the output directory must not exist yet.\n"
+	"\n",
+	.opts = options,
+	.column = 22,
+	.tail =
+	"\n"
+	"Exit status: 0 when every branch is verified, fixed, not-affected or\n"
+	"skipped; 1 when one is vulnerable, conflict, regression or error; 2 for\n"
+	"usage, an unreadable run directory, or a report that could not be written.\n",
+};
 
 struct report_cli {
 	const char *reports;
@@ -66,18 +81,9 @@ struct report_cli {
 
 static int parse_options(struct report_cli *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "reports", required_argument, NULL, 'r' },
-		{ "merge", required_argument, NULL, 'm' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "url", required_argument, NULL, 'U' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "r:m:o:h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'r': o->reports = optarg; break;
 		case 'm':
@@ -87,8 +93,8 @@ static int parse_options(struct report_cli *o, int argc, char **argv)
 		case 'o': o->output = optarg; break;
 		case 'U': o->url = optarg; break;
 		case 'J': o->json = true; break;
-		case 'h': cli_help(usage); return -1;
-		default: return cli_bad_option(argv, longopts, usage);
+		case 'h': cli_usage_print(stdout, &usage); return -1;
+		default: return cli_usage_bad_option(argv, &usage);
 		}
 	}
 	for (; o->nmerge && optind < argc; optind++)

@@ -18,73 +18,95 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char usage[] =
-"usage: kbackport run [--config FILE] [--fix DIR | --queue FILE [--name NAME]]\n"
-"                     [--branch NAME]...\n"
-"                     [--workdir DIR] [--reports DIR] [--jobs N]\n"
-"                     [--accel tcg|auto] [--timeout SECONDS] [--quiet]\n"
-"                     [--no-history]\n"
-"\n"
-"The whole pipeline for one fix (or a queue of fixes), every selected branch\n"
-"of branches.yaml: apply (the backport commit, and the pre-fix lane where\n"
-"asked for), build each lane's kernel, test it in QEMU, then write a\n"
-"report. Stages whose inputs did not change are not redone: a backport\n"
-"already made is reused, a lane already built is cached, a boot of the same\n"
-"kernel and initramfs is read again from its log.\n"
-"\n"
-"The report goes to <reports>/<run-id>/ (older runs are kept, <reports>/latest\n"
-"points at the newest): results.json, summary.md, summary.html, kcidb.json,\n"
-"FAILED-<branch>.txt for a branch the fix does not apply to (the FAILED mail:\n"
-"recipients and the tree's name from the branch's `mail:`, the patch tried in\n"
-"mail form; no --mails here, the run directory has them), and per lane\n"
-"<branch>/<lane>/ with apply.json, backport.patch (pre-fix.patch for the\n"
-"pre-fix lane), build.log, console.log, one .ktap per suite and junit.xml.\n"
-"\n"
-"  -c, --config FILE     branches file (default: $KBACKPORT_CONFIG, else the\n"
-"                        nearest branches.yaml from here upward)\n"
-"  -f, --fix DIR|ID      the fix directory, its id, or a patch or mbox file\n"
-"                        (a one-off fix) (default: the one fix under\n"
-"                        backports/ beside the config)\n"
-"      --queue FILE      a series file (as for kbackport apply --queue): its\n"
-"                        fixes applied in order, each on top of the previous,\n"
-"                        to refs/heads/backport/queue/<name>/<branch>; the\n"
-"                        backport lane is that queue's tip and must be fixed\n"
-"                        for every fix of the queue the cases detect. The\n"
-"                        report lists each fix's status per branch first.\n"
-"                        Not with --fix\n"
-"      --name NAME       the queue's name in its refs and work paths\n"
-"                        (default: FILE's name without its extension)\n"
-"  -b, --branch NAME     only this branch; repeatable (default: all)\n"
-"  -w, --workdir DIR     sources, builds and boots (default: work/ beside\n"
-"                        the config)\n"
-"  -r, --reports DIR     where run directories go (default: reports/ beside\n"
-"                        the config)\n"
-"  -j, --jobs N          make -jN (default: the number of CPUs)\n"
-"      --accel tcg|auto  as for kbackport test (default: tcg)\n"
-"  -t, --timeout SECS    per boot (default: 120)\n"
-"  -q, --quiet           no progress lines while a build or boot runs\n"
-"      --no-history      apply by the content alone, as kbackport apply\n"
-"                        --no-history (the history index is kept in\n"
-"                        <workdir>/history/)\n"
-"  -h, --help            this text\n"
-"\n"
-"One kbackport at a time works in a work directory: a second one started\n"
-"meanwhile refuses, naming the first one's pid. ^C or a kill stops the make\n"
-"or QEMU running; the next run picks up cleanly (half-done builds, boots and\n"
-"reports are never trusted).\n"
-"\n"
-"While a build or a boot runs, a progress line comes every 30 seconds\n"
-"(KBACKPORT_PROGRESS_INTERVAL=SECONDS to change it), so that a CI log with\n"
-"no terminal shows the step is alive:\n"
-"  progress: 6.1.y as-is: build 2m30s, 5231/9000 objects\n"
-"\n"
-"Each lane is tested with the fix's own tests (kbackport test --help): a\n"
-"fix no case detects is `untested`, never fixed or verified.\n"
-"\n"
-"Branch verdicts: verified, fixed, untested, not-affected, vulnerable,\n"
-"conflict, regression, error, skipped. Exit status: 0 when every branch is\n"
-"verified, fixed, not-affected or skipped; 1 when one is untested,\n"
-"vulnerable, in conflict, regressed or in error; 2 for usage.\n";
+static const struct cli_opt options[] = {
+	{ 'c', true, "config", required_argument, "FILE",
+	  "branches file (default: $KBACKPORT_CONFIG, else the\n"
+	  "nearest branches.yaml from here upward)" },
+	{ 'f', true, "fix", required_argument, "DIR|ID",
+	  "the fix directory, its id, or a patch or mbox file\n"
+	  "(a one-off fix) (default: the one fix under\n"
+	  "backports/ beside the config)" },
+	{ 'Q', false, "queue", required_argument, "FILE",
+	  "a series file (as for kbackport apply --queue): its\n"
+	  "fixes applied in order, each on top of the previous,\n"
+	  "to refs/heads/backport/queue/<name>/<branch>; the\n"
+	  "backport lane is that queue's tip and must be fixed\n"
+	  "for every fix of the queue the cases detect. The\n"
+	  "report lists each fix's status per branch first.\n"
+	  "Not with --fix" },
+	{ 'N', false, "name", required_argument, "NAME",
+	  "the queue's name in its refs and work paths\n"
+	  "(default: FILE's name without its extension)" },
+	{ 'b', true, "branch", required_argument, "NAME",
+	  "only this branch; repeatable (default: all)" },
+	{ 'w', true, "workdir", required_argument, "DIR",
+	  "sources, builds and boots (default: work/ beside\n"
+	  "the config)" },
+	{ 'r', true, "reports", required_argument, "DIR",
+	  "where run directories go (default: reports/ beside\n"
+	  "the config)" },
+	{ 'j', true, "jobs", required_argument, "N",
+	  "make -jN (default: the number of CPUs)" },
+	{ 'A', false, "accel", required_argument, "tcg|auto",
+	  "as for kbackport test (default: tcg)" },
+	{ 't', true, "timeout", required_argument, "SECS",
+	  "per boot (default: 120)" },
+	{ 'q', true, "quiet", no_argument, NULL,
+	  "no progress lines while a build or boot runs" },
+	{ 'H', false, "no-history", no_argument, NULL,
+	  "apply by the content alone, as kbackport apply\n"
+	  "--no-history (the history index is kept in\n"
+	  "<workdir>/history/)" },
+	{ 'h', true, "help", no_argument, NULL,
+	  "this text" },
+	{ 0, false, NULL, 0, NULL, NULL },
+};
+
+static const struct cli_usage usage = {
+	.head =
+	"usage: kbackport run [--config FILE] [--fix DIR | --queue FILE [--name NAME]]\n"
+	"                     [--branch NAME]...\n"
+	"                     [--workdir DIR] [--reports DIR] [--jobs N]\n"
+	"                     [--accel tcg|auto] [--timeout SECONDS] [--quiet]\n"
+	"                     [--no-history]\n"
+	"\n"
+	"The whole pipeline for one fix (or a queue of fixes), every selected branch\n"
+	"of branches.yaml: apply (the backport commit, and the pre-fix lane where\n"
+	"asked for), build each lane's kernel, test it in QEMU, then write a\n"
+	"report. Stages whose inputs did not change are not redone: a backport\n"
+	"already made is reused, a lane already built is cached, a boot of the same\n"
+	"kernel and initramfs is read again from its log.\n"
+	"\n"
+	"The report goes to <reports>/<run-id>/ (older runs are kept, <reports>/latest\n"
+	"points at the newest): results.json, summary.md, summary.html, kcidb.json,\n"
+	"FAILED-<branch>.txt for a branch the fix does not apply to (the FAILED mail:\n"
+	"recipients and the tree's name from the branch's `mail:`, the patch tried in\n"
+	"mail form; no --mails here, the run directory has them), and per lane\n"
+	"<branch>/<lane>/ with apply.json, backport.patch (pre-fix.patch for the\n"
+	"pre-fix lane), build.log, console.log, one .ktap per suite and junit.xml.\n"
+	"\n",
+	.opts = options,
+	.column = 24,
+	.tail =
+	"\n"
+	"One kbackport at a time works in a work directory: a second one started\n"
+	"meanwhile refuses, naming the first one's pid. ^C or a kill stops the make\n"
+	"or QEMU running; the next run picks up cleanly (half-done builds, boots and\n"
+	"reports are never trusted).\n"
+	"\n"
+	"While a build or a boot runs, a progress line comes every 30 seconds\n"
+	"(KBACKPORT_PROGRESS_INTERVAL=SECONDS to change it), so that a CI log with\n"
+	"no terminal shows the step is alive:\n"
+	"  progress: 6.1.y as-is: build 2m30s, 5231/9000 objects\n"
+	"\n"
+	"Each lane is tested with the fix's own tests (kbackport test --help): a\n"
+	"fix no case detects is `untested`, never fixed or verified.\n"
+	"\n"
+	"Branch verdicts: verified, fixed, untested, not-affected, vulnerable,\n"
+	"conflict, regression, error, skipped. Exit status: 0 when every branch is\n"
+	"verified, fixed, not-affected or skipped; 1 when one is untested,\n"
+	"vulnerable, in conflict, regressed or in error; 2 for usage.\n",
+};
 
 struct run_cli {
 	struct cli_target t;
@@ -107,23 +129,9 @@ struct progress {
 
 static int parse_options(struct run_cli *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		CLI_TARGET_OPTIONS,
-		{ "workdir", required_argument, NULL, 'w' },
-		{ "reports", required_argument, NULL, 'r' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "accel", required_argument, NULL, 'A' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "queue", required_argument, NULL, 'Q' },
-		{ "name", required_argument, NULL, 'N' },
-		{ "no-history", no_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:f:b:w:r:j:t:qh", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'c': case 'f': case 'b': case 'w':
 			if (cli_target_option(&o->t, c, optarg))
@@ -146,8 +154,8 @@ static int parse_options(struct run_cli *o, int argc, char **argv)
 		case 'Q': o->queue = optarg; break;
 		case 'N': o->queue_name = optarg; break;
 		case 'H': o->no_history = true; break;
-		case 'h': cli_help(usage); return -1;
-		default: return cli_bad_option(argv, longopts, usage);
+		case 'h': cli_usage_print(stdout, &usage); return -1;
+		default: return cli_usage_bad_option(argv, &usage);
 		}
 	}
 	if (o->queue && o->t.nfixes) {

@@ -16,75 +16,99 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char usage[] =
-"usage: kbackport test [--config FILE] [--fix DIR]... [--branch NAME]...\n"
-"                      [--workdir DIR] [--cases FILE] [--accel tcg|auto]\n"
-"                      [--timeout SECONDS] [--guest PROGRAM] [--json]\n"
-"                      [--quiet]\n"
-"\n"
-"Boot every built lane of each branch in QEMU with the tests of the fixes\n"
-"(each fix's tests/, or its fix.yaml `tests:` directory: cases.yaml, the\n"
-"KUnit suites kbackport build put into the kernel, and the guest's cases):\n"
-"the KUnit suites run at boot, then the guest program (data/guest/guest.c)\n"
-"runs the guest cases as /init of an initramfs that holds the lane's\n"
-"modules. Both print KTAP on the serial console; kbackport parses it and\n"
-"decides, from what each case proves and which fixes it detects:\n"
-"\n"
-"  lane    fixed       every case passed, and a case that ran detects the fix\n"
-"          untested    every case passed, but no case detects the fix: the\n"
-"                      kernel booted, nothing tested the fix\n"
-"          vulnerable  only cases that detect the fix failed\n"
-"          regression  a case that detects no fix failed (a failed case that\n"
-"                      detects only other fixes is named, and judges nothing)\n"
-"          error       no verdict: not built, the boot hung or panicked, a\n"
-"                      suite is missing or its KTAP is broken\n"
-"          (on a kernel without CONFIG_KUNIT=y, before 5.5, the KUnit suites\n"
-"          are not-applicable and the others decide; none left is error)\n"
-"  branch  verified    the pre-fix (or as-is) lane is vulnerable and the\n"
-"                      backport lane fixed: the bug was seen, then gone\n"
-"          fixed       fixed, but the bug was never seen failing here\n"
-"          untested, vulnerable, regression, error, skipped: as for lanes\n"
-"\n"
-"A branch with `kernel: PACKAGE` boots that Debian kernel package as shipped\n"
-"(fetched with apt-get), with the guest's cases only: its vmlinux,\n"
-"extracted from the bzImage once and cached under <workdir>/pvh/, through\n"
-"PVH, or the bzImage when the kernel has no PVH entry or\n"
-"KBACKPORT_DISTRO_BOOT=bzimage is set. Nothing is loaded,\n"
-"and no capability is changed, on this machine: all of it happens in the\n"
-"guest. Logs go to <workdir>/test/<fix>/<branch>/<lane>/.\n"
-"The lanes are kbackport build's: a pre-fix or backport ref not built on\n"
-"the lane below it is no lane, and a note on stderr names it.\n"
-"\n"
-"  -c, --config FILE     branches file (default: $KBACKPORT_CONFIG, else the\n"
-"                        nearest branches.yaml from here upward)\n"
-"  -f, --fix DIR|ID      a fix directory, a directory of fixes, a fix id\n"
-"                        under backports/ beside the config, or a patch or\n"
-"                        mbox file (a one-off fix, no directory made); repeatable\n"
-"                        (default: every fix under backports/ beside the config)\n"
-"  -b, --branch NAME     only this branch; repeatable (default: all)\n"
-"  -w, --workdir DIR     where kbackport build worked (default: work/ beside\n"
-"                        the config)\n"
-"      --fragment FILE   \\ as given to kbackport build, to find its builds\n"
-"      --overlay DIR     |\n"
-"      --no-overlay      /\n"
-"      --cases FILE      these cases for every fix, instead of the fixes' own\n"
-"      --accel tcg|auto  tcg (default): QEMU's emulator; auto: KVM when a probe\n"
-"                        boot proves it works, else tcg\n"
-"  -t, --timeout SECS    per boot, then it is a hang (default: 120)\n"
-"      --guest PROGRAM   boot this static program as /init instead of the\n"
-"                        capability suite (to test kbackport itself)\n"
-"      --json            one JSON document\n"
-"  -q, --quiet           no progress lines while a boot runs\n"
-"      --color[=WHEN]    colour the verdicts: auto (on a terminal, not with\n"
-"                        NO_COLOR set), always, never\n"
-"  -h, --help            this text\n"
-"\n"
-"While a lane boots, a progress line on stderr every 30 seconds\n"
-"(KBACKPORT_PROGRESS_INTERVAL=SECONDS to change it):\n"
-"  progress: 6.1.y backport: boot 1m00s\n"
-"\n"
-"Exit status: 0 when every branch is verified, fixed or skipped; 1 when one\n"
-"is untested, vulnerable, regressed or in error; 2 for usage.\n";
+static const struct cli_opt options[] = {
+	{ 'c', true, "config", required_argument, "FILE",
+	  "branches file (default: $KBACKPORT_CONFIG, else the\n"
+	  "nearest branches.yaml from here upward)" },
+	{ 'f', true, "fix", required_argument, "DIR|ID",
+	  "a fix directory, a directory of fixes, a fix id\n"
+	  "under backports/ beside the config, or a patch or\n"
+	  "mbox file (a one-off fix, no directory made); repeatable\n"
+	  "(default: every fix under backports/ beside the config)" },
+	{ 'b', true, "branch", required_argument, "NAME",
+	  "only this branch; repeatable (default: all)" },
+	{ 'w', true, "workdir", required_argument, "DIR",
+	  "where kbackport build worked (default: work/ beside\n"
+	  "the config)" },
+	{ 'F', false, "fragment", required_argument, "FILE",
+	  "\\ as given to kbackport build, to find its builds" },
+	{ 'O', false, "overlay", required_argument, "DIR",
+	  "|" },
+	{ 'N', false, "no-overlay", no_argument, NULL,
+	  "/" },
+	{ 'C', false, "cases", required_argument, "FILE",
+	  "these cases for every fix, instead of the fixes' own" },
+	{ 'A', false, "accel", required_argument, "tcg|auto",
+	  "tcg (default): QEMU's emulator; auto: KVM when a probe\n"
+	  "boot proves it works, else tcg" },
+	{ 't', true, "timeout", required_argument, "SECS",
+	  "per boot, then it is a hang (default: 120)" },
+	{ 'G', false, "guest", required_argument, "PROGRAM",
+	  "boot this static program as /init instead of the\n"
+	  "capability suite (to test kbackport itself)" },
+	{ 'J', false, "json", no_argument, NULL,
+	  "one JSON document" },
+	{ 'q', true, "quiet", no_argument, NULL,
+	  "no progress lines while a boot runs" },
+	{ CLI_OPT_COLOR, false, "color", optional_argument, "[=WHEN]",
+	  "colour the verdicts: auto (on a terminal, not with\n"
+	  "NO_COLOR set), always, never" },
+	{ 'h', true, "help", no_argument, NULL,
+	  "this text" },
+	{ 0, false, NULL, 0, NULL, NULL },
+};
+
+static const struct cli_usage usage = {
+	.head =
+	"usage: kbackport test [--config FILE] [--fix DIR]... [--branch NAME]...\n"
+	"                      [--workdir DIR] [--cases FILE] [--accel tcg|auto]\n"
+	"                      [--timeout SECONDS] [--guest PROGRAM] [--json]\n"
+	"                      [--quiet]\n"
+	"\n"
+	"Boot every built lane of each branch in QEMU with the tests of the fixes\n"
+	"(each fix's tests/, or its fix.yaml `tests:` directory: cases.yaml, the\n"
+	"KUnit suites kbackport build put into the kernel, and the guest's cases):\n"
+	"the KUnit suites run at boot, then the guest program (data/guest/guest.c)\n"
+	"runs the guest cases as /init of an initramfs that holds the lane's\n"
+	"modules. Both print KTAP on the serial console; kbackport parses it and\n"
+	"decides, from what each case proves and which fixes it detects:\n"
+	"\n"
+	"  lane    fixed       every case passed, and a case that ran detects the fix\n"
+	"          untested    every case passed, but no case detects the fix: the\n"
+	"                      kernel booted, nothing tested the fix\n"
+	"          vulnerable  only cases that detect the fix failed\n"
+	"          regression  a case that detects no fix failed (a failed case that\n"
+	"                      detects only other fixes is named, and judges nothing)\n"
+	"          error       no verdict: not built, the boot hung or panicked, a\n"
+	"                      suite is missing or its KTAP is broken\n"
+	"          (on a kernel without CONFIG_KUNIT=y, before 5.5, the KUnit suites\n"
+	"          are not-applicable and the others decide; none left is error)\n"
+	"  branch  verified    the pre-fix (or as-is) lane is vulnerable and the\n"
+	"                      backport lane fixed: the bug was seen, then gone\n"
+	"          fixed       fixed, but the bug was never seen failing here\n"
+	"          untested, vulnerable, regression, error, skipped: as for lanes\n"
+	"\n"
+	"A branch with `kernel: PACKAGE` boots that Debian kernel package as shipped\n"
+	"(fetched with apt-get), with the guest's cases only: its vmlinux,\n"
+	"extracted from the bzImage once and cached under <workdir>/pvh/, through\n"
+	"PVH, or the bzImage when the kernel has no PVH entry or\n"
+	"KBACKPORT_DISTRO_BOOT=bzimage is set. Nothing is loaded,\n"
+	"and no capability is changed, on this machine: all of it happens in the\n"
+	"guest. Logs go to <workdir>/test/<fix>/<branch>/<lane>/.\n"
+	"The lanes are kbackport build's: a pre-fix or backport ref not built on\n"
+	"the lane below it is no lane, and a note on stderr names it.\n"
+	"\n",
+	.opts = options,
+	.column = 24,
+	.tail =
+	"\n"
+	"While a lane boots, a progress line on stderr every 30 seconds\n"
+	"(KBACKPORT_PROGRESS_INTERVAL=SECONDS to change it):\n"
+	"  progress: 6.1.y backport: boot 1m00s\n"
+	"\n"
+	"Exit status: 0 when every branch is verified, fixed or skipped; 1 when one\n"
+	"is untested, vulnerable, regressed or in error; 2 for usage.\n",
+};
 
 struct test_cli {
 	struct cli_target t;
@@ -101,25 +125,9 @@ struct test_cli {
 
 static int parse_options(struct test_cli *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		CLI_TARGET_OPTIONS,
-		CLI_COLOR_OPTION,
-		{ "workdir", required_argument, NULL, 'w' },
-		{ "fragment", required_argument, NULL, 'F' },
-		{ "overlay", required_argument, NULL, 'O' },
-		{ "no-overlay", no_argument, NULL, 'N' },
-		{ "cases", required_argument, NULL, 'C' },
-		{ "accel", required_argument, NULL, 'A' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "guest", required_argument, NULL, 'G' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:f:b:w:t:qh", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'c': case 'f': case 'b': case 'w': case CLI_OPT_COLOR:
 			if (cli_target_option(&o->t, c, optarg))
@@ -140,8 +148,8 @@ static int parse_options(struct test_cli *o, int argc, char **argv)
 		case 'G': o->guest = optarg; break;
 		case 'J': o->json = true; break;
 		case 'q': o->quiet = true; break;
-		case 'h': cli_help(usage); return -1;
-		default: return cli_bad_option(argv, longopts, usage);
+		case 'h': cli_usage_print(stdout, &usage); return -1;
+		default: return cli_usage_bad_option(argv, &usage);
 		}
 	}
 	return cli_no_arguments(argc, argv);
