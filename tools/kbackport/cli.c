@@ -6,6 +6,7 @@
 #include "error.h"
 #include "repo.h"
 #include "series.h"
+#include "session.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -168,133 +169,30 @@ int cli_bad_option(char **argv, const struct option *longopts, const char *usage
 	return EXIT_USAGE;
 }
 
-/* `dir`/branches.yaml, from `dir` upward: the first that is a file, or none. */
-static int find_config(struct kb_buf *out, const char *start)
-{
-	struct kb_buf dir = KB_BUF_INIT;
-	struct stat st;
-	char *slash;
-	int err;
-
-	if ((err = kb_buf_puts(&dir, start)) < 0)
-		return err;
-	for (;;) {
-		kb_buf_clear(out);
-		if ((err = kb_buf_printf(out, "%s/branches.yaml", strcmp(dir.ptr, "/") ? dir.ptr : "")) < 0)
-			break;
-		if (stat(out->ptr, &st) == 0 && S_ISREG(st.st_mode))
-			break;
-		if (!strcmp(dir.ptr, "/")) {
-			kb_buf_clear(out);
-			break;
-		}
-		slash = strrchr(dir.ptr, '/');
-		dir.size = slash == dir.ptr ? 1 : (size_t)(slash - dir.ptr);
-		dir.ptr[dir.size] = '\0';
-	}
-	kb_buf_release(&dir);
-	return err;
-}
-
 int cli_config_load(struct kb_config **out, const char *path)
 {
-	struct kb_buf found = KB_BUF_INIT;
-	char *cwd = NULL;
-	int err;
-
-	if (!path || !*path)
-		path = getenv("KBACKPORT_CONFIG");
-	if (path && *path)
-		return kb_config_load(out, path);
-	if (!(cwd = getcwd(NULL, 0)))
-		return kb_error_set(KB_ERROR, "cannot tell the current directory: %s", strerror(errno));
-	if ((err = find_config(&found, cwd)) == 0) {
-		/* the current directory's is named as always: branches.yaml */
-		if (found.size && !strncmp(found.ptr, cwd, strlen(cwd)) &&
-		    !strcmp(found.ptr + strlen(cwd), "/branches.yaml"))
-			err = kb_config_load(out, "branches.yaml");
-		else if (found.size)
-			err = kb_config_load(out, found.ptr);
-		else
-			err = kb_error_set(KB_ENOTFOUND, "no branches.yaml in '%s' nor in any "
-					   "directory above it\nhint: name one with --config FILE "
-					   "(or KBACKPORT_CONFIG=FILE)", cwd);
-	}
-	kb_buf_release(&found);
-	free(cwd);
-	return err;
-}
-
-/* --fix ARG that is no path: the fix `ARG` under <config dir>/backports. */
-static int resolve_fix(struct cli_target *t, size_t i, const struct kb_config *config)
-{
-	const char *arg = t->fixes[i];
-	struct kb_buf dir = KB_BUF_INIT, by_id = KB_BUF_INIT;
-	char **dirs = NULL, **grown, *found = NULL;
-	const char **ids = NULL, *near;
-	size_t ndirs = 0, k;
-	struct stat st;
-	int err = 0;
-
-	if (stat(arg, &st) == 0 || strchr(arg, '/') || !*arg)
-		return 0;	/* a path: loaded (and judged) as one */
-	if ((err = kb_buf_printf(&dir, "%s/backports", config->dir)) < 0 ||
-	    (err = kb_buf_printf(&by_id, "%s/%s", dir.ptr, arg)) < 0)
-		goto done;
-	/* backports/ARG (a fix, or a family's folder), else a fix of that id deeper in */
-	if (stat(by_id.ptr, &st) == 0 && S_ISDIR(st.st_mode)) {
-		found = kb_buf_detach(&by_id);
-	} else {
-		if ((err = kb_fix_find_dirs(&dirs, &ndirs, dir.ptr)) < 0)
-			goto done;
-		if (!(ids = calloc(ndirs + 1, sizeof(*ids)))) {
-			err = kb_error_set(KB_ENOMEM, "out of memory");
-			goto done;
-		}
-		for (k = 0; k < ndirs; k++) {	/* a fix's id is its directory's name */
-			ids[k] = strrchr(dirs[k], '/') ? strrchr(dirs[k], '/') + 1 : dirs[k];
-			if (!found && !strcmp(ids[k], arg))
-				found = dirs[k];
-		}
-		if (found && !(found = kb_strdup(found))) {
-			err = kb_error_set(KB_ENOMEM, "out of memory");
-			goto done;
-		}
-	}
-	if (found) {
-		if (!(grown = realloc(t->owned, (t->nowned + 1) * sizeof(*grown)))) {
-			err = kb_error_set(KB_ENOMEM, "out of memory");
-			goto done;
-		}
-		t->owned = grown;
-		t->fixes[i] = t->owned[t->nowned++] = found;
-		found = NULL;
-		goto done;
-	}
-	near = kb_closest(arg, ids, ndirs);
-	err = kb_error_set(KB_ENOTFOUND, "no fix '%s': no such directory, nor a fix id under '%s'%s%s%s",
-			   arg, dir.ptr, near ? "\nhint: did you mean '" : "", near ? near : "",
-			   near ? "'?" : "");
-done:
-	free(found);
-	for (k = 0; k < ndirs; k++)
-		free(dirs[k]);
-	free(dirs);
-	free(ids);
-	kb_buf_release(&dir);
-	kb_buf_release(&by_id);
-	return err;
+	return kb_config_find(out, path);
 }
 
 int cli_target_load(struct kb_config **out, struct cli_target *t)
 {
+	char **grown, *dir = NULL;
 	size_t i;
 	int err;
 
-	if ((err = cli_config_load(out, t->config)) < 0)
+	if ((err = kb_config_find(out, t->config)) < 0)
 		return err;
-	for (i = 0; i < t->nfixes && !err; i++)
-		err = resolve_fix(t, i, *out);
+	for (i = 0; i < t->nfixes && !err; i++) {
+		if ((err = kb_fix_resolve(&dir, t->fixes[i], *out)) < 0 || !dir)
+			continue;
+		if (!(grown = realloc(t->owned, (t->nowned + 1) * sizeof(*grown)))) {
+			free(dir);
+			err = kb_error_set(KB_ENOMEM, "out of memory");
+			continue;
+		}
+		t->owned = grown;
+		t->fixes[i] = t->owned[t->nowned++] = dir;
+	}
 	if (err < 0) {
 		kb_config_free(*out);
 		*out = NULL;
@@ -328,84 +226,17 @@ int cli_parse_accel(bool *automatic, const char *arg)
 	return EXIT_USAGE;
 }
 
-static bool named(const struct cli_branches *names, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < names->n; i++)
-		if (!strcmp(names->names[i], name))
-			return true;
-	return false;
-}
-
-/* "no branch 'x' in 'f'", and the closest branch, or the branches there are. */
-static int no_branch(const struct kb_config *config, const char *name)
-{
-	struct kb_buf hint = KB_BUF_INIT;
-	const char **all = calloc(config->nbranches + 1, sizeof(*all));
-	const char *near = NULL;
-	size_t i;
-	int err;
-
-	for (i = 0; all && i < config->nbranches; i++)
-		all[i] = config->branches[i].name;
-	if (all && (near = kb_closest(name, all, config->nbranches))) {
-		kb_buf_printf(&hint, "\nhint: did you mean '%s'?", near);
-	} else if (config->nbranches) {
-		kb_buf_puts(&hint, "\nhint: its branches: ");
-		for (i = 0; i < config->nbranches && i < 12; i++)
-			kb_buf_printf(&hint, "%s%s", i ? ", " : "", config->branches[i].name);
-		if (config->nbranches > 12)
-			kb_buf_printf(&hint, " and %zu more", config->nbranches - 12);
-	}
-	err = kb_error_set(KB_ENOTFOUND, "no branch '%s' in '%s'%s", name, config->path,
-			   hint.ptr ? hint.ptr : "");
-	kb_buf_release(&hint);
-	free(all);
-	return err;
-}
-
 static int select_branches(const struct kb_branch ***out, size_t *n,
 			   const struct kb_config *config, const struct cli_branches *names,
 			   bool with_kernels)
 {
-	const struct kb_branch **list;
-	const struct kb_branch *b;
-	size_t i;
+	char *notes = NULL;
+	int err = kb_branches_select(out, n, &notes, config, names->names, names->n, with_kernels);
 
-	*n = 0;
-	for (i = 0; i < names->n; i++)
-		if (!kb_config_branch(config, names->names[i]))
-			return no_branch(config, names->names[i]);
-	if (!(*out = list = calloc(config->nbranches + 1, sizeof(*list))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
-	for (i = 0; i < config->nbranches; i++) {
-		b = &config->branches[i];
-		if (names->n && !named(names, b->name))
-			continue;
-		if (b->kernel && !with_kernels) {
-			if (names->n)
-				fprintf(stderr, "note: branch '%s' is the kernel package '%s', "
-					"booted as shipped: nothing to do here\n", b->name, b->kernel);
-			continue;
-		}
-		if (!with_kernels) {
-			char *why = NULL;
-			int err = kb_branch_missing(&why, b);
-			if (err < 0) {
-				free(list);
-				*out = NULL;
-				return err;
-			}
-			if (why) {
-				fprintf(stderr, "note: branch '%s' skipped: %s\n", b->name, why);
-				free(why);
-				continue;
-			}
-		}
-		list[(*n)++] = b;
-	}
-	return 0;
+	if (notes)
+		fputs(notes, stderr);
+	free(notes);
+	return err;
 }
 
 int cli_select(const struct kb_branch ***out, size_t *n,
