@@ -37,7 +37,7 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 # The library by stage: pipeline files at its top, a folder per stage.
-LIB_DIRS := tools/kbackport/lib $(addprefix tools/kbackport/lib/,util apply build test report)
+LIB_DIRS := tools/kbackport/lib $(addprefix tools/kbackport/lib/,util apply audit kbuild boot report)
 LIB_SRC := $(sort $(wildcard $(LIB_DIRS:%=%/*.c)))
 CLI_SRC := $(sort $(wildcard tools/kbackport/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))

@@ -1,6 +1,6 @@
 /*
  * kbackport test: boot each built lane with the shared test set, read the
- * KTAP, and give every lane and branch its verdict (lib/verdict.h). The
+ * KTAP, and give every lane and branch its verdict (lib/boot/verdict.h). The
  * loop is the pipeline's (lib/pipeline.h) with builds looked up only.
  */
 #include "child.h"
