@@ -81,8 +81,9 @@ def anc(a, b):
         memo[a, b] = subprocess.run(['git', '-C', repo, 'merge-base', '--is-ancestor', a, b]).returncode == 0
     return memo[a, b]
 right = faa = other = needs = bad = 0
-for r in json.load(open(res))['results']:
-        inside = anc(commit[r['fix']], rel[r['branch']])
+for fx in json.load(open(res)):
+    for r in fx['results']:
+        inside = anc(commit[fx['fix']], rel[r['branch']])
         st = r['status']
         if inside == (st == 'already-applied'):
             right += 1
@@ -93,14 +94,14 @@ for r in json.load(open(res))['results']:
         for h in r['hunks']:
             for n in h['needs']:
                 needs += 1
-                bad += anc(n['commit'], rel[r['branch']]) or not anc(n['commit'], commit[r['fix']])
+                bad += anc(n['commit'], rel[r['branch']]) or not anc(n['commit'], commit[fx['fix']])
 print(right, faa, other, needs, bad)
 PY
 }
 read -r h_right h_faa h_other h_needs h_bad < <(judge "$work/warm.json")
 read -r c_right c_faa c_other _ _ < <(judge "$work/content.json")
-nconf=$(jq '[.results[] | select(.status == "conflict")] | length' "$work/warm.json")
-nnamed=$(jq '[.results[] | select(.status == "conflict") | select([.hunks[].needs[]] | length > 0)] | length' "$work/warm.json")
+nconf=$(jq '[.[].results[] | select(.status == "conflict")] | length' "$work/warm.json")
+nnamed=$(jq '[.[].results[] | select(.status == "conflict") | select([.hunks[].needs[]] | length > 0)] | length' "$work/warm.json")
 cat <<MD
 ## $title
 

@@ -19,13 +19,16 @@ ST=${KB_SHARED:-$TOP_DIR/../shared}/stable-training
 
 # kb ARGS...: kbackport, its stdout in out, its stderr in err
 kb() { ${KB_VALGRIND:-} "$KBACKPORT" "$@" >out 2>err; }
+# (apply --json: an object for one fix, an array for several)
 # needs FIX BRANCH: "<hunk> <commit> <subject>" per needed commit, from out (--json)
 needs() {
-	jq -r --arg f "$1" --arg b "$2" '.results[] | select(.fix == $f and .branch == $b) | .hunks[] | .hunk as $h | .needs[] |
+	jq -r --arg f "$1" --arg b "$2" '(if type == "array" then .[] else . end) | select(.fix == $f) | .results[] |
+		select(.branch == $b) | .hunks[] | .hunk as $h | .needs[] |
 		"\($h) \(.commit) \(.subject)"' out
 }
 status() {
-	jq -r --arg f "$1" --arg b "$2" '.results[] | select(.fix == $f and .branch == $b) | .status' out
+	jq -r --arg f "$1" --arg b "$2" '(if type == "array" then .[] else . end) | select(.fix == $f) | .results[] |
+		select(.branch == $b) | .status' out
 }
 
 if test_have_prereq SHARED; then

@@ -30,8 +30,7 @@ static const struct cli_opt options[] = {
 	{ 'n', true, "dry-run", no_argument, NULL,
 	  "decide and report, write no object and no ref" },
 	{ 'j', false, "json", no_argument, NULL,
-	  "one JSON document: {\"fixes\": [ids], \"results\": [one\n"
-	  "per fix and branch, each naming its fix]}" },
+	  "one JSON document per fix (an array when several)" },
 	{ 'q', true, "quiet", no_argument, NULL,
 	  "the table and the tally only, not each branch's details" },
 	{ 'v', true, "verbose", no_argument, NULL,
@@ -199,32 +198,27 @@ static json_t *result_json(const struct kb_result *r, const struct kb_fix *fix)
 	return kb_result_json(r, hash);
 }
 
-/*
- * One shape however many fixes: {"fixes": [ids], "results": [one per fix
- * and branch, fix by fix, each naming its fix]}.
- */
 static void print_json(struct kb_result *results, char **mails, size_t nbranches,
 		       struct kb_fix **fixes, size_t nfixes)
 {
-	json_t *ids = json_array(), *list = json_array(), *doc, *r, *result;
+	json_t *docs = json_array(), *doc, *list, *r;
 	size_t f, b;
 
 	for (f = 0; f < nfixes; f++) {
-		json_array_append_new(ids, json_string(fixes[f]->id));
+		list = json_array();
 		for (b = 0; b < nbranches; b++) {
-			r = json_pack("{s:s}", "fix", fixes[f]->id);
-			result = result_json(&results[f * nbranches + b], fixes[f]);
-			json_object_update(r, result);
-			json_decref(result);
+			r = result_json(&results[f * nbranches + b], fixes[f]);
 			if (mails)
 				json_object_set_new(r, "mail", kb_json_str(mails[f * nbranches + b]));
 			json_array_append_new(list, r);
 		}
+		doc = json_pack("{s:s, s:o}", "fix", fixes[f]->id, "results", list);
+		json_array_append_new(docs, doc);
 	}
-	doc = json_pack("{s:o, s:o}", "fixes", ids, "results", list);
-	json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_dumpf(nfixes == 1 ? json_array_get(docs, 0) : docs, stdout,
+		   JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', stdout);
-	json_decref(doc);
+	json_decref(docs);
 }
 
 /*
