@@ -151,6 +151,25 @@ struct cli_target {
 /* getopt's code of --color (no short option) */
 #define CLI_OPT_COLOR 0x100
 
+/* --config, --fix and --branch as apply, build and test have them (cli_opt entries) */
+#define CLI_OPTS_TARGET \
+	{ 'c', true, "config", required_argument, "FILE", \
+	  "branches file (default: $KBACKPORT_CONFIG, else the\n" \
+	  "nearest branches.yaml from here upward)" }, \
+	{ 'f', true, "fix", required_argument, "DIR|ID", \
+	  "a fix directory, a directory of fixes, a fix id\n" \
+	  "under backports/ beside the config, or a patch or\n" \
+	  "mbox file (a one-off fix, no directory made); repeatable\n" \
+	  "(default: every fix under backports/ beside the config)" }, \
+	{ 'b', true, "branch", required_argument, "NAME", \
+	  "only this branch; repeatable (default: all)" }
+
+/* --color[=WHEN] colouring `what` ("statuses", "verdicts"), a cli_opt entry */
+#define CLI_OPT_COLOR_ENTRY(what) \
+	{ CLI_OPT_COLOR, false, "color", optional_argument, "[=WHEN]", \
+	  "colour the " what ": auto (on a terminal, not with\n" \
+	  "NO_COLOR set), always, never" }
+
 /*
  * The config a command works on: `path` (--config) when given, else
  * $KBACKPORT_CONFIG, else the first branches.yaml from the current

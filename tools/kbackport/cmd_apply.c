@@ -17,16 +17,7 @@
 #include <string.h>
 
 static const struct cli_opt options[] = {
-	{ 'c', true, "config", required_argument, "FILE",
-	  "branches file (default: $KBACKPORT_CONFIG, else the\n"
-	  "nearest branches.yaml from here upward)" },
-	{ 'f', true, "fix", required_argument, "DIR|ID",
-	  "a fix directory, a directory of fixes, a fix id\n"
-	  "under backports/ beside the config, or a patch or\n"
-	  "mbox file (a one-off fix, no directory made); repeatable\n"
-	  "(default: every fix under backports/ beside the config)" },
-	{ 'b', true, "branch", required_argument, "NAME",
-	  "only this branch; repeatable (default: all)" },
+	CLI_OPTS_TARGET,
 	{ 'n', true, "dry-run", no_argument, NULL,
 	  "decide and report, write no object and no ref" },
 	{ 'j', false, "json", no_argument, NULL,
@@ -63,9 +54,7 @@ static const struct cli_opt options[] = {
 	  "name from the branch's `mail:` in the config (default\n"
 	  "for a stable branch: stable@vger.kernel.org). Never\n"
 	  "through a symbolic link; not with --dry-run" },
-	{ CLI_OPT_COLOR, false, "color", optional_argument, "[=WHEN]",
-	  "colour the statuses: auto (on a terminal, not with\n"
-	  "NO_COLOR set), always, never" },
+	CLI_OPT_COLOR_ENTRY("statuses"),
 	{ 'h', true, "help", no_argument, NULL,
 	  "this text" },
 	{ 0, false, NULL, 0, NULL, NULL },

@@ -17,19 +17,11 @@
 #include <unistd.h>
 
 static const struct cli_opt options[] = {
-	{ 'c', true, "config", required_argument, "FILE",
-	  "branches file (default: $KBACKPORT_CONFIG, else the\n"
-	  "nearest branches.yaml from here upward)" },
-	{ 'f', true, "fix", required_argument, "DIR|ID",
-	  "a fix directory, a directory of fixes, a fix id\n"
-	  "under backports/ beside the config, or a patch or\n"
-	  "mbox file (a one-off fix, no directory made); repeatable\n"
-	  "(default: every fix under backports/ beside the config)" },
-	{ 'b', true, "branch", required_argument, "NAME",
-	  "only this branch; repeatable (default: all)" },
+	CLI_OPTS_TARGET,
 	{ 'w', true, "workdir", required_argument, "DIR",
 	  "sources and builds (default: work/ beside the config)" },
-	{ 'F', false, "fragment", required_argument, "FILE the common config fragment, for branches without",
+	{ 'F', false, "fragment", required_argument, "FILE",
+	  "the common config fragment, for branches without\n"
 	  "`config:` (default: data/kernel/kbackport.config beside\n"
 	  "the config, else kbackport's own)" },
 	{ 'O', false, "overlay", required_argument, "DIR",
@@ -42,9 +34,7 @@ static const struct cli_opt options[] = {
 	  "one JSON document" },
 	{ 'q', true, "quiet", no_argument, NULL,
 	  "no progress lines while a build runs" },
-	{ CLI_OPT_COLOR, false, "color", optional_argument, "[=WHEN]",
-	  "colour the statuses: auto (on a terminal, not with\n"
-	  "NO_COLOR set), always, never" },
+	CLI_OPT_COLOR_ENTRY("statuses"),
 	{ 'h', true, "help", no_argument, NULL,
 	  "this text" },
 	{ 0, false, NULL, 0, NULL, NULL },

@@ -17,16 +17,7 @@
 #include <unistd.h>
 
 static const struct cli_opt options[] = {
-	{ 'c', true, "config", required_argument, "FILE",
-	  "branches file (default: $KBACKPORT_CONFIG, else the\n"
-	  "nearest branches.yaml from here upward)" },
-	{ 'f', true, "fix", required_argument, "DIR|ID",
-	  "a fix directory, a directory of fixes, a fix id\n"
-	  "under backports/ beside the config, or a patch or\n"
-	  "mbox file (a one-off fix, no directory made); repeatable\n"
-	  "(default: every fix under backports/ beside the config)" },
-	{ 'b', true, "branch", required_argument, "NAME",
-	  "only this branch; repeatable (default: all)" },
+	CLI_OPTS_TARGET,
 	{ 'w', true, "workdir", required_argument, "DIR",
 	  "where kbackport build worked (default: work/ beside\n"
 	  "the config)" },
@@ -50,9 +41,7 @@ static const struct cli_opt options[] = {
 	  "one JSON document" },
 	{ 'q', true, "quiet", no_argument, NULL,
 	  "no progress lines while a boot runs" },
-	{ CLI_OPT_COLOR, false, "color", optional_argument, "[=WHEN]",
-	  "colour the verdicts: auto (on a terminal, not with\n"
-	  "NO_COLOR set), always, never" },
+	CLI_OPT_COLOR_ENTRY("verdicts"),
 	{ 'h', true, "help", no_argument, NULL,
 	  "this text" },
 	{ 0, false, NULL, 0, NULL, NULL },

@@ -66,7 +66,7 @@ static void put_option(FILE *out, const struct cli_opt *o, int column)
 		len = fprintf(out, "      --%s", o->name);
 	if (o->arg)
 		len += fprintf(out, "%s%s", o->arg[0] == '[' ? "" : " ", o->arg);
-	if (len + 2 > column) {	/* too long: the help starts on the next line */
+	if (len + 1 > column) {	/* no room: the help starts on the next line */
 		fputc('\n', out);
 		len = 0;
 	}
