@@ -98,13 +98,6 @@ static int resolve_image(char **name, struct apt_package *p, const char *package
 			    package);
 }
 
-/* apt-get download, unless the .deb is already there (deb.h). */
-static int download(char **deb, const char *package, const struct apt_package *p,
-		    const char *downloads, const char *log, const struct kb_ticker *ticker)
-{
-	return kb_deb_download(deb, package, p->version, p->arch, downloads, log, ticker);
-}
-
 /* Where lib/modules is: the top, or usr/ for a package that ships /usr/lib/modules. */
 static int find_modules_root(char **out, const char *root)
 {
@@ -200,7 +193,8 @@ int kb_distro_kernel_fetch(struct kb_distro_kernel *out, const char *package,
 		goto done;
 	}
 	if (!kb_path_exists(root.ptr) &&
-	    ((err = download(&deb, out->package, &p, downloads, log.ptr, ticker)) < 0 ||
+	    ((err = kb_deb_download(&deb, out->package, p.version, p.arch, downloads,
+					     log.ptr, ticker)) < 0 ||
 	     (err = unpack(root.ptr, deb, log.ptr, ticker)) < 0))
 		goto done;
 	err = describe(out, root.ptr);
