@@ -74,6 +74,15 @@ for b in v2.6.32 v2.6.36 v2.6.38-rc8; do
 		"$(jq -r --arg b "$b" '[.branches[] | select(.name == $b) | .lanes[]
 			| "\(.suites.kbackport_dev_load) \(if any(.reason[]; startswith("kbackport_dev_load: not-applicable")) then "yes" else "no" end)"] | join("|")' "$R")"
 	log=$TMP/reports/latest/$b/as-is/build.log
+	# the backport lane starts from a copy of the as-is build: make
+	# recompiles what the fix's files reach (2.6.32's variant changes
+	# netdevice.h), not the whole kernel (compat rule kbuild-cmd-pound)
+	cc=$(grep -E '^  CC ' "$TMP/reports/latest/$b/backport/build.log")
+	n=$(printf '%s\n' "$cc" | grep -c .)
+	all=$(grep -cE '^  CC ' "$log")
+	assert_eq "backport: fewer than half of the as-is build's objects recompiled ($n of $all)" "yes" \
+		"$([ "$n" -ge 1 ] && [ $((n * 2)) -lt "$all" ] && echo yes)"
+	assert_contains "backport: net/core/dev.o recompiled" "net/core/dev.o" "$cc"
 	assert_contains "the build log lists the compatibility rules applied" \
 		"compat rule 'module-reloc-plt32'" "$(cat "$log")"
 	assert_eq "the rules changed no branch: the backport ref has the era's tree plus the fix's files only" \

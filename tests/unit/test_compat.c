@@ -17,6 +17,7 @@ static const char *const names[] = {
 	"compiler-gcc12", "timeconst-perl", "decompressor-no-sse", "vdso-link-emulation",
 	"old-compiler-defaults", "kconfig-tinyconfig", "kconfig-merge-config",
 	"kconfig-olddefconfig-short", "kconfig-olddefconfig-long", "module-reloc-plt32",
+	"kbuild-cmd-pound",
 };
 #define NRULES (sizeof(names) / sizeof(names[0]))
 
@@ -31,6 +32,7 @@ static const char *const old_tree[][2] = {
 	{ "scripts/kconfig/Makefile", "allnoconfig: $(obj)/conf\n\t$< -n $(Kconfig)\n" },
 	{ "scripts/kconfig/conf.c", "\twhile ((opt = getopt(ac, av, \"osdD:nmyrh\")) != -1) {\n" },
 	{ "arch/x86/kernel/module.c", "\t\tcase R_X86_64_PC32:\n\t\t\tval -= (u64)loc;\n" },
+	{ "scripts/Kbuild.include", "make-cmd = $(subst \\#,\\\\\\#,$(subst $$,$$$$,$(call escsq,$(cmd_$(1)))))\n" },
 	{ NULL, NULL },
 };
 
@@ -44,6 +46,7 @@ static const char *const new_tree[][2] = {
 	{ "scripts/kconfig/merge_config.sh", "#!/bin/sh\n" },
 	{ "scripts/kconfig/conf.c", "\t{\"defconfig\",     required_argument, NULL, defconfig},\n" },
 	{ "arch/x86/kernel/module.c", "\t\tcase R_X86_64_PC32:\n\t\tcase R_X86_64_PLT32:\n" },
+	{ "scripts/Kbuild.include", "pound := \\#\nmake-cmd = $(call escsq,$(subst $(pound),$$(pound),$(subst $$,$$$$,$(cmd_$(1)))))\n" },
 	{ NULL, NULL },
 };
 
@@ -144,7 +147,8 @@ static void test_old_tree_selects_by_contents(void **state)
 	got = selected(f, &tree);
 	assert_string_equal(got, "compiler-gcc12 timeconst-perl decompressor-no-sse "
 			    "vdso-link-emulation old-compiler-defaults kconfig-tinyconfig "
-			    "kconfig-merge-config kconfig-olddefconfig-short module-reloc-plt32");
+			    "kconfig-merge-config kconfig-olddefconfig-short module-reloc-plt32 "
+			    "kbuild-cmd-pound");
 	free(got);
 }
 
@@ -209,6 +213,11 @@ static void test_apply(void **state)
 	free(text);
 	assert_string_equal(text = file_of(f->repo.repo, &r.tree, "arch/x86/kernel/module.c", NULL),
 			    "\t\tcase R_X86_64_PC32:\n\t\tcase R_X86_64_PLT32:\n\t\t\tval -= (u64)loc;\n");
+	free(text);
+	assert_string_equal(text = file_of(f->repo.repo, &r.tree, "scripts/Kbuild.include", NULL),
+			    "make-cmd = $(subst $(pound),$$(pound),$(subst $$,$$$$,$(call escsq,$(cmd_$(1)))))\n"
+			    "\n# kbackport: the # of a command, for make 4.3 as later kernels have it\n"
+			    "pound := \\#\n");
 	free(text);
 	text = file_of(f->repo.repo, &r.tree, "scripts/kconfig/merge_config.sh", &mode);
 	assert_int_equal(mode, GIT_FILEMODE_BLOB_EXECUTABLE);
