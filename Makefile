@@ -243,6 +243,8 @@ check-valgrind: $(UNIT_BIN) $(BUILD)/kbackport
 # both streams run is built first, so no two makes build the same file.
 # tests/summary.sh then says where the time went (slowest suites, each
 # pass, each stream, ccache's share of the kernel builds).
+# The kernel builds run one compiler more than the CPUs (KBACKPORT_JOBS):
+# the worker beside them is one process, often waiting on its children.
 # KB_CHECK_SERIAL=1 runs the streams one after the other, one worker.
 check: deps
 	@rm -f build/test-totals build/test-times build/check-streams
@@ -258,7 +260,8 @@ check: deps
 		./tests/jobs.sh work main; \
 	else \
 		{ ./tests/jobs.sh work side; echo "side $$(($$(date +%s) - start))" >> build/check-streams; } & side=$$!; \
-		$(MAKE) --no-print-directory check-main || st=1; \
+		KBACKPORT_JOBS=$${KBACKPORT_JOBS:-$$(($$(nproc) + 1))} \
+			$(MAKE) --no-print-directory check-main || st=1; \
 		echo "kernels $$(($$(date +%s) - start))" >> build/check-streams; \
 		./tests/jobs.sh work main; \
 		wait $$side; \

@@ -240,7 +240,8 @@ assert_eq "user state untouched" "$state" "$(user_state linux)"
 # ---- the as-is lane again, its build deleted: the sources go back ----
 T_NAME=switch-back
 rm -rf "$dir"
-run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
+KBACKPORT_JOBS=3 run_kb 0 build --fix fixes --json --branch 6.1.y
+assert_contains "no --jobs: make -j\$KBACKPORT_JOBS" "make O=$TMP/work/obj/6.1.y -j3 " "$(cat "$dir/build.log")"
 assert_eq "rebuilt from the backport's build" '[["as-is","pass",1,"6.1.y backport"],["backport","cached",0,null]]' \
 	"$(field '[.builds[] | [.lane, .status, .rebuilt, .shared_with]]' | jq -c .)"
 assert_eq "sources are as-is again" "$(git -C linux show linux-6.1.y:net/core/dev_ioctl.c)" \
@@ -249,7 +250,8 @@ assert_eq "sources are as-is again" "$(git -C linux show linux-6.1.y:net/core/de
 # ---- an interrupted build (no stamp) is never trusted ----
 T_NAME=interrupted
 rm "$bdir/kbackport.stamp"
-run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
+KBACKPORT_JOBS=5 run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
+assert_contains "--jobs wins over \$KBACKPORT_JOBS" "make O=$TMP/work/obj/6.1.y -j2 " "$(cat "$bdir/build.log")"
 assert_eq "resumed, not cached" '[["as-is","cached"],["backport","pass"]]' \
 	"$(field '[.builds[] | [.lane, .status]]' | jq -c .)"
 assert_eq "stamp written again" "yes" "$([ -f "$bdir/kbackport.stamp" ] && echo yes)"

@@ -23,6 +23,7 @@ run_kb 2 apply --jobs 2 && assert_eq "apply takes no --jobs (it builds nothing)"
 for cmd in build run; do
 	run_kb 2 $cmd --jobs 0 && assert_eq "$cmd: bad --jobs" "error: --jobs wants a number from 1 to 1024, not '0'" "$ERR"
 	run_kb 2 $cmd -j 2x && assert_eq "$cmd: bad -j" "error: --jobs wants a number from 1 to 1024, not '2x'" "$ERR"
+	KBACKPORT_JOBS=0 run_kb 2 $cmd && assert_eq "$cmd: bad \$KBACKPORT_JOBS" "error: KBACKPORT_JOBS wants a number from 1 to 1024, not '0'" "$ERR"
 done
 for cmd in test run; do
 	run_kb 2 $cmd --timeout 3601 && assert_eq "$cmd: bad --timeout" "error: --timeout wants seconds from 1 to 3600, not '3601'" "$ERR"

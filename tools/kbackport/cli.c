@@ -216,6 +216,15 @@ int cli_parse_number(unsigned *out, const char *arg, const char *option,
 	return 0;
 }
 
+int cli_jobs_default(unsigned *jobs)
+{
+	const char *env = getenv("KBACKPORT_JOBS");
+
+	if (*jobs || !env || !*env)
+		return 0;
+	return cli_parse_number(jobs, env, "KBACKPORT_JOBS", "a number", 1024);
+}
+
 int cli_parse_accel(bool *automatic, const char *arg)
 {
 	if (!strcmp(arg, "tcg") || !strcmp(arg, "auto")) {

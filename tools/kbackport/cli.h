@@ -196,6 +196,13 @@ void cli_target_release(struct cli_target *t);
  */
 int cli_parse_number(unsigned *out, const char *arg, const char *option,
 		     const char *what, long max);
+
+/*
+ * --jobs not given: $KBACKPORT_JOBS when set (a number from 1 to 1024, or
+ * a usage error naming it), else *jobs stays 0 (as many as the machine
+ * has cores).
+ */
+int cli_jobs_default(unsigned *jobs);
 /* --accel tcg|auto: *automatic is whether it is auto; EXIT_USAGE otherwise. */
 int cli_parse_accel(bool *automatic, const char *arg);
 

@@ -29,7 +29,7 @@ static const struct cli_opt options[] = {
 	{ 'N', false, "no-overlay", no_argument, NULL,
 	  "build each lane's tree as it is, without KUnit suites" },
 	{ 'j', true, "jobs", required_argument, "N",
-	  "make -jN (default: the number of CPUs)" },
+	  "make -jN (default: $KBACKPORT_JOBS, else the number of CPUs)" },
 	{ 'J', false, "json", no_argument, NULL,
 	  "one JSON document" },
 	{ 'q', true, "quiet", no_argument, NULL,
@@ -130,6 +130,8 @@ static int parse_options(struct build_cli *o, int argc, char **argv)
 		default: return cli_usage_bad_option(argv, &usage);
 		}
 	}
+	if (cli_jobs_default(&o->jobs))
+		return EXIT_USAGE;
 	return cli_no_arguments(argc, argv);
 }
 

@@ -46,7 +46,7 @@ static const struct cli_opt options[] = {
 	  "where run directories go (default: reports/ beside\n"
 	  "the config)" },
 	{ 'j', true, "jobs", required_argument, "N",
-	  "make -jN (default: the number of CPUs)" },
+	  "make -jN (default: $KBACKPORT_JOBS, else the number of CPUs)" },
 	{ 'A', false, "accel", required_argument, "tcg|auto",
 	  "as for kbackport test (default: tcg)" },
 	{ 't', true, "timeout", required_argument, "SECS",
@@ -158,6 +158,8 @@ static int parse_options(struct run_cli *o, int argc, char **argv)
 		default: return cli_usage_bad_option(argv, &usage);
 		}
 	}
+	if (cli_jobs_default(&o->jobs))
+		return EXIT_USAGE;
 	if (o->queue && o->t.nfixes) {
 		cli_error("--queue names the fixes: no --fix with it");
 		return EXIT_USAGE;
