@@ -107,16 +107,9 @@ int cli_target_option(struct cli_target *t, int c, const char *arg)
 
 void cli_target_release(struct cli_target *t)
 {
-	size_t i;
-
 	free(t->fixes);
 	t->fixes = NULL;
 	t->nfixes = 0;
-	for (i = 0; i < t->nowned; i++)
-		free(t->owned[i]);
-	free(t->owned);
-	t->owned = NULL;
-	t->nowned = 0;
 	cli_branches_release(&t->branches);
 }
 
@@ -172,32 +165,6 @@ int cli_bad_option(char **argv, const struct option *longopts, const char *usage
 int cli_config_load(struct kb_config **out, const char *path)
 {
 	return kb_config_find(out, path);
-}
-
-int cli_target_load(struct kb_config **out, struct cli_target *t)
-{
-	char **grown, *dir = NULL;
-	size_t i;
-	int err;
-
-	if ((err = kb_config_find(out, t->config)) < 0)
-		return err;
-	for (i = 0; i < t->nfixes && !err; i++) {
-		if ((err = kb_fix_resolve(&dir, t->fixes[i], *out)) < 0 || !dir)
-			continue;
-		if (!(grown = realloc(t->owned, (t->nowned + 1) * sizeof(*grown)))) {
-			free(dir);
-			err = kb_error_set(KB_ENOMEM, "out of memory");
-			continue;
-		}
-		t->owned = grown;
-		t->fixes[i] = t->owned[t->nowned++] = dir;
-	}
-	if (err < 0) {
-		kb_config_free(*out);
-		*out = NULL;
-	}
-	return err;
 }
 
 int cli_parse_number(unsigned *out, const char *arg, const char *option,
@@ -260,76 +227,40 @@ int cli_select_all(const struct kb_branch ***out, size_t *n,
 	return select_branches(out, n, config, names, true);
 }
 
-int cli_data_path(struct kb_buf *out, const struct kb_config *config, enum kb_data_id id)
+/* $KBACKPORT_DATADIR, else the one kbackport was built for */
+static const char *data_dir(void)
 {
 	const char *datadir = getenv("KBACKPORT_DATADIR");
 
-	return kb_data_path(out, id, config->dir, datadir ? datadir : KB_DATADIR);
+	return datadir ? datadir : KB_DATADIR;
 }
 
-void cli_build_paths_release(struct cli_build_paths *p)
+int cli_data_path(struct kb_buf *out, const struct kb_config *config, enum kb_data_id id)
 {
-	kb_buf_release(&p->workdir);
-	kb_buf_release(&p->fragment);
-	kb_buf_release(&p->compat);
-	kb_fix_tests_release(&p->tests);
-	kb_fix_tests_configs_free(p->configs, p->nconfigs);
-	memset(p, 0, sizeof(*p));
+	return kb_data_path(out, id, config->dir, data_dir());
 }
 
-/*
- * The kernel.config of the collection: the fixes under `roots` (the --fix
- * directories) and under backports/ beside the config, so that one fix of
- * a family run alone gets the config its family's runs get.
- */
-static int collection_configs(struct cli_build_paths *p, const struct kb_config *config,
-			      const struct kb_fix *const *fixes, size_t nfixes,
-			      const char *const *roots, size_t nroots)
+void cli_session_opts(struct kb_session_opts *out, const struct cli_target *t)
 {
-	struct kb_buf def = KB_BUF_INIT;
-	const char **all;
-	size_t i;
-	int err;
+	memset(out, 0, sizeof(*out));
+	out->config = t->config;
+	out->fixes = t->fixes;
+	out->nfixes = t->nfixes;
+	out->branches = t->branches.names;
+	out->nbranches = t->branches.n;
+	out->workdir = t->workdir;
+	out->datadir = data_dir();
+}
 
-	if (!(all = calloc(nroots + 2, sizeof(*all))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
-	for (i = 0; i < nroots; i++)
-		all[i] = roots[i];
-	if ((err = kb_buf_printf(&def, "%s/backports", config->dir)) == 0) {
-		all[nroots] = def.ptr;
-		err = kb_fix_tests_configs(&p->configs, &p->nconfigs, all, nroots + 1, fixes, nfixes);
-	}
-	free(all);
-	kb_buf_release(&def);
+int cli_session_open(struct kb_session *s, const struct kb_session_opts *opts)
+{
+	int err = kb_session_open(s, opts);
+
+	if (s->notes)
+		fputs(s->notes, stderr);
+	if (err < 0)
+		cli_error_last();
 	return err;
-}
-
-int cli_build_paths(struct cli_build_paths *p, const struct kb_config *config,
-		    const char **workdir, const char **fragment,
-		    const struct kb_fix *const *fixes, size_t nfixes,
-		    const char *const *roots, size_t nroots, const char *overlay,
-		    bool no_overlay)
-{
-	int err = 0;
-
-	if (!*workdir && (err = kb_buf_printf(&p->workdir, "%s/work", config->dir)) == 0)
-		*workdir = p->workdir.ptr;
-	if (!err && !*fragment && (err = cli_data_path(&p->fragment, config, KB_DATA_FRAGMENT)) == 0)
-		*fragment = p->fragment.ptr;
-	if (err < 0 || (err = cli_data_path(&p->compat, config, KB_DATA_COMPAT)) < 0 ||
-	    (err = kb_fix_tests_load(&p->tests, fixes, nfixes)) < 0 ||
-	    (err = collection_configs(p, config, fixes, nfixes, roots, nroots)) < 0)
-		return err;
-	if (overlay) {
-		p->given.name = "overlay";
-		p->given.path = overlay;
-		p->overlays = &p->given;
-		p->noverlays = 1;
-	} else if (!no_overlay) {
-		p->overlays = p->tests.kunit;
-		p->noverlays = p->tests.nkunit;
-	}
-	return 0;
 }
 
 void cli_print_indented(const char *text, const char *indent)

@@ -15,6 +15,7 @@
 #include "fixtests.h"
 #include "fix.h"
 #include "fixset.h"
+#include "session.h"
 
 enum {
 	EXIT_OK = 0,		/* nothing needs attention */
@@ -144,8 +145,6 @@ struct cli_target {
 	size_t nfixes;
 	struct cli_branches branches;
 	const char *workdir;
-	char **owned;		/* --fix ids made paths (cli_target_load()) */
-	size_t nowned;
 };
 
 /* getopt's code of --color (no short option) */
@@ -179,11 +178,18 @@ struct cli_target {
 int cli_config_load(struct kb_config **out, const char *path);
 
 /*
- * cli_config_load() of t->config, then each --fix that is no path but a
- * fix id under backports/ beside the config becomes that directory; an id
- * found nowhere is an error with the closest id as a hint.
+ * The session options of `t` (--config, --fix, --branch, --workdir) and
+ * kbackport's data directory (as cli_data_path() finds it); the command
+ * sets the steps it needs besides.
  */
-int cli_target_load(struct kb_config **out, struct cli_target *t);
+void cli_session_opts(struct kb_session_opts *out, const struct cli_target *t);
+
+/*
+ * kb_session_open(), then on stderr its notes (a named branch left out)
+ * and its error, as every command prints them. `s` is to be released
+ * (kb_session_release()) either way.
+ */
+int cli_session_open(struct kb_session *s, const struct kb_session_opts *opts);
 
 /* Take option `c` ('c', 'f', 'b', 'w' or CLI_OPT_COLOR) of getopt: 0, or EXIT_USAGE. */
 int cli_target_option(struct cli_target *t, int c, const char *arg);
@@ -227,35 +233,6 @@ int cli_select_all(const struct kb_branch ***out, size_t *n,
  * Missing from both is an error naming the file.
  */
 int cli_data_path(struct kb_buf *out, const struct kb_config *config, enum kb_data_id id);
-
-/*
- * What build, test and run share, each unless given: the work directory
- * (work/ beside the config), the common config fragment, the build
- * compatibility rules (kbackport's own data: cli_data_path(), a missing one
- * is an error), and from the fixes (fixtests.h): the tests of the fixes
- * under test (`fixes`: their cases, their KUnit suites as the overlays,
- * unless `overlay` names one directory instead or `no_overlay`), and the
- * kernel.config of every fix of the collection (the fixes under `roots`,
- * the --fix directories, and under backports/ beside the config; and
- * `fixes`).
- * `p` owns what it made.
- */
-struct cli_build_paths {
-	struct kb_buf workdir, fragment, compat;
-	struct kb_fix_tests tests;		/* of the fixes under test */
-	char **configs;				/* the collection's kernel.config */
-	size_t nconfigs;
-	struct kb_overlay_dir given;		/* --overlay DIR */
-	const struct kb_overlay_dir *overlays;	/* what lanes are built with */
-	size_t noverlays;
-};
-
-int cli_build_paths(struct cli_build_paths *p, const struct kb_config *config,
-		    const char **workdir, const char **fragment,
-		    const struct kb_fix *const *fixes, size_t nfixes,
-		    const char *const *roots, size_t nroots, const char *overlay,
-		    bool no_overlay);
-void cli_build_paths_release(struct cli_build_paths *p);
 
 
 

@@ -358,25 +358,40 @@ static int open_history(struct apply_opts *o, const struct kb_config *config)
 	return err;
 }
 
-static int run(struct apply_opts *o)
+/*
+ * What both forms of apply work on: the config, the branches, the fixes
+ * (or the queue's) and the history index, told which fixes to expect.
+ * EXIT_USAGE, said on stderr, when one of them is wrong.
+ */
+static int open_session(struct kb_session *s, struct apply_opts *o)
 {
-	const struct kb_branch **branches = NULL;
-	struct kb_config *config = NULL;
-	struct kb_fix **fixes = NULL;
-	struct kb_result *results = NULL;
-	char **mails = NULL;
-	size_t nbranches = 0, nfixes = 0, f, b, nresults = 0;
-	int rc = EXIT_USAGE;
+	struct kb_session_opts so;
 
-	if (cli_target_load(&config, &o->t) < 0 ||
-	    cli_select(&branches, &nbranches, config, &o->t.branches) < 0 ||
-	    kb_fix_set_load(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
-	    open_history(o, config) < 0) {
+	cli_session_opts(&so, &o->t);
+	so.queue = o->queue;
+	so.queue_name = o->queue_name;
+	if (cli_session_open(s, &so) < 0)
+		return EXIT_USAGE;
+	if (open_history(o, s->config) < 0) {
 		cli_error_last();
-		goto done;
+		return EXIT_USAGE;
 	}
 	if (o->backport.history)
-		kb_history_expect(o->backport.history, (const struct kb_fix *const *)fixes, nfixes);
+		kb_history_expect(o->backport.history, (const struct kb_fix *const *)
+				  (o->queue ? s->series.fixes : s->fixes),
+				  o->queue ? s->series.nfixes : s->nfixes);
+	return 0;
+}
+
+static int run(struct apply_opts *o, const struct kb_session *s)
+{
+	const struct kb_branch **branches = s->branches;
+	struct kb_fix **fixes = s->fixes;
+	struct kb_result *results = NULL;
+	char **mails = NULL;
+	size_t nbranches = s->nbranches, nfixes = s->nfixes, f, b, nresults = 0;
+	int rc = EXIT_USAGE;
+
 	if (!(results = calloc(nfixes * nbranches + 1, sizeof(*results))) ||
 	    !(mails = calloc(nfixes * nbranches + 1, sizeof(*mails))))
 		goto done;
@@ -415,9 +430,6 @@ done:
 	}
 	free(mails);
 	free(results);
-	free(branches);
-	kb_fix_free_all(fixes, nfixes);
-	kb_config_free(config);
 	return rc;
 }
 
@@ -533,44 +545,25 @@ static void queue_text(const struct kb_queue_result *rows, char ***mails,
 	}
 }
 
-static int run_queue(struct apply_opts *o)
+static int run_queue(struct apply_opts *o, const struct kb_session *s)
 {
-	const struct kb_branch **branches = NULL;
-	struct kb_config *config = NULL;
-	struct kb_series series = { 0 };
+	const struct kb_branch **branches = s->branches;
+	const struct kb_series *series = &s->series;
+	const char *name = s->queue_name;
 	struct kb_queue_result *rows = NULL;
 	char ***mails = NULL;
-	size_t nbranches = 0, b, f;
-	int rc = EXIT_USAGE;
-	const char *name;
-	char *ref = NULL;
+	size_t nbranches = s->nbranches, b, f;
+	int rc = EXIT_ATTENTION;
 
-	if (cli_target_load(&config, &o->t) < 0 ||
-	    cli_select(&branches, &nbranches, config, &o->t.branches) < 0 ||
-	    kb_series_load(&series, o->queue) < 0 || open_history(o, config) < 0) {
-		cli_error_last();
-		goto done;
-	}
-	if (o->backport.history)
-		kb_history_expect(o->backport.history, (const struct kb_fix *const *)series.fixes,
-				  series.nfixes);
-	name = o->queue_name ? o->queue_name : series.name;
-	for (b = 0; b < nbranches; b++, free(ref))
-		if (kb_queue_ref(&ref, name, branches[b]->name) < 0) {
-			cli_error_last();
-			goto done;
-		}
-	ref = NULL;
-	rc = EXIT_ATTENTION;
 	if (!(rows = calloc(nbranches + 1, sizeof(*rows))) ||
 	    !(mails = calloc(nbranches + 1, sizeof(*mails))))
 		goto done;
 	rc = EXIT_OK;
 	cli_interruptible("branches", (long)nbranches, true, NULL);
 	for (b = 0; b < nbranches; b++) {
-		if (!(mails[b] = calloc(series.nfixes, sizeof(**mails))) ||
-		    kb_queue_apply(&rows[b], branches[b], &series, name, &o->backport) < 0 ||
-		    (o->mails && queue_mails(mails[b], &rows[b], branches[b], &series, name, o->mails) < 0)) {
+		if (!(mails[b] = calloc(series->nfixes, sizeof(**mails))) ||
+		    kb_queue_apply(&rows[b], branches[b], series, name, &o->backport) < 0 ||
+		    (o->mails && queue_mails(mails[b], &rows[b], branches[b], series, name, o->mails) < 0)) {
 			cli_error_last();
 			rc = EXIT_ATTENTION;
 			goto done;
@@ -580,40 +573,39 @@ static int run_queue(struct apply_opts *o)
 		kb_work_step();
 	}
 	if (o->json) {
-		json_t *doc = queue_json(rows, mails, branches, nbranches, &series, name);
+		json_t *doc = queue_json(rows, mails, branches, nbranches, series, name);
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		putchar('\n');
 		json_decref(doc);
 	} else {
-		queue_text(rows, mails, branches, nbranches, &series, o->quiet, o->verbose);
+		queue_text(rows, mails, branches, nbranches, series, o->quiet, o->verbose);
 	}
 done:
 	for (b = 0; rows && b < nbranches; b++)
 		kb_queue_result_release(&rows[b]);
 	for (b = 0; mails && b < nbranches; b++) {
-		for (f = 0; mails[b] && f < series.nfixes; f++)
+		for (f = 0; mails[b] && f < series->nfixes; f++)
 			free(mails[b][f]);
 		free(mails[b]);
 	}
 	free(mails);
 	free(rows);
-	free(branches);
-	kb_series_release(&series);
-	kb_config_free(config);
 	return rc;
 }
 
 int cmd_apply(int argc, char **argv)
 {
 	struct apply_opts o = { .t.config = NULL };
+	struct kb_session s = { 0 };
 	int rc;
 
 	kb_backport_opts_init(&o.backport);
-	if ((rc = parse_options(&o, argc, argv)) == 0)
-		rc = o.queue ? run_queue(&o) : run(&o);
+	if ((rc = parse_options(&o, argc, argv)) == 0 && (rc = open_session(&s, &o)) == 0)
+		rc = o.queue ? run_queue(&o, &s) : run(&o, &s);
 	else if (rc < 0)
 		rc = EXIT_OK;
 	kb_history_free(o.backport.history);
+	kb_session_release(&s);
 	cli_target_release(&o.t);
 	return rc;
 }

@@ -5,7 +5,6 @@
 #include "child.h"
 #include "cli.h"
 #include "error.h"
-#include "fsutil.h"
 #include "pipeline.h"
 
 #include <getopt.h>
@@ -298,55 +297,49 @@ static int exit_code(const struct row *rows, size_t n)
 
 static int run(struct build_cli *o)
 {
-	const struct kb_branch **branches = NULL;
-	struct kb_config *config = NULL;
-	struct kb_fix **fixes = NULL;
-	struct cli_build_paths paths;
+	struct kb_session s = { 0 };
+	struct kb_session_opts so;
 	struct kb_branch_run *runs = NULL;
 	struct kb_build_result *alone = NULL;
 	struct row *rows = NULL;
 	struct kb_pipeline p;
-	size_t nbranches = 0, nfixes = 0, nrows = 0, b;
-	int rc = EXIT_USAGE, lock_fd = -1, err = 0;
+	size_t nrows = 0, b;
+	int rc = EXIT_USAGE, err = 0;
 	bool live = isatty(STDERR_FILENO) && !o->quiet;
 
-	memset(&paths, 0, sizeof(paths));
 	kb_pipeline_init(&p);
 	if (cli_progress_interval(&p.tick_interval, o->quiet))
 		goto done;
-	if (cli_target_load(&config, &o->t) < 0 ||
-	    cli_select(&branches, &nbranches, config, &o->t.branches) < 0 ||
-	    kb_fix_set_load(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
-	    cli_build_paths(&paths, config, &o->t.workdir, &o->fragment,
-			    (const struct kb_fix *const *)fixes, nfixes, o->t.fixes, o->t.nfixes,
-			    o->overlay, o->no_overlay) < 0 ||
-	    kb_lock_dir(&lock_fd, o->t.workdir) < 0) {
-		cli_error_last();
+	cli_session_opts(&so, &o->t);
+	so.build = so.lock = true;
+	so.fragment = o->fragment;
+	so.overlay = o->overlay;
+	so.no_overlay = o->no_overlay;
+	if (cli_session_open(&s, &so) < 0)
 		goto done;
-	}
-	if (!(runs = calloc(nbranches + 1, sizeof(*runs))) ||
-	    !(alone = calloc(nbranches + 1, sizeof(*alone)))) {
+	if (!(runs = calloc(s.nbranches + 1, sizeof(*runs))) ||
+	    !(alone = calloc(s.nbranches + 1, sizeof(*alone)))) {
 		cli_error("out of memory");
 		goto done;
 	}
-	p.fixes = (const struct kb_fix *const *)fixes;
-	p.nfixes = nfixes;
+	p.fixes = (const struct kb_fix *const *)s.fixes;
+	p.nfixes = s.nfixes;
 	p.build = true;
-	p.build_opts.workdir = o->t.workdir;
-	p.build_opts.fragment = o->fragment;
-	p.build_opts.extra_fragments = (const char *const *)paths.configs;
-	p.build_opts.nextra_fragments = paths.nconfigs;
-	p.build_opts.overlays = paths.overlays;
-	p.build_opts.noverlays = paths.noverlays;
-	p.build_opts.compat = paths.compat.ptr;
+	p.build_opts.workdir = s.workdir;
+	p.build_opts.fragment = s.fragment;
+	p.build_opts.extra_fragments = (const char *const *)s.configs;
+	p.build_opts.nextra_fragments = s.nconfigs;
+	p.build_opts.overlays = s.overlays;
+	p.build_opts.noverlays = s.noverlays;
+	p.build_opts.compat = s.compat.ptr;
 	p.build_opts.jobs = o->jobs;
 	p.event = show_progress;
 	p.payload = &live;
-	cli_interruptible("branches", (long)nbranches, false,
+	cli_interruptible("branches", (long)s.nbranches, false,
 			  "finished builds are kept, a half-done one is resumed");
-	for (b = 0; b < nbranches && !err; b++, kb_work_step())
-		err = kb_pipeline_branch(&runs[b], &p, branches[b]);
-	if (err < 0 || make_rows(&rows, &nrows, runs, nbranches, alone) < 0) {
+	for (b = 0; b < s.nbranches && !err; b++, kb_work_step())
+		err = kb_pipeline_branch(&runs[b], &p, s.branches[b]);
+	if (err < 0 || make_rows(&rows, &nrows, runs, s.nbranches, alone) < 0) {
 		cli_error_last();
 		rc = EXIT_ATTENTION;
 		goto done;
@@ -359,15 +352,10 @@ static int run(struct build_cli *o)
 done:
 	free(rows);
 	free(alone);
-	for (b = 0; runs && b < nbranches; b++)
+	for (b = 0; runs && b < s.nbranches; b++)
 		kb_branch_run_release(&runs[b]);
 	free(runs);
-	cli_build_paths_release(&paths);
-	if (lock_fd >= 0)
-		close(lock_fd);
-	free(branches);
-	kb_fix_free_all(fixes, nfixes);
-	kb_config_free(config);
+	kb_session_release(&s);
 	return rc;
 }
 

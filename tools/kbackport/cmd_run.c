@@ -6,7 +6,6 @@
 #include "child.h"
 #include "cli.h"
 #include "error.h"
-#include "fsutil.h"
 #include "pipeline.h"
 #include "run_dir.h"
 
@@ -279,116 +278,63 @@ static void show(const struct kb_pipeline_event *ev, void *payload)
 
 /* ---- the run ---- */
 
-static int pick_fix(const struct kb_fix **out, struct kb_fix **fixes, size_t n)
+/* The reports directory: --reports, else reports/ beside the config. */
+static int reports_dir(struct kb_buf *buf, struct run_cli *o, const struct kb_config *config)
 {
-	if (n == 1) {
-		*out = fixes[0];
-		return 0;
-	}
-	return kb_error_set(KB_EINVALID, "%zu fixes found: a run is about one fix, name it with --fix DIR",
-			    n);
-}
+	int err = 0;
 
-/* The series at `path`, its name checked as part of each branch's queue ref. */
-static int load_queue(struct kb_series *out, const char *path, const char *name,
-		      const struct kb_branch **branches, size_t n)
-{
-	char *ref = NULL;
-	size_t i;
-	int err;
-
-	if ((err = kb_series_load(out, path)) < 0)
-		return err;
-	if (name) {
-		free(out->name);
-		if (!(out->name = strdup(name)))
-			return kb_error_set(KB_ENOMEM, "out of memory");
-	}
-	for (i = 0; i < n && !err; i++, free(ref), ref = NULL)
-		err = kb_queue_ref(&ref, out->name, branches[i]->name);
-	return err;
-}
-
-/* The one fix of --fix, or the one under backports/. */
-static int load_fix(const struct kb_fix **fix, struct kb_fix ***fixes, size_t *nfixes,
-		    const struct run_cli *o, const struct kb_config *config)
-{
-	int err = kb_fix_set_load(fixes, nfixes, o->t.fixes, o->t.nfixes, config);
-
-	return err < 0 ? err : pick_fix(fix, *fixes, *nfixes);
-}
-
-struct run_paths {
-	struct cli_build_paths build;
-	struct kb_buf reports, guest;
-};
-
-/* The fixes under test: the one fix, or the queue's. */
-static int setup_paths(struct run_paths *paths, struct run_cli *o, const struct kb_config *config,
-		       const struct kb_fix *fix, const struct kb_series *series)
-{
-	const struct kb_fix *const *fixes = series ? (const struct kb_fix *const *)series->fixes :
-					     &fix;
-	const char *fragment = NULL;
-	int err;
-
-	if ((err = cli_build_paths(&paths->build, config, &o->t.workdir, &fragment, fixes,
-				   series ? series->nfixes : 1, o->t.fixes, o->t.nfixes, NULL,
-				   false)) < 0 ||
-	    (err = cli_data_path(&paths->guest, config, KB_DATA_GUEST)) < 0)
-		return err;
-	if (!o->reports && (err = kb_buf_printf(&paths->reports, "%s/reports", config->dir)) == 0)
-		o->reports = paths->reports.ptr;
+	if (!o->reports && (err = kb_buf_printf(buf, "%s/reports", config->dir)) == 0)
+		o->reports = buf->ptr;
 	return err;
 }
 
 /* The history index set, as for kbackport apply: <workdir>/history/. */
-static int open_history(struct kb_pipeline *p, const struct run_cli *o)
+static int open_history(struct kb_pipeline *p, const struct run_cli *o, const char *workdir)
 {
 	struct kb_buf dir = KB_BUF_INIT;
 	int err;
 
 	if (o->no_history)
 		return 0;
-	if ((err = kb_buf_printf(&dir, "%s/history", o->t.workdir)) == 0)
+	if ((err = kb_buf_printf(&dir, "%s/history", workdir)) == 0)
 		err = kb_history_new(&p->backport.history, dir.ptr);
 	kb_buf_release(&dir);
 	return err;
 }
 
 static int setup(struct kb_pipeline *p, struct kb_tester *tester, struct kb_run_dir *rd,
-		 int *lock_fd, struct run_cli *o, struct run_paths *paths)
+		 const struct run_cli *o, struct kb_session *s)
 {
-	struct kb_cases *cases = paths->build.tests.cases;
+	struct kb_cases *cases = s->tests.cases;
 	struct kb_test_opts topts;
 	int err;
 
 	p->apply = true;
 	p->build = true;
 	p->tester = tester;
-	p->kunit = paths->build.noverlays > 0;
-	p->build_opts.workdir = o->t.workdir;
-	p->build_opts.fragment = paths->build.fragment.ptr;
-	p->build_opts.extra_fragments = (const char *const *)paths->build.configs;
-	p->build_opts.nextra_fragments = paths->build.nconfigs;
-	p->build_opts.overlays = paths->build.overlays;
-	p->build_opts.noverlays = paths->build.noverlays;
-	p->build_opts.compat = paths->build.compat.ptr;
+	p->kunit = s->noverlays > 0;
+	p->build_opts.workdir = s->workdir;
+	p->build_opts.fragment = s->fragment;
+	p->build_opts.extra_fragments = (const char *const *)s->configs;
+	p->build_opts.nextra_fragments = s->nconfigs;
+	p->build_opts.overlays = s->overlays;
+	p->build_opts.noverlays = s->noverlays;
+	p->build_opts.compat = s->compat.ptr;
 	p->build_opts.jobs = o->jobs;
 	kb_test_opts_init(&topts);
-	topts.workdir = o->t.workdir;
-	topts.guest_source = paths->guest.ptr;
+	topts.workdir = s->workdir;
+	topts.guest_source = s->guest.ptr;
 	topts.timeout = o->timeout;
 	topts.reuse = true;
 	/* a bad --reports is found before the work directory is touched */
 	if ((err = kb_run_dir_create(rd, o->reports)) < 0)
 		return err;
-	if ((err = kb_lock_dir(lock_fd, o->t.workdir)) == 0) {
-		paths->build.tests.cases = NULL;	/* the tester's now, even on failure */
+	if ((err = kb_session_lock(s)) == 0) {
+		s->tests.cases = NULL;	/* the tester's now, even on failure */
 		err = kb_tester_init(tester, &topts, cases, o->accel_auto);
 	}
 	if (err == 0)
-		err = open_history(p, o);
+		err = open_history(p, o, s->workdir);
 	if (err < 0)
 		kb_run_dir_discard(rd);
 	return err;
@@ -417,59 +363,59 @@ static int run_all(struct kb_pipeline *p, struct kb_run_dir *rd,
 
 static int run(struct run_cli *o)
 {
-	const struct kb_branch **branches = NULL;
-	struct kb_config *config = NULL;
-	struct kb_fix **fixes = NULL;
-	const struct kb_fix *fix = NULL;
-	struct kb_series series = { 0 };
-	struct run_paths paths;
+	struct kb_session s = { 0 };
+	struct kb_session_opts so;
+	struct kb_buf reports = KB_BUF_INIT;
 	struct kb_pipeline p;
 	struct kb_tester tester;
 	struct kb_run_dir rd;
 	struct progress pr;
-	size_t nbranches = 0, nfixes = 0;
-	int rc = EXIT_USAGE, lock_fd = -1;
+	const struct kb_fix *fix = NULL;
+	int rc = EXIT_USAGE;
 
 	memset(&tester, 0, sizeof(tester));
 	memset(&rd, 0, sizeof(rd));
-	memset(&paths, 0, sizeof(paths));
 	kb_pipeline_init(&p);
 	clock_gettime(CLOCK_MONOTONIC, &pr.start);
 	pr.tty = isatty(STDERR_FILENO);
 	pr.quiet = o->quiet;
 	if (cli_progress_interval(&p.tick_interval, o->quiet))
 		goto done;
-	if (cli_target_load(&config, &o->t) < 0 ||
-	    cli_select_all(&branches, &nbranches, config, &o->t.branches) < 0 ||
-	    (o->queue ? load_queue(&series, o->queue, o->queue_name, branches, nbranches) :
-	     load_fix(&fix, &fixes, &nfixes, o, config)) < 0 ||
-	    setup_paths(&paths, o, config, fix, o->queue ? &series : NULL) < 0 ||
-	    setup(&p, &tester, &rd, &lock_fd, o, &paths) < 0) {
+	cli_session_opts(&so, &o->t);
+	so.with_kernels = true;
+	so.queue = o->queue;
+	so.queue_name = o->queue_name;
+	so.one_fix = !o->queue;
+	so.build = so.guest = true;	/* locked once the run directory is made */
+	if (cli_session_open(&s, &so) < 0)
+		goto done;
+	if (reports_dir(&reports, o, s.config) < 0 || setup(&p, &tester, &rd, o, &s) < 0) {
 		cli_error_last();
 		goto done;
 	}
+	fix = o->queue ? NULL : s.fixes[0];
 	p.fixes = &fix;
 	p.nfixes = 1;
 	if (o->queue) {
-		p.queue = &series;
-		p.queue_name = series.name;
+		p.queue = &s.series;
+		p.queue_name = s.queue_name;
 		p.fixes = NULL;
 		p.nfixes = 0;
 		if (p.backport.history)
 			kb_history_expect(p.backport.history,
-					  (const struct kb_fix *const *)series.fixes, series.nfixes);
+					  (const struct kb_fix *const *)s.series.fixes, s.series.nfixes);
 	}
 	p.event = show;
 	p.payload = &pr;
 	if (o->queue)
 		step(&pr, "run %s: the queue %s (%zu fix%s) on %zu branch%s, report in %s", rd.id,
-		     series.name, series.nfixes, series.nfixes == 1 ? "" : "es", nbranches,
-		     nbranches == 1 ? "" : "es", rd.dir);
+		     s.queue_name, s.series.nfixes, s.series.nfixes == 1 ? "" : "es", s.nbranches,
+		     s.nbranches == 1 ? "" : "es", rd.dir);
 	else
-		step(&pr, "run %s: %s on %zu branch%s, report in %s", rd.id, fix->id, nbranches,
-		     nbranches == 1 ? "" : "es", rd.dir);
-	if (run_all(&p, &rd, branches, nbranches, &rc) < 0 ||
-	    (o->queue ? kb_run_dir_finish_queue(&rd, &series, series.name) :
+		step(&pr, "run %s: %s on %zu branch%s, report in %s", rd.id, fix->id, s.nbranches,
+		     s.nbranches == 1 ? "" : "es", rd.dir);
+	if (run_all(&p, &rd, s.branches, s.nbranches, &rc) < 0 ||
+	    (o->queue ? kb_run_dir_finish_queue(&rd, &s.series, s.queue_name) :
 	     kb_run_dir_finish(&rd, fix)) < 0) {
 		cli_error_last();
 		rc = EXIT_ATTENTION;
@@ -482,15 +428,8 @@ done:
 	kb_run_dir_release(&rd);
 	kb_tester_release(&tester);
 	kb_history_free(p.backport.history);
-	if (lock_fd >= 0)
-		close(lock_fd);
-	kb_fix_free_all(fixes, nfixes);
-	kb_series_release(&series);
-	free(branches);
-	kb_config_free(config);
-	cli_build_paths_release(&paths.build);
-	kb_buf_release(&paths.reports);
-	kb_buf_release(&paths.guest);
+	kb_session_release(&s);
+	kb_buf_release(&reports);
 	return rc;
 }
 

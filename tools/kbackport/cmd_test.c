@@ -6,7 +6,6 @@
 #include "child.h"
 #include "cli.h"
 #include "error.h"
-#include "fsutil.h"
 #include "pipeline.h"
 
 #include <getopt.h>
@@ -301,91 +300,74 @@ static void print_json(const struct kb_branch_run *rows, size_t n, const struct 
 
 /* ---- the run ---- */
 
-struct paths {
-	struct cli_build_paths build;
-	struct kb_buf guest;
-};
-
-static int default_paths(struct test_cli *o, struct paths *p, const struct kb_config *config,
-			 struct kb_fix *const *fixes, size_t nfixes)
-{
-	int err;
-
-	if ((err = cli_build_paths(&p->build, config, &o->t.workdir, &o->fragment,
-				   (const struct kb_fix *const *)fixes, nfixes, o->t.fixes,
-				   o->t.nfixes, o->overlay, o->no_overlay)) < 0)
-		return err;
-	return cli_data_path(&p->guest, config, KB_DATA_GUEST);
-}
-
 static int setup(struct kb_pipeline *p, struct kb_tester *t, const struct test_cli *o,
-		 struct paths *paths)
+		 struct kb_session *s)
 {
 	struct kb_cases *cases = NULL;
 	struct kb_test_opts opts;
 	int err;
 
 	kb_test_opts_init(&opts);
-	opts.workdir = o->t.workdir;
-	opts.guest_source = paths->guest.ptr;
+	opts.workdir = s->workdir;
+	opts.guest_source = s->guest.ptr;
 	opts.guest_program = o->guest;
 	opts.timeout = o->timeout;
 	p->tester = t;
-	p->kunit = paths->build.noverlays > 0;
-	p->build_opts.workdir = o->t.workdir;
-	p->build_opts.fragment = o->fragment;
-	p->build_opts.extra_fragments = (const char *const *)paths->build.configs;
-	p->build_opts.nextra_fragments = paths->build.nconfigs;
-	p->build_opts.overlays = paths->build.overlays;
-	p->build_opts.noverlays = paths->build.noverlays;
+	p->kunit = s->noverlays > 0;
+	p->build_opts.workdir = s->workdir;
+	p->build_opts.fragment = s->fragment;
+	p->build_opts.extra_fragments = (const char *const *)s->configs;
+	p->build_opts.nextra_fragments = s->nconfigs;
+	p->build_opts.overlays = s->overlays;
+	p->build_opts.noverlays = s->noverlays;
 	p->event = show;
 	/* the fixes' own cases, unless --cases names a file for all of them */
 	if (o->cases && (err = kb_cases_load(&cases, o->cases)) < 0)
 		return err;
 	if (!o->cases) {
-		cases = paths->build.tests.cases;
-		paths->build.tests.cases = NULL;
+		cases = s->tests.cases;
+		s->tests.cases = NULL;
 	}
 	return kb_tester_init(t, &opts, cases, o->accel_auto);
 }
 
 static int run(struct test_cli *o)
 {
-	const struct kb_branch **branches = NULL;
-	struct kb_config *config = NULL;
-	struct kb_fix **fixes = NULL;
-	struct paths paths;
+	struct kb_session s = { 0 };
+	struct kb_session_opts so;
 	struct kb_branch_run *rows = NULL;
 	struct kb_pipeline p;
 	struct kb_tester t;
-	size_t nbranches = 0, nfixes = 0, i;
-	int rc = EXIT_USAGE, lock_fd = -1, err = 0;
+	size_t i;
+	int rc = EXIT_USAGE, err = 0;
 
 	memset(&t, 0, sizeof(t));
-	memset(&paths, 0, sizeof(paths));
 	kb_pipeline_init(&p);
 	if (cli_progress_interval(&p.tick_interval, o->quiet))
 		goto done;
-	if (cli_target_load(&config, &o->t) < 0 ||
-	    cli_select_all(&branches, &nbranches, config, &o->t.branches) < 0 ||
-	    kb_fix_set_load(&fixes, &nfixes, o->t.fixes, o->t.nfixes, config) < 0 ||
-	    default_paths(o, &paths, config, fixes, nfixes) < 0 ||
-	    kb_lock_dir(&lock_fd, o->t.workdir) < 0 ||
-	    setup(&p, &t, o, &paths) < 0) {
+	cli_session_opts(&so, &o->t);
+	so.with_kernels = true;
+	so.build = so.guest = so.lock = true;
+	so.fragment = o->fragment;
+	so.overlay = o->overlay;
+	so.no_overlay = o->no_overlay;
+	if (cli_session_open(&s, &so) < 0)
+		goto done;
+	if (setup(&p, &t, o, &s) < 0) {
 		cli_error_last();
 		goto done;
 	}
-	if (!(rows = calloc(nbranches + 1, sizeof(*rows)))) {
+	if (!(rows = calloc(s.nbranches + 1, sizeof(*rows)))) {
 		cli_error("out of memory");
 		goto done;
 	}
-	p.fixes = (const struct kb_fix *const *)fixes;
-	p.nfixes = nfixes;
-	p.build_opts.compat = paths.build.compat.ptr;
+	p.fixes = (const struct kb_fix *const *)s.fixes;
+	p.nfixes = s.nfixes;
+	p.build_opts.compat = s.compat.ptr;
 	rc = EXIT_OK;
-	cli_interruptible("branches", (long)nbranches, false, "finished boots are kept");
-	for (i = 0; i < nbranches && !err; i++, kb_work_step())
-		if ((err = kb_pipeline_branch(&rows[i], &p, branches[i])) == 0 &&
+	cli_interruptible("branches", (long)s.nbranches, false, "finished boots are kept");
+	for (i = 0; i < s.nbranches && !err; i++, kb_work_step())
+		if ((err = kb_pipeline_branch(&rows[i], &p, s.branches[i])) == 0 &&
 		    !kb_verdict_ok(rows[i].verdict))
 			rc = EXIT_ATTENTION;
 	if (err < 0) {
@@ -394,21 +376,15 @@ static int run(struct test_cli *o)
 		goto done;
 	}
 	if (o->json)
-		print_json(rows, nbranches, &t);
+		print_json(rows, s.nbranches, &t);
 	else
-		print_text(rows, nbranches, &t);
+		print_text(rows, s.nbranches, &t);
 done:
-	for (i = 0; rows && i < nbranches; i++)
+	for (i = 0; rows && i < s.nbranches; i++)
 		kb_branch_run_release(&rows[i]);
 	free(rows);
 	kb_tester_release(&t);
-	if (lock_fd >= 0)
-		close(lock_fd);
-	kb_fix_free_all(fixes, nfixes);
-	free(branches);
-	kb_config_free(config);
-	cli_build_paths_release(&paths.build);
-	kb_buf_release(&paths.guest);
+	kb_session_release(&s);
 	return rc;
 }
 

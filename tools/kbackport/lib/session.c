@@ -1,9 +1,13 @@
 /* What a command works on (see session.h). */
 #include "session.h"
+#include "backport.h"
 #include "buf.h"
 #include "closest.h"
+#include "datafiles.h"
 #include "error.h"
 #include "fix.h"
+#include "fixset.h"
+#include "fsutil.h"
 #include "repo.h"
 
 #include <errno.h>
@@ -210,4 +214,179 @@ int kb_branches_select(const struct kb_branch ***out, size_t *n, char **notes,
 		*notes = kb_buf_detach(&said);
 	kb_buf_release(&said);
 	return 0;
+}
+
+/* ---- the session ---- */
+
+/* Each --fix argument as a path: a fix id made its directory, a path copied. */
+static int resolve_fixes(struct kb_session *s, const struct kb_session_opts *o)
+{
+	char *dir = NULL;
+	size_t i;
+	int err;
+
+	if (!(s->fix_dirs = calloc(o->nfixes + 1, sizeof(*s->fix_dirs))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	for (i = 0; i < o->nfixes; i++) {
+		if ((err = kb_fix_resolve(&dir, o->fixes[i], s->config)) < 0)
+			return err;
+		if (!dir && !(dir = kb_strdup(o->fixes[i])))
+			return kb_error_set(KB_ENOMEM, "out of memory");
+		s->fix_dirs[s->nfix_dirs++] = dir;
+	}
+	return 0;
+}
+
+/* The series of opts->queue, its name checked as part of each branch's queue ref. */
+static int load_queue(struct kb_session *s, const struct kb_session_opts *o)
+{
+	char *ref = NULL;
+	size_t i;
+	int err;
+
+	if ((err = kb_series_load(&s->series, o->queue)) < 0)
+		return err;
+	s->queue_name = o->queue_name ? o->queue_name : s->series.name;
+	for (i = 0; i < s->nbranches && !err; i++, free(ref), ref = NULL)
+		err = kb_queue_ref(&ref, s->queue_name, s->branches[i]->name);
+	return err;
+}
+
+static int load_fixes(struct kb_session *s, const struct kb_session_opts *o)
+{
+	int err;
+
+	if (o->queue)
+		return load_queue(s, o);
+	if ((err = kb_fix_set_load(&s->fixes, &s->nfixes, (const char *const *)s->fix_dirs,
+				   s->nfix_dirs, s->config)) < 0)
+		return err;
+	if (o->one_fix && s->nfixes != 1)
+		return kb_error_set(KB_EINVALID, "%zu fixes found: a run is about one fix, "
+				    "name it with --fix DIR", s->nfixes);
+	return 0;
+}
+
+/*
+ * The kernel.config of the collection: the fixes under the --fix paths
+ * and under backports/ beside the config, so that one fix of a family run
+ * alone gets the config its family's runs get.
+ */
+static int collection_configs(struct kb_session *s, const struct kb_fix *const *fixes,
+			      size_t nfixes)
+{
+	struct kb_buf def = KB_BUF_INIT;
+	const char **all;
+	size_t i;
+	int err;
+
+	if (!(all = calloc(s->nfix_dirs + 2, sizeof(*all))))
+		return kb_error_set(KB_ENOMEM, "out of memory");
+	for (i = 0; i < s->nfix_dirs; i++)
+		all[i] = s->fix_dirs[i];
+	if ((err = kb_buf_printf(&def, "%s/backports", s->config->dir)) == 0) {
+		all[s->nfix_dirs] = def.ptr;
+		err = kb_fix_tests_configs(&s->configs, &s->nconfigs, all, s->nfix_dirs + 1,
+					   fixes, nfixes);
+	}
+	free(all);
+	kb_buf_release(&def);
+	return err;
+}
+
+static int data_path(struct kb_buf *out, const struct kb_session *s,
+		     const struct kb_session_opts *o, enum kb_data_id id)
+{
+	return kb_data_path(out, id, s->config->dir, o->datadir);
+}
+
+/* The overlays lanes are built with: the one given, none, or the fixes' KUnit suites. */
+static void pick_overlays(struct kb_session *s, const struct kb_session_opts *o)
+{
+	if (o->overlay) {
+		s->given.name = "overlay";
+		s->given.path = o->overlay;
+		s->overlays = &s->given;
+		s->noverlays = 1;
+	} else if (!o->no_overlay) {
+		s->overlays = s->tests.kunit;
+		s->noverlays = s->tests.nkunit;
+	}
+}
+
+/* What build, test and run share, each unless given; the fixes under test are the queue's with one. */
+static int build_paths(struct kb_session *s, const struct kb_session_opts *o)
+{
+	const struct kb_fix *const *fixes = (const struct kb_fix *const *)
+		(o->queue ? s->series.fixes : s->fixes);
+	size_t nfixes = o->queue ? s->series.nfixes : s->nfixes;
+	int err = 0;
+
+	s->workdir = o->workdir;
+	s->fragment = o->fragment;
+	if (!s->workdir && (err = kb_buf_printf(&s->own_workdir, "%s/work", s->config->dir)) == 0)
+		s->workdir = s->own_workdir.ptr;
+	if (!err && !s->fragment &&
+	    (err = data_path(&s->own_fragment, s, o, KB_DATA_FRAGMENT)) == 0)
+		s->fragment = s->own_fragment.ptr;
+	if (err < 0 || (err = data_path(&s->compat, s, o, KB_DATA_COMPAT)) < 0 ||
+	    (err = kb_fix_tests_load(&s->tests, fixes, nfixes)) < 0 ||
+	    (err = collection_configs(s, fixes, nfixes)) < 0)
+		return err;
+	pick_overlays(s, o);
+	return o->guest ? data_path(&s->guest, s, o, KB_DATA_GUEST) : 0;
+}
+
+int kb_session_open(struct kb_session *s, const struct kb_session_opts *opts)
+{
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	if ((err = kb_config_find(&s->config, opts->config)) < 0 ||
+	    (err = resolve_fixes(s, opts)) < 0 ||
+	    (err = kb_branches_select(&s->branches, &s->nbranches, &s->notes, s->config,
+				      opts->branches, opts->nbranches, opts->with_kernels)) < 0 ||
+	    (err = load_fixes(s, opts)) < 0)
+		return err;
+	if (opts->build && (err = build_paths(s, opts)) < 0)
+		return err;
+	if (opts->lock && (err = kb_session_lock(s)) < 0)
+		return err;
+	return 0;
+}
+
+int kb_session_lock(struct kb_session *s)
+{
+	int err;
+
+	if (!s->workdir)
+		return kb_error_set(KB_EINVALID, "no work directory to lock");
+	if (s->locked)
+		return 0;
+	if ((err = kb_lock_dir(&s->lock_fd, s->workdir)) == 0)
+		s->locked = true;
+	return err;
+}
+
+void kb_session_release(struct kb_session *s)
+{
+	size_t i;
+
+	kb_buf_release(&s->compat);
+	kb_buf_release(&s->guest);
+	kb_fix_tests_release(&s->tests);
+	kb_fix_tests_configs_free(s->configs, s->nconfigs);
+	kb_fix_free_all(s->fixes, s->nfixes);
+	kb_series_release(&s->series);
+	free(s->notes);
+	free(s->branches);
+	for (i = 0; i < s->nfix_dirs; i++)
+		free(s->fix_dirs[i]);
+	free(s->fix_dirs);
+	kb_config_free(s->config);
+	kb_buf_release(&s->own_workdir);
+	kb_buf_release(&s->own_fragment);
+	if (s->locked)
+		close(s->lock_fd);
+	memset(s, 0, sizeof(*s));
 }
