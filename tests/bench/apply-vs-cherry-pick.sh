@@ -45,7 +45,7 @@ nfiles=$(git -C "$work/linux.git" ls-tree -r --name-only stable/6.12.y | wc -l)
 run_kbackport() {
 	drop_backport_refs "$work/linux.git"
 	"$kb" apply --config "$work/branches.yaml" --fix "$top/backports/CVE-2011-1019" --json > "$work/kb.json"
-	[ "$(jq '[.results[] | select(.status == "applied")] | length' "$work/kb.json")" = 2 ] ||
+	[ "$(jq '[.[0].results[] | select(.status == "applied")] | length' "$work/kb.json")" = 2 ] ||
 		{ echo "apply bench: kbackport apply did not apply to both branches" >&2; cat "$work/kb.json" >&2; exit 1; }
 }
 run_git() {

@@ -114,7 +114,7 @@ def real_trees_bench(kb, shared, work):
     t0 = time.monotonic()
     p = sh([kb, "apply", "--json"], cwd=kbw, check=False)
     kb_time = time.monotonic() - t0
-    results = {r["branch"]: r for r in json.loads(p.stdout)["results"]}
+    results = {r["branch"]: r for r in json.loads(p.stdout)[0]["results"]}
     for t in names:
         prov = yaml.safe_load(open(os.path.join(trees, t, "PROVENANCE.yaml")))
         exp = prov["expected"]
@@ -188,7 +188,7 @@ def stable_bench(kb, shared, work):
         t0 = time.monotonic()
         p = sh([kb, "apply", "--json", "--fix", os.path.join(w, "fixes")], cwd=w, check=False)
         kb_time += time.monotonic() - t0
-        r = json.loads(p.stdout)["results"][0]
+        r = json.loads(p.stdout)[0]["results"][0]
         status = r["status"]
         if status == "applied":
             sh(["git", "-C", os.path.join(w, "repo"), "checkout", "-q", r["ref"]])

@@ -54,7 +54,7 @@ run_kb 0 apply --config "$TMP/branches.yaml" --fix "$TOP_DIR/backports" --json
 for b in 6.1.y 6.12.y; do
 	T_NAME=$b
 	assert_eq "backported with the 3.9 variant onto the reversed 3.9 variant" "applied 3.9 3.9" \
-		"$(printf '%s' "$OUT" | jq -r --arg b $b '.results[] | select(.branch == $b) | "\(.status) \(.variant) \(.pre_fix.reversed_variant)"')"
+		"$(printf '%s' "$OUT" | jq -r --arg b $b '.[0].results[] | select(.branch == $b) | "\(.status) \(.variant) \(.pre_fix.reversed_variant)"')"
 	assert_eq "the pre-fix lane differs from the shipped tree in the fix's files only" \
 		"net/core/dev_ioctl.c net/ipv4/ip_gre.c net/ipv4/ipip.c net/ipv6/sit.c" \
 		"$(git_k diff --name-only stable/$b $REF/$b.pre-fix | tr '\n' ' ' | sed 's/ $//')"

@@ -57,7 +57,7 @@ config() {
 results() {
 	jq -r 'if type == "object" and has("branches") then
 		.branches[] | .branch as $b | .results[] | "\($b) \(.fix) \(.status) \(.variant)"
-	else (if type == "array" then .[] else . end) | .fix as $f | .results[] |
+	else .[] | .fix as $f | .results[] |
 		"\(.branch) \($f) \(.status) \(.variant)" end' "$1"
 }
 # expect BRANCH STATUS: the lines results() gives for the whole family on
@@ -85,7 +85,7 @@ test_expect_success 'the family folder is no fix; every member has a fix.yaml' '
 config deb.yaml 6.1.y=stable/6.1.y 6.12.y=stable/6.12.y
 test_expect_success 'the default fix set (backports/) does not pick up the family' '
 	"$KBACKPORT" apply --config deb.yaml --fix "$TOP_DIR/backports" --dry-run --json > dflt.json &&
-	jq -r "if type == \"array\" then .[].fix else .fix end" dflt.json > dflt.ids &&
+	jq -r ".[].fix" dflt.json > dflt.ids &&
 	echo CVE-2011-1019 | test_cmp - dflt.ids
 '
 test_expect_success 'the family folder given as --fix: its 11 fixes' '
@@ -340,7 +340,7 @@ test_expect_success 'one of ip_gre'"'"'s two checks reversed: a conflict naming 
 	git -C "$L" for-each-ref > refs.before &&
 	( for y in half plain; do
 		{ "$KBACKPORT" apply --config $y.yaml --fix "$FAM/$GRE" --json > $y.json; test $? = 1; } &&
-		jq -r ".results[] | \"\(.branch) \(.status) \(.variant) \([.hunks[] | \"\(.hunk):\(.status)\"] | join(\",\")) \(.detail)\"" $y.json > $y.got &&
+		jq -r ".[0].results[] | \"\(.branch) \(.status) \(.variant) \([.hunks[] | \"\(.hunk):\(.status)\"] | join(\",\")) \(.detail)\"" $y.json > $y.got &&
 		test_cmp - $y.got <<-EOF || exit 1
 		6.1.y conflict 6.1 1:ambiguous,2:in variant '"'"'6.1'"'"' does not apply: hunk 1 of '"'"'net/ipv4/ip_gre.c'"'"' fits more than one place (line 1406 forward, line 1441 in reverse): not guessing
 		6.12.y conflict 6.12 1:ambiguous,2:in variant '"'"'6.12'"'"' does not apply: hunk 1 of '"'"'net/ipv4/ip_gre.c'"'"' fits more than one place (line 1451 forward, line 1486 in reverse): not guessing

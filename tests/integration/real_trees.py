@@ -179,7 +179,7 @@ def check_applied(tree, prov, repo, res, trees):
 
 def main():
     trees, work, apply_json, audit_json = sys.argv[1:5]
-    applied = {r["branch"]: r for r in json.load(open(apply_json))["results"]}
+    applied = {r["branch"]: r for r in json.load(open(apply_json))[0]["results"]}
     audit = {b["branch"]: b for b in json.load(open(audit_json))["branches"]}
     names = sorted(d for d in os.listdir(trees)
                    if os.path.isfile(os.path.join(trees, d, "PROVENANCE.yaml")))

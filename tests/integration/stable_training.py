@@ -47,7 +47,7 @@ def run_case(kb, case_dir, work):
     p = subprocess.run([kb, "apply", "--json", "--fix", fixes], cwd=work,
                        capture_output=True, text=True)
     try:
-        res = json.loads(p.stdout)["results"][0]
+        res = json.loads(p.stdout)[0]["results"][0]
     except (ValueError, KeyError, IndexError):
         return exp, None, "no result: %s %s" % (p.stdout[:200], p.stderr[:200])
     want_rc = 0 if res["status"] in ("applied", "already-applied") else 1

@@ -364,16 +364,16 @@ test_expect_success 'a queue named like a branch, where a fix named queue left i
 test_expect_success 'a fix id that is a branch namespace of the repository (a branch backport/<id>): the clash in words, nothing written' '
 	git -C $R branch backport/CVE-2011-4001 linux-2.6.37.y &&
 	unchanged run_kb 1 apply --fix fixes/CVE-2011-4001 --branch 2.6.37.y --json &&
-	test "$(echo "$OUT" | jq -r ".results[0] | \"\(.status): \(.detail)\"")" = "error: cannot write '"'"'refs/heads/backport/CVE-2011-4001/2.6.37.y'"'"': the ref '"'"'refs/heads/backport/CVE-2011-4001'"'"' exists, $NOT_BOTH (rename or delete '"'"'refs/heads/backport/CVE-2011-4001'"'"')" &&
+	test "$(echo "$OUT" | jq -r ".[0].results[0] | \"\(.status): \(.detail)\"")" = "error: cannot write '"'"'refs/heads/backport/CVE-2011-4001/2.6.37.y'"'"': the ref '"'"'refs/heads/backport/CVE-2011-4001'"'"' exists, $NOT_BOTH (rename or delete '"'"'refs/heads/backport/CVE-2011-4001'"'"')" &&
 	git -C $R branch -D -q backport/CVE-2011-4001 &&
 	run_kb 0 apply --fix fixes/CVE-2011-4001 --branch 2.6.37.y --json &&
-	test "$(echo "$OUT" | jq -r ".results[0].status")" = applied
+	test "$(echo "$OUT" | jq -r ".[0].results[0].status")" = applied
 '
 test_expect_success 'refs inside the ref to write, for a fix and for a queue: the clash in words, nothing written' '
 	git -C $R update-ref -d refs/heads/backport/CVE-2011-4001/2.6.37.y &&
 	git -C $R update-ref refs/heads/backport/CVE-2011-4001/2.6.37.y/old linux-2.6.37.y &&
 	unchanged run_kb 1 apply --fix fixes/CVE-2011-4001 --branch 2.6.37.y --json &&
-	test "$(echo "$OUT" | jq -r ".results[0].detail")" = "cannot write '"'"'refs/heads/backport/CVE-2011-4001/2.6.37.y'"'"': refs exist inside it ('"'"'refs/heads/backport/CVE-2011-4001/2.6.37.y/old'"'"'), $NOT_BOTH (rename or delete them)" &&
+	test "$(echo "$OUT" | jq -r ".[0].results[0].detail")" = "cannot write '"'"'refs/heads/backport/CVE-2011-4001/2.6.37.y'"'"': refs exist inside it ('"'"'refs/heads/backport/CVE-2011-4001/2.6.37.y/old'"'"'), $NOT_BOTH (rename or delete them)" &&
 	git -C $R update-ref -d refs/heads/backport/CVE-2011-4001/2.6.37.y/old &&
 	git -C $R update-ref refs/heads/backport/queue/inside/2.6.37.y/x linux-2.6.37.y &&
 	unchanged run_kb 1 apply --queue stable.series --name inside --branch 2.6.37.y --json &&
@@ -385,7 +385,7 @@ test_expect_success 'a branch named backport: every fix and queue ref is in the 
 	git -C solo branch backport linux-2.6.37.y &&
 	printf "repo: solo\nbranches:\n  - {name: 2.6.37.y, ref: linux-2.6.37.y}\n" > solo.yaml &&
 	run_kb 1 apply --config solo.yaml --fix fixes/CVE-2011-4001 --json &&
-	test "$(echo "$OUT" | jq -r ".results[0].detail")" = "cannot write '"'"'refs/heads/backport/CVE-2011-4001/2.6.37.y'"'"': the ref '"'"'refs/heads/backport'"'"' exists, $NOT_BOTH (rename or delete '"'"'refs/heads/backport'"'"')" &&
+	test "$(echo "$OUT" | jq -r ".[0].results[0].detail")" = "cannot write '"'"'refs/heads/backport/CVE-2011-4001/2.6.37.y'"'"': the ref '"'"'refs/heads/backport'"'"' exists, $NOT_BOTH (rename or delete '"'"'refs/heads/backport'"'"')" &&
 	run_kb 1 apply --config solo.yaml --queue stable.series --json &&
 	test "$(qerr)" = "cannot write '"'"'refs/heads/backport/queue/stable/2.6.37.y'"'"': the ref '"'"'refs/heads/backport'"'"' exists, $NOT_BOTH (rename or delete '"'"'refs/heads/backport'"'"')" &&
 	test "$(git -C solo for-each-ref --format="%(refname)")" = "refs/heads/backport

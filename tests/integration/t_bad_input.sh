@@ -195,7 +195,7 @@ branches:
   - name: latin1
     ref: latin1
 YAML
-r() { printf '%s' "$OUT" | jq -r --arg b "$1" ".results[] | select(.branch == \$b) | $2"; }
+r() { printf '%s' "$OUT" | jq -r --arg b "$1" ".[0].results[] | select(.branch == \$b) | $2"; }
 make_fix fixes/LACKS p.patch
 { header; hunk no/such/Makefile; } > fixes/LACKS/p.patch
 T_NAME="fix: a file the branch lacks"

@@ -29,8 +29,8 @@ race() {
 # reflog's last entry goes from OLD to it (and nothing else was written)
 check() {
 	local round=$1 old=$2 created commits tip entries
-	created=$(jq -s '[.[].results[0].created] | map(select(.)) | length' a.json b.json 2>/dev/null)
-	commits=$(jq -rs '[.[].results[0] | "\(.status) \(.commit)"] | unique | join(",")' a.json b.json 2>/dev/null)
+	created=$(jq -s '[.[][0].results[0].created] | map(select(.)) | length' a.json b.json 2>/dev/null)
+	commits=$(jq -rs '[.[][0].results[0] | "\(.status) \(.commit)"] | unique | join(",")' a.json b.json 2>/dev/null)
 	tip=$(git -C $R rev-parse -q --verify $REF)
 	entries=$(git -C $R reflog show --format='%H' $REF | wc -l)
 	if [ "$(cat a.rc b.rc | tr '\n' ' ')" != "0 0 " ] || [ "$created" != 1 ] ||

@@ -34,7 +34,7 @@ test_expect_success 'audit: the bare pattern in the CRLF dev.c' '
 	test_cmp expect actual
 '
 run_kb 0 apply --json
-field() { echo "$OUT" | jq -r --arg b "$1" ".results[] | select(.branch == \$b) | $2"; }
+field() { echo "$OUT" | jq -r --arg b "$1" ".[0].results[] | select(.branch == \$b) | $2"; }
 test_expect_success 'apply agrees: vulnerable, applied' '
 	test "$(field vulnerable .status) $(field vulnerable .variant)" = "applied 2.6.32"
 '

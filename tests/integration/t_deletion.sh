@@ -49,7 +49,7 @@ branches:
   - {name: more, ref: more}
 YAML
 run_kb 1 apply --json --fix fixes
-field() { echo "$OUT" | jq -r --arg b "$1" ".results[] | select(.branch == \$b) | $2"; }
+field() { echo "$OUT" | jq -r --arg b "$1" ".[0].results[] | select(.branch == \$b) | $2"; }
 assert_eq "the file as the patch knows it is deleted" "applied" "$(field same .status)"
 assert_eq "deleted in the backport" "" "$(git -C repo ls-tree --name-only backport/del/same -- gone.c)"
 assert_eq "a file with other content is not deleted" "conflict" "$(field other .status)"

@@ -9,14 +9,14 @@ ln -s "$TOP_DIR/backports" "$TMP/backports"
 cd "$TMP"
 objects() { (cd "$1" && find "$(git rev-parse --git-dir)/objects" -type f | sort | sha1sum); }
 # of_branch BRANCH JQ: JQ on the dry run's result for BRANCH
-of_branch() { printf '%s' "$OUT" | jq -c -r --arg b "$1" ".results[] | select(.branch == \$b) | $2"; }
+of_branch() { printf '%s' "$OUT" | jq -c -r --arg b "$1" ".[0].results[] | select(.branch == \$b) | $2"; }
 before=$(objects repos/linux)
 state=$(user_state repos/linux)
 
 run_kb 1 apply --dry-run --json
 test_expect_success 'same statuses and variants as a real run' '
 	echo "[[\"2.6.31.y\",\"not-affected\",null],[\"2.6.32.y\",\"applied\",\"2.6.32\"],[\"2.6.35.y\",\"applied\",\"2.6.33\"],[\"2.6.37.y\",\"applied\",\"upstream\"],[\"4.19.y\",\"applied\",\"3.9\"],[\"vendor-fixed\",\"already-applied\",\"2.6.32\"],[\"vendor-reworked\",\"conflict\",null]]" >expect &&
-	printf "%s" "$OUT" | jq -c "[.results[] | [.branch, .status, .variant]]" >actual &&
+	printf "%s" "$OUT" | jq -c "[.[0].results[] | [.branch, .status, .variant]]" >actual &&
 	test_cmp expect actual
 '
 test_expect_success 'no commit ids, refs named' '

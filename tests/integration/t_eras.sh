@@ -16,7 +16,7 @@ before_vendor=$(user_state repos/vendor.git)
 
 run_kb 1 apply --json
 echo "$OUT" > "$TMP/first.json"
-field() { jq -r --arg b "$1" ".results[] | select(.branch == \$b) | $2" "$TMP/first.json"; }
+field() { jq -r --arg b "$1" ".[0].results[] | select(.branch == \$b) | $2" "$TMP/first.json"; }
 
 expect_status() { # branch status variant
 	T_NAME=$1
@@ -32,10 +32,10 @@ expect_status vendor-fixed already-applied 2.6.32
 expect_status vendor-reworked conflict null
 T_NAME=
 
-assert_eq "one document for one fix" "CVE-2011-1019" "$(jq -r .fix "$TMP/first.json")"
+assert_eq "one document for one fix" "CVE-2011-1019" "$(jq -r '.[].fix' "$TMP/first.json")"
 assert_eq "results in config order" \
 	"2.6.31.y 2.6.32.y 2.6.35.y 2.6.37.y 4.19.y vendor-fixed vendor-reworked" \
-	"$(jq -r '[.results[].branch] | join(" ")' "$TMP/first.json")"
+	"$(jq -r '[.[0].results[].branch] | join(" ")' "$TMP/first.json")"
 
 # branch fixture-era of each applied lane
 check_applied() {
@@ -118,9 +118,9 @@ sed -i 's|^upstream: .*|&\nupstream-repo: https://git.example.org/net-next.git|'
 run_kb 1 apply --fix custom/CVE-2011-1019 --branch vendor-reworked --dry-run --json
 assert_eq "with upstream-repo, the cherry-pick from there as the other way" \
 	"# or cherry-pick the upstream commit instead of git am: git -C $WT am --abort && git -C $WT fetch https://git.example.org/net-next.git $UPSTREAM && git -C $WT cherry-pick -x $UPSTREAM" \
-	"$(printf '%s' "$OUT" | jq -r '.results[0].reproduce[-1]')"
+	"$(printf '%s' "$OUT" | jq -r '.[0].results[0].reproduce[-1]')"
 assert_eq "...and the patch of that fix" "git -C $WT am -3 $TMP/custom/CVE-2011-1019/upstream.patch" \
-	"$(printf '%s' "$OUT" | jq -r '.results[0].reproduce[1]')"
+	"$(printf '%s' "$OUT" | jq -r '.[0].results[0].reproduce[1]')"
 T_NAME=
 assert_eq "only backport refs for applied branches" \
 	"$REF/2.6.32.y $REF/2.6.35.y $REF/2.6.37.y $REF/4.19.y" \
@@ -134,10 +134,10 @@ assert_eq "user's refs and HEAD untouched (bare vendor)" "$before_vendor" "$(use
 run_kb 1 apply --json
 echo "$OUT" > "$TMP/second.json"
 assert_eq "re-run: same statuses, commits and refs" \
-	"$(jq -c '[.results[] | [.branch, .status, .variant, .commit, .ref]]' "$TMP/first.json")" \
-	"$(jq -c '[.results[] | [.branch, .status, .variant, .commit, .ref]]' "$TMP/second.json")"
+	"$(jq -c '[.[0].results[] | [.branch, .status, .variant, .commit, .ref]]' "$TMP/first.json")" \
+	"$(jq -c '[.[0].results[] | [.branch, .status, .variant, .commit, .ref]]' "$TMP/second.json")"
 assert_eq "re-run: nothing created" "false false false false" \
-	"$(jq -r '[.results[] | select(.status == "applied") | .created] | map(tostring) | join(" ")' "$TMP/second.json")"
+	"$(jq -r '[.[0].results[] | select(.status == "applied") | .created] | map(tostring) | join(" ")' "$TMP/second.json")"
 assert_eq "re-run: ref logs show one update each" "1" \
 	"$(git -C repos/linux reflog show "$REF/2.6.32.y" | wc -l)"
 
@@ -151,5 +151,5 @@ assert_contains "commands indented under the conflict" "    git -C $WT am -3 $TO
 
 # --branch selects, exit 0 without conflicts
 run_kb 0 apply --branch 2.6.32.y --branch 2.6.31.y --json
-assert_eq "--branch keeps config order" "2.6.31.y 2.6.32.y" "$(printf '%s' "$OUT" | jq -r '[.results[].branch] | join(" ")')"
+assert_eq "--branch keeps config order" "2.6.31.y 2.6.32.y" "$(printf '%s' "$OUT" | jq -r '[.[0].results[].branch] | join(" ")')"
 finish

@@ -58,7 +58,7 @@ YAML
 run_kb 2 apply --branch nope && assert_eq "unknown --branch" "error: no branch 'nope' in 'branches.yaml'
 hint: its branches: no-such-ref, no-such-repo, 2.6.32.y" "$ERR"
 run_kb 1 apply --json
-r() { printf '%s' "$OUT" | jq -r --arg b "$1" ".results[] | select(.branch == \$b) | $2"; }
+r() { printf '%s' "$OUT" | jq -r --arg b "$1" ".[0].results[] | select(.branch == \$b) | $2"; }
 assert_eq "missing ref is an error" "error" "$(r no-such-ref .status)"
 assert_contains "missing ref named" "branch 'no-such-ref': ref 'linux-9.9.y' not found in '$TMP/repos/linux'" "$(r no-such-ref .detail)"
 assert_eq "missing repository is an error" "error" "$(r no-such-repo .status)"

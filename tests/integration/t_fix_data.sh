@@ -38,7 +38,7 @@ assert_eq "text: nothing on the capability" "2.6.31.y (linux-2.6.31.y dd232314e7
 # ---- apply: the fix's own variants and vulnerable code
 run_kb 0 apply --fix "$FIX" --json
 echo "$OUT" > first.json
-field() { jq -r --arg b "$1" ".results[] | select(.branch == \$b) | $2" first.json; }
+field() { jq -r --arg b "$1" ".[0].results[] | select(.branch == \$b) | $2" first.json; }
 assert_eq "statuses and variants" \
 "2.6.31.y not-affected null
 2.6.32.y applied 2.6
@@ -46,7 +46,7 @@ assert_eq "statuses and variants" \
 2.6.37.y applied 2.6
 4.19.y applied 4.19
 vendor-fixed applied 2.6
-vendor-reworked applied 2.6" "$(jq -r '.results[] | "\(.branch) \(.status) \(.variant)"' first.json)"
+vendor-reworked applied 2.6" "$(jq -r '.[0].results[] | "\(.branch) \(.status) \(.variant)"' first.json)"
 assert_eq "not-affected: why" "the vulnerable code is not in 'linux-2.6.31.y'" "$(field 2.6.31.y .detail)"
 assert_eq "refs" "$REF/2.6.32.y
 $REF/2.6.35.y
@@ -82,7 +82,7 @@ assert_eq "the user's refs, HEAD, index and tree untouched" "$before" "$(user_st
 
 run_kb 0 apply --fix "$FIX" --json
 assert_eq "again: nothing created" "false false false false false false" \
-	"$(printf '%s' "$OUT" | jq -r '[.results[] | select(.status == "applied") | .created] | join(" ")')"
+	"$(printf '%s' "$OUT" | jq -r '[.[0].results[] | select(.status == "applied") | .created] | join(" ")')"
 
 # ---- the backports, as branches: already-applied, and the audit is clean
 {

@@ -28,14 +28,14 @@ branches:
 YAML
 run_kb 1 apply --fix fixes --json
 assert_eq "a fix without variants: its patch is its one variant" "applied patch" \
-	"$(echo "$OUT" | jq -r '.results[0] | "\(.status) \(.variant)"')"
+	"$(echo "$OUT" | jq -r '.[0].results[0] | "\(.status) \(.variant)"')"
 for f in $(cd "$FIXTURES/eras/2.6.37/expected" && find . -type f | sed 's|^\./||'); do
 	git -C repos/linux show "refs/heads/backport/CVE-2011-1019/2.6.37.y:$f" > got
 	assert_file_eq "...$f as the hand-made fix's upstream variant makes it" \
 		"$FIXTURES/eras/2.6.37/expected/$f" got
 done
 assert_eq "...and a conflict where it does not fit, saying why" "conflict" \
-	"$(echo "$OUT" | jq -r '.results[1].status')"
+	"$(echo "$OUT" | jq -r '.[0].results[1].status')"
 
 T_NAME="mail-style"
 cat > dep3.patch <<'MAIL'
@@ -128,7 +128,7 @@ subject: \"sit: use the netdev alias\"
 cve: CVE-2011-9999
 patch: fix.patch" "$(grep -v '^#' noup-fixes/CVE-2011-9999/fix.yaml)"
 run_kb 0 apply --fix noup-fixes --branch 2.6.37.y --json
-assert_eq "it applies" "applied" "$(echo "$OUT" | jq -r '.results[0].status')"
+assert_eq "it applies" "applied" "$(echo "$OUT" | jq -r '.[0].results[0].status')"
 assert_eq "the message as git am writes it: no upstream line" "sit: use the netdev alias
 
 Fixes CVE-2011-9999." "$(git -C repos/linux log -1 --format=%B refs/heads/backport/CVE-2011-9999/2.6.37.y)"
@@ -139,7 +139,7 @@ git -C repos/linux update-ref -d refs/heads/backport/CVE-2011-9999/2.6.37.y
 run_kb 1 apply --fix noup-fixes --branch 2.6.37.y --json
 assert_eq "a conflict's commands: git am of the patch, nothing to cherry-pick" \
 	"git -C $TMP/repos/linux-CVE-2011-9999-2.6.37.y am -3 $TMP/noup-fixes/CVE-2011-9999/fix.patch" \
-	"$(echo "$OUT" | jq -r '.results[0].reproduce[]' | grep -e ' am -3 ' -e cherry-pick)"
+	"$(echo "$OUT" | jq -r '.[0].results[0].reproduce[]' | grep -e ' am -3 ' -e cherry-pick)"
 
 T_NAME="dry run"
 run_kb 0 fix new -o dry --dry-run "$PATCH"
@@ -177,7 +177,7 @@ subject_of() { sed -n 's/^subject: "\(.*\)"$/\1/p' "$1/fix.yaml"; }
 # backport FIXDIR: apply it to 2.6.37.y; prints its ref
 backport() {
 	run_kb 0 apply --fix "$1" --branch 2.6.37.y --json >/dev/null &&
-	echo "$OUT" | jq -r '.results[0].ref'
+	echo "$OUT" | jq -r '.[0].results[0].ref'
 }
 fsck_strict() { git -C repos/linux fsck --strict --no-dangling --no-progress; }
 has_controls() { LC_ALL=C grep -q "[[:cntrl:]]" "$@"; }

@@ -22,7 +22,7 @@ branches:
     ref: linux-2.6.35.y
 YAML
 run_kb 1 apply --json
-r() { printf '%s' "$OUT" | jq -r --arg b "$1" ".results[] | select(.branch == \$b) | $2"; }
+r() { printf '%s' "$OUT" | jq -r --arg b "$1" ".[0].results[] | select(.branch == \$b) | $2"; }
 assert_eq "forcing a variant of another era is a conflict" "conflict 2.6.32 true" "$(r wrong-era '"\(.status) \(.variant) \(.forced)"')"
 assert_eq "which hunk failed" "variant '2.6.32' does not apply: hunk 1 of 'net/core/dev.c' does not apply" "$(r wrong-era .detail)"
 assert_eq "per-fix forcing" "applied 2.6.33 true" "$(r per-fix '"\(.status) \(.variant) \(.forced)"')"

@@ -77,7 +77,7 @@ test_expect_success '...none close: the branches there are' '
 test_expect_success 'the config found from a directory below it' '
 	cd sub/deeper &&
 	run_kb 0 apply -n --json &&
-	test "$(jq -r "[.results[].status] | join(\" \")" <<<"$OUT")" = "applied applied" &&
+	test "$(jq -r "[.[0].results[].status] | join(\" \")" <<<"$OUT")" = "applied applied" &&
 	run_kb 2 apply -n --branch nope &&
 	test "$(head -1 <<<"$ERR")" = "error: no branch '\''nope'\'' in '\''$TMP/top/branches.yaml'\''"
 '
@@ -85,7 +85,7 @@ test_expect_success 'the config found from a directory below it' '
 test_expect_success '...and KBACKPORT_CONFIG names one from anywhere' '
 	cd "$TMP" &&
 	KBACKPORT_CONFIG=$TMP/top/branches.yaml run_kb 0 apply -n --branch 2.6.35.y --json &&
-	test "$(jq -r ".results[].status" <<<"$OUT")" = applied
+	test "$(jq -r ".[0].results[].status" <<<"$OUT")" = applied
 '
 
 test_expect_success 'no config anywhere up: where it looked, and how to name one' '
@@ -96,20 +96,26 @@ test_expect_success 'no config anywhere up: where it looked, and how to name one
 	echo "$ERR" > got && test_cmp want got
 '
 
-test_expect_success '--fix takes a fix id: the fix under backports/ beside the config' '
+test_expect_success '--fix takes a fix id: the fix under backports/ beside the config; --json: an array even for one fix' '
 	cd "$TMP/top/sub" &&
 	run_kb 0 apply -n --fix CVE-2011-1019 --json &&
-	test "$(jq -r ".fix" <<<"$OUT")" = CVE-2011-1019 &&
-	test "$(jq -r "[.results[].status] | join(\" \")" <<<"$OUT")" = "applied applied"
+	test "$(jq -r "type" <<<"$OUT")" = array &&
+	test "$(jq -r ".[].fix" <<<"$OUT")" = CVE-2011-1019 &&
+	test "$(jq -c ".[0] | keys_unsorted" <<<"$OUT")" = "[\"fix\",\"results\"]" &&
+	test "$(jq -r "[.[0].results[].status] | join(\" \")" <<<"$OUT")" = "applied applied"
 '
 
-test_expect_success '...also a fix inside a family'\''s folder under backports/' '
+test_expect_success '...also a fix inside a family'\''s folder under backports/; --json: an array for two fixes too, one document per fix' '
 	mkdir -p "$TMP/top/backports/family" &&
 	cp -r "$TMP/top/backports/CVE-2011-1019" "$TMP/top/backports/family/nested-fix" &&
 	sed -i "s/^id: .*/id: nested-fix/" "$TMP/top/backports/family/nested-fix/fix.yaml" &&
 	run_kb 0 apply -n --fix nested-fix --json &&
-	test "$(jq -r ".fix" <<<"$OUT")" = nested-fix &&
-	rm -r "$TMP/top/backports/family"
+	test "$(jq -r "type" <<<"$OUT")" = array &&
+	test "$(jq -r ".[].fix" <<<"$OUT")" = nested-fix &&
+	run_kb 0 apply -n --fix CVE-2011-1019 --fix nested-fix --json &&
+	rm -r "$TMP/top/backports/family" &&
+	test "$(jq -c "[type, [.[] | \"\(.fix): \([.results[].branch] | join(\" \"))\"]]" <<<"$OUT")" = \
+		"[\"array\",[\"CVE-2011-1019: 2.6.32.y 2.6.35.y\",\"nested-fix: 2.6.32.y 2.6.35.y\"]]"
 '
 
 test_expect_success '...an id found nowhere: the closest id as a hint' '
@@ -236,14 +242,14 @@ test_expect_success 'a misspelt key of branches.yaml: the keys, then the closest
 test_expect_success 'a ref the repository lacks: the closest ref it has (never our own refs)' '
 	sed "s/ref: linux-2.6.32.y/ref: linux-2.6.32.z/" branches.yaml > refs.yaml &&
 	run_kb 1 apply -n -c refs.yaml --json &&
-	test "$(jq -r ".results[0].detail" <<<"$OUT")" = \
+	test "$(jq -r ".[0].results[0].detail" <<<"$OUT")" = \
 		"branch '\''2.6.32.y'\'': ref '\''linux-2.6.32.z'\'' not found in '\''$TMP/repos/linux'\'': revspec '\''linux-2.6.32.z'\'' not found (did you mean '\''linux-2.6.32.y'\''?)" &&
 	git -C "$TMP/repos/linux" update-ref refs/heads/backport/CVE-x/mine linux-2.6.32.y &&
 	sed "s/ref: linux-2.6.32.y/ref: backport\/CVE-x\/mien/" branches.yaml > refs.yaml &&
 	run_kb 1 apply -n -c refs.yaml --json &&
 	git -C "$TMP/repos/linux" update-ref -d refs/heads/backport/CVE-x/mine &&
 	rm refs.yaml &&
-	test "$(jq -r ".results[0].detail" <<<"$OUT")" = \
+	test "$(jq -r ".[0].results[0].detail" <<<"$OUT")" = \
 		"branch '\''2.6.32.y'\'': ref '\''backport/CVE-x/mien'\'' not found in '\''$TMP/repos/linux'\'': revspec '\''backport/CVE-x/mien'\'' not found"
 '
 

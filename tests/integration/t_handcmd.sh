@@ -43,7 +43,7 @@ FIX="$D/fixes/../fixes/CVE-2011-1019"
 KB_ARGS=(--config "$D/branches.yaml" --fix "$FIX")
 pwned() { find "$TMP" -name pwned | grep -q .; }
 # field BRANCH JQ: of the last apply --json
-field() { printf '%s' "$OUT" | jq -r --arg b "$1" ".results[] | select(.branch == \$b) | $2"; }
+field() { printf '%s' "$OUT" | jq -r --arg b "$1" ".[0].results[] | select(.branch == \$b) | $2"; }
 
 # ---- the commands, quoted ----
 T_NAME=quoted
@@ -65,7 +65,7 @@ git -C '@TMP@/my repos $(touch pwned) `touch pwned` it'\''s/repos/linux-CVE-2011
 EOF
 sed -i "s|@TMP@|$TMP|g" expect.bare expect.plain
 test_expect_success 'both branches are conflicts' '
-	test "$(jq -r "[.results[].status] | join(\" \")" apply.json)" = "conflict conflict"
+	test "$(jq -r "[.[0].results[].status] | join(\" \")" apply.json)" = "conflict conflict"
 '
 test_expect_success 'bare repository: every word from data quoted, the repository path normalised, the patch absolute' '
 	field "$BARE_NAME" ".reproduce[]" >got && test_cmp expect.bare got
@@ -100,7 +100,7 @@ test_expect_success 'nothing ran so far' '! pwned'
 # ---- pasted into sh, elsewhere ----
 T_NAME=pasted
 paste_into_sh() {	# NAME FILE: apply's commands for branch NAME into sh, output in FILE.out
-	jq -r --arg b "$1" ".results[] | select(.branch == \$b) | .reproduce[]" "$TMP/apply.json" >"$TMP/$2"
+	jq -r --arg b "$1" ".[0].results[] | select(.branch == \$b) | .reproduce[]" "$TMP/apply.json" >"$TMP/$2"
 	(cd "$TMP/elsewhere" && sh <"$TMP/$2") >"$TMP/$2.out" 2>&1
 }
 BARE_WT="$H/repos/vendor-CVE-2011-1019-$BARE_NAME"

@@ -117,7 +117,7 @@ YAML
 before=$(user_state repo)
 run_kb 0 apply -n --json
 printf '%s' "$OUT" > first.json
-r() { jq -r --arg b "$1" ".results[] | select(.branch == \$b) | $2" first.json; }
+r() { jq -r --arg b "$1" ".[0].results[] | select(.branch == \$b) | $2" first.json; }
 
 T_NAME="lines changed later"
 assert_eq "already-applied, naming the commit, its tag, and the commit that changed its lines" \
@@ -179,7 +179,7 @@ T_NAME="--no-history"
 run_kb 1 apply -n --json --no-history
 assert_eq "the content alone: the answers of before" \
 	"later conflict null|reverted applied null|reapplied conflict null|rereverted conflict null|elsewhere applied null|patchid conflict null|upstream already-applied null" \
-	"$(printf '%s' "$OUT" | jq -r '[.results[] | "\(.branch) \(.status) \(.history)"] | join("|")')"
+	"$(printf '%s' "$OUT" | jq -r '[.[0].results[] | "\(.branch) \(.status) \(.history)"] | join("|")')"
 
 T_NAME="queue"
 printf '%s\n' backports/FIX > q.series
@@ -195,8 +195,8 @@ printf '%s' "$OUT" > all.json
 sum=$(sha1sum < "$idx")
 run_kb 0 apply --json
 assert_eq "an unchanged history: the index reused, not written again" "$sum" "$(sha1sum < "$idx")"
-assert_eq "...the same answers" "$(jq -c '[.results[] | .status, .history.state, .history.commit.commit]' all.json)" \
-	"$(printf '%s' "$OUT" | jq -c '[.results[] | .status, .history.state, .history.commit.commit]')"
+assert_eq "...the same answers" "$(jq -c '[.[0].results[] | .status, .history.state, .history.commit.commit]' all.json)" \
+	"$(printf '%s' "$OUT" | jq -c '[.[0].results[] | .status, .history.state, .history.commit.commit]')"
 stamp=$(head -c 16 "$idx" | od -An -tx1)
 size=$(stat -c %s "$idx")
 edit later '/^	if (x < 0)$/,/return -ERANGE;/d' "Revert \"foo: reject a negative x\"
@@ -209,12 +209,12 @@ assert_eq "a new commit: the index extended (its stamp kept, bigger), not made a
 	"$stamp yes" "$(head -c 16 "$idx" | od -An -tx1) $([ "$(stat -c %s "$idx")" -gt "$size" ] && echo yes)"
 assert_eq "...and the new commit is read: the fix reverted, the content decides" \
 	"applied reverted $S3" \
-	"$(printf '%s' "$OUT" | jq -r '.results[0] | "\(.status) \(.history.state) \(.history.reverted_by.commit)"')"
+	"$(printf '%s' "$OUT" | jq -r '.[0].results[0] | "\(.status) \(.history.state) \(.history.reverted_by.commit)"')"
 printf 'garbage' > "$idx"
 run_kb 0 apply --json --branch later
 assert_eq "an index that does not read back is made again: the same answer" \
 	"applied reverted $S3" \
-	"$(printf '%s' "$OUT" | jq -r '.results[0] | "\(.status) \(.history.state) \(.history.reverted_by.commit)"')"
+	"$(printf '%s' "$OUT" | jq -r '.[0].results[0] | "\(.status) \(.history.state) \(.history.reverted_by.commit)"')"
 run_kb 0 apply -n --json --branch patchid -w dry
 assert_eq "--dry-run: no index written" "no" "$([ -e dry ] && echo yes || echo no)"
 run_kb 0 apply --json --branch patchid -w alt

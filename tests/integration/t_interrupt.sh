@@ -125,7 +125,7 @@ for n in "${made[@]}"; do [ "$n" -gt 0 ] && [ "$n" -lt $N ] && mid=$((mid + 1));
 T_NAME="the next run"
 run_kb 0 apply --json
 assert_eq "every branch applied or already made" "applied" \
-	"$(printf '%s' "$OUT" | jq -r '[.results[].status] | unique | join(",")')"
+	"$(printf '%s' "$OUT" | jq -r '[.[0].results[].status] | unique | join(",")')"
 assert_eq "every ref" $N "$(git -C $repo for-each-ref refs/heads/backport | wc -l)"
 check_whole
 

@@ -10,7 +10,7 @@ hermetic
 ln -s "$TOP_DIR/backports" "$TMP/backports"
 cd "$TMP" || exit 1
 R=repos/linux
-r() { printf '%s' "$OUT" | jq -r --arg b "$1" ".results[] | select(.branch == \$b) | $2"; }
+r() { printf '%s' "$OUT" | jq -r --arg b "$1" ".[0].results[] | select(.branch == \$b) | $2"; }
 loose() { printf '%s/.git/objects/%s/%s' "$R" "${1:0:2}" "${1:2}"; }
 
 cat > branches.yaml <<'YAML'

@@ -153,9 +153,9 @@ T_NAME="--json"
 rm -rf mails
 run_kb 1 apply --fix fixes/CVE-2011-1019 --mails mails --json
 assert_eq "each result's mail" "4.19.y null|acme mails/CVE-2011-1019/FAILED-acme.txt|plain mails/CVE-2011-1019/FAILED-plain.txt" \
-	"$(echo "$OUT" | jq -r '[.results[] | "\(.branch) \(.mail)"] | join("|")')"
+	"$(echo "$OUT" | jq -r '[.[0].results[] | "\(.branch) \(.mail)"] | join("|")')"
 run_kb 1 apply --fix fixes/CVE-2011-1019 --json
-assert_eq "no --mails: no mail key" "null" "$(echo "$OUT" | jq -c '[.results[] | .mail] | unique | .[0]')"
+assert_eq "no --mails: no mail key" "null" "$(echo "$OUT" | jq -c '[.[0].results[] | .mail] | unique | .[0]')"
 assert_eq "a re-run writes the same mail" "" "$(diff expected-acme mails/CVE-2011-1019/FAILED-acme.txt)"
 
 T_NAME="stable defaults, non-ASCII"

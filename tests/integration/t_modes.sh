@@ -81,13 +81,13 @@ git_tree() {
 for f in $FIXES; do
 	test_expect_success "$f: applied, the tree git apply --index makes" '
 		kb apply --fix fixes/'$f' -b base --json >out.json &&
-		test "$(jq -r ".results[0].status" out.json)" = applied &&
+		test "$(jq -r ".[0].results[0].status" out.json)" = applied &&
 		test "$(git -C $R rev-parse backport/'$f'/base^{tree})" = "$(git_tree patches/'$f'.patch)" &&
 		test "$(git -C $R rev-parse backport/'$f'/base^{tree})" = "$(git -C $R rev-parse '$f'^{tree})"
 	'
 	test_expect_success "$f: on the upstream commit, already-applied" '
 		kb apply --fix fixes/'$f' -b '$f' --json >out.json &&
-		test "$(jq -r ".results[0] | \"\(.status) \(.commit)\"" out.json)" = "already-applied null"
+		test "$(jq -r ".[0].results[0] | \"\(.status) \(.commit)\"" out.json)" = "already-applied null"
 	'
 done
 
@@ -114,11 +114,11 @@ test_expect_success 'fix new --from-commit: the same fixes, the same trees' '
 	for f in mode-only new-link all; do
 		kb fix new -o fromcommit --id $f --from-commit $R $f >/dev/null &&
 		kb apply --fix fromcommit/$f -b base --dry-run --json >out.json &&
-		test "$(jq -r ".results[0].status" out.json)" = applied || return 1
+		test "$(jq -r ".[0].results[0].status" out.json)" = applied || return 1
 		grep -q "^old mode 100644" fromcommit/mode-only/fix.patch || return 1
 	done &&
 	kb apply --fix fromcommit/all -b all --json >out.json &&
-	test "$(jq -r ".results[0].status" out.json)" = already-applied
+	test "$(jq -r ".[0].results[0].status" out.json)" = already-applied
 '
 
 # branch_with NAME COMMANDS: a branch from base with COMMANDS' changes committed
@@ -136,11 +136,11 @@ branch_with start-regular 'mkdir bin && printf "#!/bin/sh\nexec ./run.sh\n" > bi
 # status FIX BRANCH: "status: detail" of apply --json
 status() {
 	kb apply --fix "fixes/$1" -b "$2" --json >out.json
-	jq -r '.results[0] | "\(.status): \(.detail)"' out.json
+	jq -r '.[0].results[0] | "\(.status): \(.detail)"' out.json
 }
 test_expect_success 'a mode change whose old mode is not the tree'"'"'s is a conflict' '
 	test "$(status mode-content tool-regular)" = "conflict: variant '"'patch'"' does not apply: '"'tool.sh'"': mode 100644 in the tree, the patch expects 100755" &&
-	test "$(jq -r ".results[0].notes | join(\"|\")" out.json)" = "'"'tool.sh'"': mode 100644 in the tree, the patch expects 100755" &&
+	test "$(jq -r ".[0].results[0].notes | join(\"|\")" out.json)" = "'"'tool.sh'"': mode 100644 in the tree, the patch expects 100755" &&
 	test -z "$(git -C $R for-each-ref refs/heads/backport/mode-content/tool-regular)"
 '
 test_expect_success 'content in, mode change missing: a conflict, never already-applied' '
@@ -163,8 +163,8 @@ test_expect_success 'the exit status of a conflict is 1' '
 test_expect_success 'pre-fix: the lane undoes the modes, as git apply -R does' '
 	printf "repo: repo\nbranches:\n  - {name: all, ref: all, pre-fix: true}\n" >prefix.yaml &&
 	kb apply --config prefix.yaml --fix fixes/all --json >out.json &&
-	test "$(jq -r ".results[0] | \"\(.status) \(.pre_fix.reversed_variant)\"" out.json)" = "applied patch" &&
-	pre=$(jq -r ".results[0].pre_fix.commit" out.json) &&
+	test "$(jq -r ".[0].results[0] | \"\(.status) \(.pre_fix.reversed_variant)\"" out.json)" = "applied patch" &&
+	pre=$(jq -r ".[0].results[0].pre_fix.commit" out.json) &&
 	rm -rf ga && git clone -q -b all $R ga && git -C ga apply -R --index "$TMP/patches/all.patch" &&
 	test "$(git -C $R rev-parse $pre^{tree})" = "$(git -C ga write-tree)" &&
 	test "$(git -C $R rev-parse $pre^{tree})" = "$(git -C $R rev-parse base^{tree})" &&

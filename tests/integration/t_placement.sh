@@ -35,12 +35,12 @@ kb_case() {
 	(cd "$name" && ${KB_VALGRIND:-} "$KBACKPORT" apply --json --fix fixes "${@:5}" > out.json 2> err.txt)
 	rc=$?
 	echo "$rc" > "$name/rc"
-	ref=$(jq -r '.results[0].ref // empty' "$name/out.json")
+	ref=$(jq -r '.[0].results[0].ref // empty' "$name/out.json")
 	[ -z "$ref" ] || git -C "$name/repo" show "$ref:$path" > "$name/result"
 	return 0
 }
 # res NAME JQ: a field of NAME's one result
-res() { jq -r ".results[0] | $2" "$1/out.json"; }
+res() { jq -r ".[0].results[0] | $2" "$1/out.json"; }
 # git_result NAME PATCH [PATH]: what git apply makes of NAME's tree, in NAME/git
 git_result() {
 	rm -rf "$1/gitwt"

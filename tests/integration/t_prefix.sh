@@ -27,7 +27,7 @@ branches:
 YAML
 state=$(user_state repos/linux)
 run_kb 0 apply --json
-r() { printf '%s' "$OUT" | jq -r --arg b "$1" ".results[] | select(.branch == \$b) | $2"; }
+r() { printf '%s' "$OUT" | jq -r --arg b "$1" ".[0].results[] | select(.branch == \$b) | $2"; }
 assert_eq "backported onto the pre-fix state" "applied 3.9" "$(r shipped '"\(.status) \(.variant)"')"
 assert_eq "pre-fix ref and reversed variant" "$REF/shipped.pre-fix 3.9" "$(r shipped '"\(.pre_fix.ref) \(.pre_fix.reversed_variant)"')"
 assert_eq "pre-fix commit is the ref" "$(git_l rev-parse $REF/shipped.pre-fix)" "$(r shipped .pre_fix.commit)"
@@ -53,9 +53,9 @@ assert_eq "...and writing no pre-fix ref" "" "$(git_l for-each-ref "$REF/never-f
 assert_eq "...its backport on the branch" "$(git_l rev-parse linux-2.6.32.y)" "$(git_l rev-parse "$REF/never-fixed^")"
 assert_eq "user state untouched" "$state" "$(user_state repos/linux)"
 
-first=$(printf '%s' "$OUT" | jq -c '.results[0] | [.commit, .pre_fix.commit]')
+first=$(printf '%s' "$OUT" | jq -c '.[0].results[0] | [.commit, .pre_fix.commit]')
 run_kb 0 apply --json
-assert_eq "re-run: same commits" "$first" "$(printf '%s' "$OUT" | jq -c '.results[0] | [.commit, .pre_fix.commit]')"
+assert_eq "re-run: same commits" "$first" "$(printf '%s' "$OUT" | jq -c '.[0].results[0] | [.commit, .pre_fix.commit]')"
 assert_eq "re-run: nothing created" "false" "$(r shipped .created)"
 run_kb 0 apply --dry-run --json
 assert_eq "dry run: pre-fix commit not named" "null applied" "$(r shipped '"\(.pre_fix.commit) \(.status)"')"

@@ -19,15 +19,15 @@ ST=${KB_SHARED:-$TOP_DIR/../shared}/stable-training
 
 # kb ARGS...: kbackport, its stdout in out, its stderr in err
 kb() { ${KB_VALGRIND:-} "$KBACKPORT" "$@" >out 2>err; }
-# (apply --json: an object for one fix, an array for several)
+# (apply --json: an array of one document per fix, even for one)
 # needs FIX BRANCH: "<hunk> <commit> <subject>" per needed commit, from out (--json)
 needs() {
-	jq -r --arg f "$1" --arg b "$2" '(if type == "array" then .[] else . end) | select(.fix == $f) | .results[] |
+	jq -r --arg f "$1" --arg b "$2" '.[] | select(.fix == $f) | .results[] |
 		select(.branch == $b) | .hunks[] | .hunk as $h | .needs[] |
 		"\($h) \(.commit) \(.subject)"' out
 }
 status() {
-	jq -r --arg f "$1" --arg b "$2" '(if type == "array" then .[] else . end) | select(.fix == $f) | .results[] |
+	jq -r --arg f "$1" --arg b "$2" '.[] | select(.fix == $f) | .results[] |
 		select(.branch == $b) | .status' out
 }
 

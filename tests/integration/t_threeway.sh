@@ -40,9 +40,9 @@ branches:
     ref: stable
 YAML
 run_kb 0 apply --json
-assert_eq "applied through the 3-way merge" "applied upstream" "$(printf '%s' "$OUT" | jq -r '.results[0] | "\(.status) \(.variant)"')"
+assert_eq "applied through the 3-way merge" "applied upstream" "$(printf '%s' "$OUT" | jq -r '.[0].results[0] | "\(.status) \(.variant)"')"
 assert_eq "merge reported" "'f.c' merged 3-way from the patch's preimage blob $(git -C repo rev-parse stable~1:f.c)" \
-	"$(printf '%s' "$OUT" | jq -r '.results[0].notes | join("\n")')"
+	"$(printf '%s' "$OUT" | jq -r '.[0].results[0].notes | join("\n")')"
 assert_eq "merged contents" "int f(void)
 {
 	int a = 10;
@@ -58,7 +58,7 @@ sed -i "s/^index [0-9a-f]*\.\./index 1234567890123456789012345678901234567890../
 git -C repo update-ref -d refs/heads/backport/FIX-1/stable
 run_kb 1 apply --json
 assert_eq "no preimage blob: conflict" "conflict hunk 1 of 'f.c' does not apply" \
-	"$(printf '%s' "$OUT" | jq -r '.results[0] | "\(.status) \(.notes[0])"')"
+	"$(printf '%s' "$OUT" | jq -r '.[0].results[0] | "\(.status) \(.notes[0])"')"
 
 # A hunk that fits more than one place is said so, never merged: here its
 # change fits at its own line and its reverse further down, the other hunk
@@ -80,8 +80,8 @@ git -C amb commit -q -am "vendor: W is Y, and NEW"
 printf 'branches:\n  - {name: vendor, ref: vendor, repo: amb}\n' > amb.yaml
 run_kb 1 apply --json --config amb.yaml --fix fixes-amb
 test_expect_success 'an ambiguous hunk is not merged 3-way: a conflict naming both places' '
-	test "$(printf "%s" "$OUT" | jq -r ".results[0].status")" = conflict &&
-	test "$(printf "%s" "$OUT" | jq -r ".results[0].notes[0]")" = "hunk 1 of '\''f'\'' fits more than one place (line 1 forward, line 13 in reverse): not guessing" &&
+	test "$(printf "%s" "$OUT" | jq -r ".[0].results[0].status")" = conflict &&
+	test "$(printf "%s" "$OUT" | jq -r ".[0].results[0].notes[0]")" = "hunk 1 of '\''f'\'' fits more than one place (line 1 forward, line 13 in reverse): not guessing" &&
 	! git -C amb rev-parse -q --verify refs/heads/backport/AMB/vendor
 '
 
@@ -103,7 +103,7 @@ git -C rules commit -q -am "vendor: six lines on top, the B block twice"
 printf 'branches:\n  - {name: vendor, ref: vendor, repo: rules}\n' > rules.yaml
 run_kb 1 apply --json --config rules.yaml --fix fixes-rules
 test_expect_success 'own line and offsets disagreeing are not merged 3-way either' '
-	test "$(printf "%s" "$OUT" | jq -r ".results[0].status")" = conflict &&
-	test "$(printf "%s" "$OUT" | jq -r ".results[0].notes[0]")" = "hunk 2 of '\''f'\'' fits more than one place (line 16 forward nearest the earlier hunks'\'' offset, line 12 forward nearest its own line): not guessing"
+	test "$(printf "%s" "$OUT" | jq -r ".[0].results[0].status")" = conflict &&
+	test "$(printf "%s" "$OUT" | jq -r ".[0].results[0].notes[0]")" = "hunk 2 of '\''f'\'' fits more than one place (line 16 forward nearest the earlier hunks'\'' offset, line 12 forward nearest its own line): not guessing"
 '
 finish

@@ -11,7 +11,7 @@ hermetic
 ln -s "$TOP_DIR/backports" "$TMP/backports"
 cd "$TMP" || exit 1
 F=CVE-2011-1019
-r() { printf '%s' "$OUT" | jq -r --arg b "$1" ".results[] | select(.branch == \$b) | $2"; }
+r() { printf '%s' "$OUT" | jq -r --arg b "$1" ".[0].results[] | select(.branch == \$b) | $2"; }
 
 # advance REPO BRANCH: a new commit on BRANCH, so the next apply moves the ref
 advance() {
@@ -108,6 +108,6 @@ git -C repos/linux worktree remove --force "$TMP/wt-pre"
 git -C repos/vendor.git worktree remove --force "$TMP/wt-vendor"
 run_kb 0 apply --json
 assert_eq "every ref moves once released" "applied true|applied true|applied true|applied true" \
-	"$(printf '%s' "$OUT" | jq -r '[.results[] | "\(.status) \(.created)"] | join("|")')"
+	"$(printf '%s' "$OUT" | jq -r '[.[0].results[] | "\(.status) \(.created)"] | join("|")')"
 assert_eq "git fsck is clean" "" "$(git -C repos/linux fsck --no-progress 2>&1; git -C repos/vendor.git fsck --no-progress 2>&1 | grep -v '^notice: HEAD points to an unborn branch')"
 finish

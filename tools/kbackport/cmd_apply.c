@@ -21,7 +21,7 @@ static const struct cli_opt options[] = {
 	{ 'n', true, "dry-run", no_argument, NULL,
 	  "decide and report, write no object and no ref" },
 	{ 'j', false, "json", no_argument, NULL,
-	  "one JSON document per fix (an array when several)" },
+	  "a JSON array of one document per fix, even for one" },
 	{ 'q', true, "quiet", no_argument, NULL,
 	  "the table and the tally only, not each branch's details" },
 	{ 'v', true, "verbose", no_argument, NULL,
@@ -187,6 +187,10 @@ static json_t *result_json(const struct kb_result *r, const struct kb_fix *fix)
 	return kb_result_json(r, hash);
 }
 
+/*
+ * Always an array, one document per fix, even for one fix:
+ * [{"fix": ID, "results": [one per branch]}, ...].
+ */
 static void print_json(struct kb_result *results, char **mails, size_t nbranches,
 		       struct kb_fix **fixes, size_t nfixes)
 {
@@ -204,8 +208,7 @@ static void print_json(struct kb_result *results, char **mails, size_t nbranches
 		doc = json_pack("{s:s, s:o}", "fix", fixes[f]->id, "results", list);
 		json_array_append_new(docs, doc);
 	}
-	json_dumpf(nfixes == 1 ? json_array_get(docs, 0) : docs, stdout,
-		   JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_dumpf(docs, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', stdout);
 	json_decref(docs);
 }
