@@ -27,7 +27,7 @@ WARN    += -Werror
 endif
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) \
-           $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(LIB_DIRS:%=-I%) \
+           $(shell pkg-config --cflags $(PKGS) 2>/dev/null) -Itools/kbackport/lib \
            -DKB_DATADIR='"$(CURDIR)"'
 LDLIBS  = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ifeq ($(SAN),1)
@@ -37,6 +37,7 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 # The library by stage: pipeline files at its top, a folder per stage.
+# Includes name their folder ("apply/patch.h"), from tools/kbackport/lib.
 LIB_DIRS := tools/kbackport/lib $(addprefix tools/kbackport/lib/,util apply audit kbuild boot report)
 LIB_SRC := $(sort $(wildcard $(LIB_DIRS:%=%/*.c)))
 CLI_SRC := $(sort $(wildcard tools/kbackport/*.c))

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "error.h"
+#include "util/buf.h"
+#include "util/error.h"
 #include "fix.h"
-#include "fsutil.h"
+#include "util/fsutil.h"
 #include "fuzz.h"
 
 static const char *const patches[] = {

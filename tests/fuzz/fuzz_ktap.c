@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "util/error.h"
 #include "fuzz.h"
-#include "ktap.h"
+#include "boot/ktap.h"
 
 static void check_suite(const struct kb_ktap_result *r, const struct kb_ktap_suite *s)
 {

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "util/error.h"
 #include "fuzz.h"
-#include "locate.h"
-#include "patch.h"
+#include "apply/locate.h"
+#include "apply/patch.h"
 
 static void check_lines(const char *buf, size_t len)
 {

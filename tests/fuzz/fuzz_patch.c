@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "util/error.h"
 #include "fuzz.h"
-#include "patch.h"
+#include "apply/patch.h"
 
 static void check_reverse(const struct kb_patch *patch)
 {

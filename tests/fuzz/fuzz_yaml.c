@@ -7,9 +7,9 @@
 
 #include <git2.h>
 
-#include "cases.h"
+#include "boot/cases.h"
 #include "config.h"
-#include "error.h"
+#include "util/error.h"
 #include "fuzz.h"
 
 static void use_config(const struct kb_config *config)

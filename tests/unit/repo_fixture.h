@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
+#include "util/buf.h"
 #include "sandbox.h"
 
 struct repo_fixture {

@@ -7,10 +7,10 @@
 #include "repo_fixture.h"
 #include "dev_load_fixture.h"
 
-#include "apply.h"
-#include "error.h"
-#include "patch.h"
-#include "source.h"
+#include "apply/apply.h"
+#include "util/error.h"
+#include "apply/patch.h"
+#include "kbuild/source.h"
 
 static const char fix_diff[] = DEV_LOAD_DIFF;
 

@@ -15,7 +15,7 @@
 
 #include <git2.h>
 
-#include "audit.h"
+#include "audit/audit.h"
 #include "fix.h"
 #include "sandbox.h"
 

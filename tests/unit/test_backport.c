@@ -8,12 +8,12 @@
 #include "repo_fixture.h"
 #include "dev_load_fixture.h"
 
-#include "backport.h"
+#include "apply/backport.h"
 #include "config.h"
-#include "error.h"
+#include "util/error.h"
 #include "fix.h"
 #include "lanes.h"
-#include "reproduce.h"
+#include "apply/reproduce.h"
 
 #define FIX_ID "CVE-2011-1019"
 #define BACKPORT_REF "refs/heads/backport/" FIX_ID "/stable"

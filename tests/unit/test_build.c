@@ -8,7 +8,7 @@
 #include "unit.h"
 #include "repo_fixture.h"
 
-#include "build.h"
+#include "kbuild/build.h"
 
 static const char fragment[] =
 	"# the test fragment\n"

@@ -1,8 +1,8 @@
 /* cases.yaml loading (a fix's tests/cases.yaml), and the real file's declarations. */
 #include "unit.h"
 
-#include "cases.h"
-#include "error.h"
+#include "boot/cases.h"
+#include "util/error.h"
 
 static struct kb_cases *parse_ok(const char *text)
 {

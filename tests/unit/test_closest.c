@@ -5,7 +5,7 @@
  */
 #include "unit.h"
 
-#include "closest.h"
+#include "util/closest.h"
 
 static const char *const keys[] = { "repo", "mail", "branches" };
 static const char *const opts[] = { "--branch", "--config", "--fix", "--dry-run", "--json" };

@@ -2,8 +2,8 @@
 #include "unit.h"
 #include "repo_fixture.h"
 
-#include "commit.h"
-#include "error.h"
+#include "apply/commit.h"
+#include "util/error.h"
 
 static const char patch_text[] =
 	"From 8909c9ad8ff03611c9c96c9a92656213e4bb495b Mon Sep 17 00:00:00 2001\n"

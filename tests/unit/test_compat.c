@@ -7,8 +7,8 @@
 #include "unit.h"
 #include "repo_fixture.h"
 
-#include "compat.h"
-#include "error.h"
+#include "kbuild/compat.h"
+#include "util/error.h"
 
 #define RULES "data/kernel/compat/rules"
 

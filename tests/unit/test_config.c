@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "error.h"
+#include "util/error.h"
 #include "sandbox.h"
 
 struct config_sandbox {

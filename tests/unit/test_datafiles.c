@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "buf.h"
-#include "compat.h"
+#include "util/buf.h"
+#include "kbuild/compat.h"
 #include "datafiles.h"
-#include "error.h"
+#include "util/error.h"
 #include "sandbox.h"
 
 static bool listed(const char *path)

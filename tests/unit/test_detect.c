@@ -2,8 +2,8 @@
 #include "unit.h"
 #include "repo_fixture.h"
 
-#include "detect.h"
-#include "error.h"
+#include "apply/detect.h"
+#include "util/error.h"
 
 struct state {
 	struct repo_fixture f;

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "util/error.h"
 #include "fix.h"
 #include "sandbox.h"
 

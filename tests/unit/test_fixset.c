@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "config.h"
-#include "error.h"
+#include "util/error.h"
 #include "fixset.h"
 #include "sandbox.h"
 

@@ -12,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "error.h"
-#include "fsutil.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/fsutil.h"
 #include "sandbox.h"
 
 /* The pid of a process that has ended (and was reaped). */

@@ -8,8 +8,8 @@
 
 #include <git2.h>
 
-#include "error.h"
-#include "guest.h"
+#include "util/error.h"
+#include "boot/guest.h"
 #include "sandbox.h"
 
 static int setup(void **state)

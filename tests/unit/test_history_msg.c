@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "history.h"
+#include "apply/history.h"
 
 #define SHA "22bacca48a1755f79b7e0f192ddb9fbb7fc6e64e"
 

@@ -16,8 +16,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "initramfs.h"
+#include "util/error.h"
+#include "boot/initramfs.h"
 #include "sandbox.h"
 
 #define RELEASE "6.1.0-test"

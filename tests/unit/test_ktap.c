@@ -3,9 +3,9 @@
 
 #include <stdio.h>
 
-#include "buf.h"
-#include "error.h"
-#include "ktap.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "boot/ktap.h"
 
 #define FIXTURES "tests/fixtures/ktap/"
 

@@ -2,9 +2,9 @@
  * whitespace-insensitive helpers. Hunks come from kb_patch_parse(). */
 #include "unit.h"
 
-#include "error.h"
-#include "locate.h"
-#include "patch.h"
+#include "util/error.h"
+#include "apply/locate.h"
+#include "apply/patch.h"
 
 static struct kb_patch *patch_of(const char *diff)
 {

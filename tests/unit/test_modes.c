@@ -9,10 +9,10 @@
 #include "unit.h"
 #include "repo_fixture.h"
 
-#include "apply.h"
-#include "error.h"
-#include "patch.h"
-#include "source.h"
+#include "apply/apply.h"
+#include "util/error.h"
+#include "apply/patch.h"
+#include "kbuild/source.h"
 
 /* ---- parsing ---- */
 

@@ -6,8 +6,8 @@
 #include "unit.h"
 #include "repo_fixture.h"
 
-#include "error.h"
-#include "overlay.h"
+#include "util/error.h"
+#include "kbuild/overlay.h"
 
 struct fixture {
 	struct repo_fixture repo;

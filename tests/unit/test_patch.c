@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "patch.h"
+#include "util/error.h"
+#include "apply/patch.h"
 #include "sandbox.h"
 
 /* include/linux/netdevice.h and net/core/dev.c of the CVE-2011-1019 fix in

@@ -3,9 +3,9 @@
 
 #include <stdbool.h>
 
-#include "buf.h"
-#include "error.h"
-#include "progress.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/progress.h"
 
 static void noop(const struct kb_tick *tick, void *payload)
 {

@@ -4,7 +4,7 @@
 #include <git2.h>
 
 #include "config.h"
-#include "prune.h"
+#include "apply/prune.h"
 
 static const char yaml[] =
 	"repo: linux\n"

@@ -15,10 +15,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "buf.h"
-#include "error.h"
-#include "fsutil.h"
-#include "pvh.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "boot/pvh.h"
 #include "sandbox.h"
 
 #define BODY 65536

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "qemu.h"
+#include "boot/qemu.h"
 #include "sandbox.h"
 
 /* A fake QEMU running `body` (sh), $serial being the console log. */

@@ -9,13 +9,13 @@
 #include "unit.h"
 #include "repo_fixture.h"
 
-#include "backport.h"
-#include "commit.h"
+#include "apply/backport.h"
+#include "apply/commit.h"
 #include "config.h"
-#include "error.h"
+#include "util/error.h"
 #include "fix.h"
-#include "queue.h"
-#include "series.h"
+#include "apply/queue.h"
+#include "apply/series.h"
 
 #define REF "refs/heads/backport/queue/q/stable"
 

@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "error.h"
-#include "kcidb.h"
-#include "report.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "report/kcidb.h"
+#include "report/report.h"
 #include "sandbox.h"
 
 #define RUN "tests/fixtures/reports/run-main"

@@ -6,10 +6,10 @@
 
 #include <stdio.h>
 
-#include "error.h"
+#include "util/error.h"
 #include "fix.h"
 #include "sandbox.h"
-#include "series.h"
+#include "apply/series.h"
 
 /* A mail-style patch with `subject`, upstream commit `sha` (40 hex). */
 static void write_patch(struct sandbox *sb, const char *rel, const char *subject,

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "error.h"
+#include "util/error.h"
 #include "sandbox.h"
 #include "session.h"
 

@@ -11,11 +11,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "fsutil.h"
-#include "reproduce.h"
+#include "util/buf.h"
+#include "util/fsutil.h"
+#include "apply/reproduce.h"
 #include "sandbox.h"
-#include "shell.h"
+#include "util/shell.h"
 
 static char *quoted(const char *word)
 {

@@ -7,11 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "error.h"
-#include "run.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/run.h"
 #include "sandbox.h"
-#include "spawn.h"
+#include "util/spawn.h"
 
 static char *slurp(const char *path)
 {

@@ -8,10 +8,10 @@
 
 #include <stdio.h>
 
-#include "cases.h"
-#include "error.h"
-#include "ktap.h"
-#include "verdict.h"
+#include "boot/cases.h"
+#include "util/error.h"
+#include "boot/ktap.h"
+#include "boot/verdict.h"
 
 #define FIX "CVE-2011-1019"
 

@@ -1,11 +1,11 @@
 #include "cli.h"
-#include "buf.h"
-#include "child.h"
-#include "closest.h"
-#include "commit.h"
-#include "error.h"
+#include "util/buf.h"
+#include "util/child.h"
+#include "util/closest.h"
+#include "apply/commit.h"
+#include "util/error.h"
 #include "repo.h"
-#include "series.h"
+#include "apply/series.h"
 #include "session.h"
 
 #include <errno.h>

@@ -8,11 +8,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "buf.h"
-#include "closest.h"
+#include "util/buf.h"
+#include "util/closest.h"
 #include "config.h"
 #include "datafiles.h"
-#include "fixtests.h"
+#include "boot/fixtests.h"
 #include "fix.h"
 #include "fixset.h"
 #include "session.h"
@@ -123,7 +123,7 @@ void cli_usage_print(FILE *out, const struct cli_usage *u);
 /* After getopt: an argument left over is a usage error (EXIT_USAGE). */
 int cli_no_arguments(int argc, char **argv);
 
-#include "json.h"
+#include "util/json.h"
 
 /* --branch values; NULL-terminated list of names given on the command line. */
 struct cli_branches {
@@ -240,7 +240,7 @@ int cli_data_path(struct kb_buf *out, const struct kb_config *config, enum kb_da
 void cli_print_indented(const char *text, const char *indent);
 
 
-#include "progress.h"
+#include "util/progress.h"
 
 /*
  * The seconds between two progress lines of a long step: 0 with --quiet,

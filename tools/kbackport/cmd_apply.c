@@ -1,14 +1,14 @@
 /* kbackport apply: every fix on every selected branch, one result each. */
-#include "backport.h"
-#include "buf.h"
-#include "child.h"
-#include "fsutil.h"
-#include "queue.h"
-#include "report.h"
+#include "apply/backport.h"
+#include "util/buf.h"
+#include "util/child.h"
+#include "util/fsutil.h"
+#include "apply/queue.h"
+#include "report/report.h"
 #include "cli.h"
-#include "error.h"
-#include "report_save.h"
-#include "series.h"
+#include "util/error.h"
+#include "report/report_save.h"
+#include "apply/series.h"
 
 #include <getopt.h>
 #include <jansson.h>

@@ -1,8 +1,8 @@
 /* kbackport audit: the calls a fix's audit: rules name and their capability guards. */
-#include "audit.h"
-#include "buf.h"
+#include "audit/audit.h"
+#include "util/buf.h"
 #include "cli.h"
-#include "error.h"
+#include "util/error.h"
 #include "fix.h"
 #include "repo.h"
 

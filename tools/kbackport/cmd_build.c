@@ -2,9 +2,9 @@
  * kbackport build: every lane of every selected branch, one result each.
  * The loop is the pipeline's (lib/pipeline.h) with building switched on.
  */
-#include "child.h"
+#include "util/child.h"
 #include "cli.h"
-#include "error.h"
+#include "util/error.h"
 #include "pipeline.h"
 
 #include <getopt.h>

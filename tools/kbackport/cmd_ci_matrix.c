@@ -3,10 +3,10 @@
  * job per branch running `kbackport run --branch NAME`, then one job that
  * merges their reports. One model (a JSON list of jobs), three views.
  */
-#include "buf.h"
+#include "util/buf.h"
 #include "cli.h"
 #include "config.h"
-#include "error.h"
+#include "util/error.h"
 
 #include <getopt.h>
 #include <jansson.h>

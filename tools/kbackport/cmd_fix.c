@@ -1,10 +1,10 @@
 /* kbackport fix new: a fix directory made from a patch, an mbox or a commit. */
-#include "buf.h"
+#include "util/buf.h"
 #include "cli.h"
-#include "error.h"
+#include "util/error.h"
 #include "fix.h"
-#include "fixnew.h"
-#include "fsutil.h"
+#include "apply/fixnew.h"
+#include "util/fsutil.h"
 
 #include <getopt.h>
 #include <stdio.h>

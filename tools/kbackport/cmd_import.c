@@ -1,6 +1,6 @@
 /* kbackport import: Debian's kernel source packages into a git repository. */
 #include "cli.h"
-#include "error.h"
+#include "util/error.h"
 #include "import.h"
 
 #include <getopt.h>

@@ -1,8 +1,8 @@
 /* kbackport ktap: what the KTAP parser reads in a console log. */
-#include "buf.h"
+#include "util/buf.h"
 #include "cli.h"
-#include "error.h"
-#include "ktap.h"
+#include "util/error.h"
+#include "boot/ktap.h"
 
 #include <getopt.h>
 #include <jansson.h>

@@ -1,9 +1,9 @@
 /* kbackport prune: delete kbackport's own refs, and nothing else. */
-#include "buf.h"
+#include "util/buf.h"
 #include "cli.h"
-#include "error.h"
+#include "util/error.h"
 #include "fix.h"
-#include "prune.h"
+#include "apply/prune.h"
 
 #include <getopt.h>
 #include <jansson.h>

@@ -3,8 +3,8 @@
  * run directories of several CI jobs into one and write its reports.
  */
 #include "cli.h"
-#include "error.h"
-#include "report.h"
+#include "util/error.h"
+#include "report/report.h"
 
 #include <getopt.h>
 #include <stdio.h>

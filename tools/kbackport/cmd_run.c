@@ -3,9 +3,9 @@
  * one run directory under reports/ with results.json and everything a
  * person or a CI system reads (see docs/reports.md).
  */
-#include "child.h"
+#include "util/child.h"
 #include "cli.h"
-#include "error.h"
+#include "util/error.h"
 #include "pipeline.h"
 #include "run_dir.h"
 

@@ -3,9 +3,9 @@
  * KTAP, and give every lane and branch its verdict (lib/boot/verdict.h). The
  * loop is the pipeline's (lib/pipeline.h) with builds looked up only.
  */
-#include "child.h"
+#include "util/child.h"
 #include "cli.h"
-#include "error.h"
+#include "util/error.h"
 #include "pipeline.h"
 
 #include <getopt.h>

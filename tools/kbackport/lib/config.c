@@ -7,9 +7,9 @@
  * defaulted until a mapping is complete, because keys come in any order.
  */
 #include "config.h"
-#include "buf.h"
-#include "error.h"
-#include "kbyaml.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/kbyaml.h"
 
 #include <errno.h>
 #include <git2.h>

@@ -1,5 +1,5 @@
 #include "datafiles.h"
-#include "error.h"
+#include "util/error.h"
 
 #include <stdbool.h>
 #include <string.h>

@@ -8,7 +8,7 @@
 #ifndef KB_DATAFILES_H
 #define KB_DATAFILES_H
 
-#include "buf.h"
+#include "util/buf.h"
 
 enum kb_data_id {
 	KB_DATA_GUEST,		/* test, run: the guest program's source */

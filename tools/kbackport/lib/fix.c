@@ -7,10 +7,10 @@
  * all parse: later stages never meet a broken patch file.
  */
 #include "fix.h"
-#include "buf.h"
-#include "error.h"
-#include "fsutil.h"
-#include "kbyaml.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "util/kbyaml.h"
 
 #include <dirent.h>
 #include <stdlib.h>

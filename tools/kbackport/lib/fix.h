@@ -49,8 +49,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "audit.h"
-#include "patch.h"
+#include "audit/audit.h"
+#include "apply/patch.h"
 
 enum kb_cond_kind {
 	KB_COND_CONTAINS,	/* file exists and contains text */

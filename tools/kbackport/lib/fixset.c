@@ -4,9 +4,9 @@
  * every `variant: {FIX: NAME}` of the config names a fix there is).
  */
 #include "fixset.h"
-#include "buf.h"
-#include "error.h"
-#include "series.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "apply/series.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
 #include "import.h"
-#include "child.h"
-#include "buf.h"
-#include "deb.h"
-#include "commit.h"
-#include "error.h"
-#include "fsutil.h"
-#include "run.h"
+#include "util/child.h"
+#include "util/buf.h"
+#include "util/deb.h"
+#include "apply/commit.h"
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "util/run.h"
 
 #include <archive.h>
 #include <archive_entry.h>

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <git2.h>
 
-#include "progress.h"
+#include "util/progress.h"
 
 struct kb_debsrc {
 	char *package;		/* "linux-source-6.1" */

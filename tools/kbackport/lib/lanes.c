@@ -1,7 +1,7 @@
 #include "lanes.h"
-#include "buf.h"
-#include "commit.h"
-#include "error.h"
+#include "util/buf.h"
+#include "apply/commit.h"
+#include "util/error.h"
 
 #include <stdlib.h>
 #include <string.h>

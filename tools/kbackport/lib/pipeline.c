@@ -1,10 +1,10 @@
 /* One branch through apply -> build -> test -> verdict (see pipeline.h). */
 #include "pipeline.h"
-#include "buf.h"
-#include "distro.h"
-#include "error.h"
-#include "fsutil.h"
-#include "pvh.h"
+#include "util/buf.h"
+#include "boot/distro.h"
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "boot/pvh.h"
 #include "repo.h"
 
 #include <stdio.h>

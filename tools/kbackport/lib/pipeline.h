@@ -24,15 +24,15 @@
 #include <stddef.h>
 #include <git2.h>
 
-#include "backport.h"
-#include "build.h"
+#include "apply/backport.h"
+#include "kbuild/build.h"
 #include "config.h"
 #include "fix.h"
 #include "lanes.h"
-#include "queue.h"
-#include "series.h"
-#include "testrun.h"
-#include "verdict.h"
+#include "apply/queue.h"
+#include "apply/series.h"
+#include "boot/testrun.h"
+#include "boot/verdict.h"
 
 /* What a distribution kernel lane booted (pvh.h). */
 enum kb_boot_image {

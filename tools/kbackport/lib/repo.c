@@ -1,7 +1,7 @@
 #include "repo.h"
-#include "buf.h"
-#include "closest.h"
-#include "error.h"
+#include "util/buf.h"
+#include "util/closest.h"
+#include "util/error.h"
 
 #include <stdlib.h>
 #include <string.h>

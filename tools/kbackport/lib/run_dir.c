@@ -1,13 +1,13 @@
 /* A run directory filled (see run_dir.h). */
 #include "run_dir.h"
-#include "buf.h"
-#include "error.h"
-#include "fsutil.h"
-#include "json.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "util/json.h"
 #include "repo.h"
-#include "report.h"
-#include "report_priv.h"
-#include "report_save.h"
+#include "report/report.h"
+#include "report/report_priv.h"
+#include "report/report_save.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -11,10 +11,10 @@
 #include <jansson.h>
 #include <time.h>
 
-#include "cases.h"
+#include "boot/cases.h"
 #include "fix.h"
 #include "pipeline.h"
-#include "series.h"
+#include "apply/series.h"
 
 struct kb_run_dir {
 	char *reports;		/* where run directories go */

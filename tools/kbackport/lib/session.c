@@ -1,13 +1,13 @@
 /* What a command works on (see session.h). */
 #include "session.h"
-#include "backport.h"
-#include "buf.h"
-#include "closest.h"
+#include "apply/backport.h"
+#include "util/buf.h"
+#include "util/closest.h"
 #include "datafiles.h"
-#include "error.h"
+#include "util/error.h"
 #include "fix.h"
 #include "fixset.h"
-#include "fsutil.h"
+#include "util/fsutil.h"
 #include "repo.h"
 
 #include <errno.h>

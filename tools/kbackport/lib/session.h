@@ -10,12 +10,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "buf.h"
+#include "util/buf.h"
 #include "config.h"
 #include "fix.h"
-#include "fixtests.h"
-#include "overlay.h"
-#include "series.h"
+#include "boot/fixtests.h"
+#include "kbuild/overlay.h"
+#include "apply/series.h"
 
 /*
  * The config at `path` when given (not empty), else $KBACKPORT_CONFIG,

@@ -1,6 +1,6 @@
-#include "apply.h"
-#include "buf.h"
-#include "error.h"
+#include "apply/apply.h"
+#include "util/buf.h"
+#include "util/error.h"
 
 #include <stdio.h>
 #include <stdlib.h>

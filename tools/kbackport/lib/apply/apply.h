@@ -14,9 +14,9 @@
 #include <git2.h>
 
 #include "fix.h"
-#include "locate.h"
-#include "patch.h"
-#include "source.h"
+#include "apply/locate.h"
+#include "apply/patch.h"
+#include "kbuild/source.h"
 
 struct kb_file_result {
 	const struct kb_file_patch *fp;	/* the variant's own, borrowed */

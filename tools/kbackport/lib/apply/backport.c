@@ -1,12 +1,12 @@
-#include "backport.h"
-#include "buf.h"
-#include "commit.h"
-#include "detect.h"
-#include "error.h"
+#include "apply/backport.h"
+#include "util/buf.h"
+#include "apply/commit.h"
+#include "apply/detect.h"
+#include "util/error.h"
 #include "lanes.h"
 #include "repo.h"
-#include "reproduce.h"
-#include "source.h"
+#include "apply/reproduce.h"
+#include "kbuild/source.h"
 
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>

@@ -8,11 +8,11 @@
 
 #include <stdbool.h>
 
-#include "apply.h"
+#include "apply/apply.h"
 #include "config.h"
 #include "fix.h"
-#include "history.h"
-#include "prereq.h"
+#include "apply/history.h"
+#include "apply/prereq.h"
 
 enum kb_status {
 	KB_STATUS_APPLIED,		/* a backport commit is on the ref */

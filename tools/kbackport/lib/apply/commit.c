@@ -1,7 +1,7 @@
-#include "commit.h"
-#include "child.h"
-#include "buf.h"
-#include "error.h"
+#include "apply/commit.h"
+#include "util/child.h"
+#include "util/buf.h"
+#include "util/error.h"
 
 #include <errno.h>
 #include <pwd.h>

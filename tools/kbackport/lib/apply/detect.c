@@ -1,7 +1,7 @@
-#include "detect.h"
-#include "buf.h"
-#include "error.h"
-#include "locate.h"
+#include "apply/detect.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "apply/locate.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,9 +7,9 @@
 
 #include <stdbool.h>
 
-#include "apply.h"
+#include "apply/apply.h"
 #include "fix.h"
-#include "source.h"
+#include "kbuild/source.h"
 
 /* Does `cond` hold for the tree in `src`? */
 int kb_cond_eval(bool *holds, struct kb_source *src, const struct kb_cond *cond);

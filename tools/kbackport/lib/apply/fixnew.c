@@ -1,9 +1,9 @@
-#include "fixnew.h"
-#include "buf.h"
-#include "error.h"
+#include "apply/fixnew.h"
+#include "util/buf.h"
+#include "util/error.h"
 #include "fix.h"
-#include "fsutil.h"
-#include "patch.h"
+#include "util/fsutil.h"
+#include "apply/patch.h"
 
 #include <ctype.h>
 #include <git2.h>

@@ -1,8 +1,8 @@
 /* A branch's history and a fix: the index of a repository, and the answer (history.h). */
-#include "history.h"
-#include "buf.h"
-#include "error.h"
-#include "fsutil.h"
+#include "apply/history.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/fsutil.h"
 
 #include <ctype.h>
 #include <stdarg.h>

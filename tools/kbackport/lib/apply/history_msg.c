@@ -1,7 +1,7 @@
 /* What a commit message says: the upstream commits it names, what it reverts. */
-#include "history.h"
-#include "buf.h"
-#include "error.h"
+#include "apply/history.h"
+#include "util/buf.h"
+#include "util/error.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -17,10 +17,10 @@
  * kb_file_apply() places every hunk both ways and calls two different
  * places ambiguous, so that a clean git apply is matched byte for byte.
  */
-#include "locate.h"
-#include "locate_priv.h"
-#include "buf.h"
-#include "error.h"
+#include "apply/locate.h"
+#include "apply/locate_priv.h"
+#include "util/buf.h"
+#include "util/error.h"
 
 #include <limits.h>
 #include <stdlib.h>

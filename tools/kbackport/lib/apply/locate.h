@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "patch.h"
+#include "apply/patch.h"
 
 struct kb_slice {
 	const char *ptr;

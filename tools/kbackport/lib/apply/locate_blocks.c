@@ -11,8 +11,8 @@
  * The placement takes the fewest foreign lines at each step, so applying
  * finds the same lines the search did.
  */
-#include "locate_priv.h"
-#include "error.h"
+#include "apply/locate_priv.h"
+#include "util/error.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
 #ifndef KB_LOCATE_PRIV_H
 #define KB_LOCATE_PRIV_H
 
-#include "locate.h"
+#include "apply/locate.h"
 
 /* Foreign lines a hunk placed block by block may have between its blocks,
  * in all. */

@@ -14,9 +14,9 @@
  * without "---"/"+++" lines (a mode change, an empty file) takes its path
  * from the "diff --git" line.
  */
-#include "patch.h"
-#include "buf.h"
-#include "error.h"
+#include "apply/patch.h"
+#include "util/buf.h"
+#include "util/error.h"
 
 #include <ctype.h>
 #include <errno.h>

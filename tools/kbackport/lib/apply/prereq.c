@@ -1,7 +1,7 @@
 /* The commits a failed hunk needs (prereq.h). */
-#include "prereq.h"
-#include "buf.h"
-#include "error.h"
+#include "apply/prereq.h"
+#include "util/buf.h"
+#include "util/error.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -26,9 +26,9 @@
 #include <stddef.h>
 
 #include "fix.h"
-#include "history.h"
-#include "patch.h"
-#include "source.h"
+#include "apply/history.h"
+#include "apply/patch.h"
+#include "kbuild/source.h"
 
 struct kb_prereq {
 	char id[GIT_OID_HEXSZ + 1];

@@ -1,8 +1,8 @@
-#include "prune.h"
-#include "backport.h"
-#include "buf.h"
-#include "commit.h"
-#include "error.h"
+#include "apply/prune.h"
+#include "apply/backport.h"
+#include "util/buf.h"
+#include "apply/commit.h"
+#include "util/error.h"
 #include "lanes.h"
 
 #include <stdarg.h>

@@ -1,8 +1,8 @@
-#include "queue.h"
-#include "error.h"
-#include "patch.h"
-#include "reproduce.h"
-#include "report.h"
+#include "apply/queue.h"
+#include "util/error.h"
+#include "apply/patch.h"
+#include "apply/reproduce.h"
+#include "report/report.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,9 +7,9 @@
 #ifndef KB_QUEUE_H
 #define KB_QUEUE_H
 
-#include "backport.h"
-#include "buf.h"
-#include "series.h"
+#include "apply/backport.h"
+#include "util/buf.h"
+#include "apply/series.h"
 
 struct kb_queue_result {
 	struct kb_result *results;	/* one per fix of the series, in order */

@@ -1,7 +1,7 @@
-#include "reproduce.h"
-#include "error.h"
-#include "fsutil.h"
-#include "shell.h"
+#include "apply/reproduce.h"
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "util/shell.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -22,7 +22,7 @@
 #ifndef KB_REPRODUCE_H
 #define KB_REPRODUCE_H
 
-#include "backport.h"
+#include "apply/backport.h"
 
 /*
  * The commands for the result `res` of `fix` on `branch`; `before` (NULL,

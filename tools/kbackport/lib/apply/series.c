@@ -1,8 +1,8 @@
-#include "series.h"
-#include "buf.h"
-#include "error.h"
+#include "apply/series.h"
+#include "util/buf.h"
+#include "util/error.h"
 #include "fix.h"
-#include "fixnew.h"
+#include "apply/fixnew.h"
 
 #include <ctype.h>
 #include <libgen.h>

@@ -12,9 +12,9 @@
 #define _GNU_SOURCE /* memmem */
 #endif
 
-#include "audit.h"
-#include "buf.h"
-#include "error.h"
+#include "audit/audit.h"
+#include "util/buf.h"
+#include "util/error.h"
 
 #include <ctype.h>
 #include <stdint.h>

@@ -3,10 +3,10 @@
  * audit looks for is the fix's data, not kbackport's code. Same shape as
  * fix.c: one dispatch per mapping, required keys checked once it is read.
  */
-#include "audit.h"
-#include "buf.h"
-#include "error.h"
-#include "kbyaml.h"
+#include "audit/audit.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/kbyaml.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -2,10 +2,10 @@
  * tests/cases.yaml -> struct kb_cases, in the shape of config.c: fixed keys
  * through kb_yaml_dispatch, name-keyed mappings (suites, cases) walked here.
  */
-#include "cases.h"
-#include "buf.h"
-#include "error.h"
-#include "kbyaml.h"
+#include "boot/cases.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/kbyaml.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,10 +1,10 @@
-#include "distro.h"
-#include "buf.h"
-#include "deb.h"
-#include "error.h"
-#include "fsutil.h"
-#include "initramfs.h"
-#include "run.h"
+#include "boot/distro.h"
+#include "util/buf.h"
+#include "util/deb.h"
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "boot/initramfs.h"
+#include "util/run.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 #ifndef KB_DISTRO_H
 #define KB_DISTRO_H
 
-#include "progress.h"
+#include "util/progress.h"
 
 struct kb_distro_kernel {
 	char *package;		/* "linux-image-6.1.0-57-amd64" */

@@ -1,7 +1,7 @@
-#include "fixtests.h"
-#include "buf.h"
-#include "error.h"
-#include "fsutil.h"
+#include "boot/fixtests.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/fsutil.h"
 
 #include <ctype.h>
 #include <errno.h>

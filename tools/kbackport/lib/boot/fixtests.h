@@ -21,9 +21,9 @@
 
 #include <stddef.h>
 
-#include "cases.h"
+#include "boot/cases.h"
 #include "fix.h"
-#include "overlay.h"
+#include "kbuild/overlay.h"
 
 struct kb_fix_tests {
 	struct kb_cases *cases;	/* every suite of the directories; NULL: no fix has tests */

@@ -1,8 +1,8 @@
-#include "guest.h"
-#include "buf.h"
-#include "error.h"
-#include "fsutil.h"
-#include "run.h"
+#include "boot/guest.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "util/run.h"
 
 #include <errno.h>
 #include <stdio.h>

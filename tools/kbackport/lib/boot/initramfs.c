@@ -1,7 +1,7 @@
-#include "initramfs.h"
-#include "buf.h"
-#include "error.h"
-#include "fsutil.h"
+#include "boot/initramfs.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/fsutil.h"
 
 #include <archive.h>
 #include <archive_entry.h>

@@ -10,9 +10,9 @@
  * lines ends it. That makes "plan 1..6 but 7 results" or a suite whose
  * result line is lost an error of that suite alone.
  */
-#include "ktap.h"
-#include "buf.h"
-#include "error.h"
+#include "boot/ktap.h"
+#include "util/buf.h"
+#include "util/error.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

@@ -1,7 +1,7 @@
-#include "pvh.h"
-#include "buf.h"
-#include "error.h"
-#include "fsutil.h"
+#include "boot/pvh.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/fsutil.h"
 
 #include <elf.h>
 #include <lzma.h>

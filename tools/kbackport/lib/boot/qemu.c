@@ -1,8 +1,8 @@
-#include "qemu.h"
-#include "buf.h"
-#include "error.h"
-#include "run.h"
-#include "spawn.h"
+#include "boot/qemu.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/run.h"
+#include "util/spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 
-#include "progress.h"
+#include "util/progress.h"
 
 enum kb_accel {
 	KB_ACCEL_TCG,		/* software emulation: slow, works everywhere */

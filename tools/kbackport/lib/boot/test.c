@@ -1,10 +1,10 @@
-#include "test.h"
-#include "buf.h"
-#include "error.h"
-#include "fsutil.h"
-#include "guest.h"
-#include "initramfs.h"
-#include "run.h"
+#include "boot/test.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "boot/guest.h"
+#include "boot/initramfs.h"
+#include "util/run.h"
 
 #include <errno.h>
 #include <stdio.h>

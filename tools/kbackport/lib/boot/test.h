@@ -23,8 +23,8 @@
 
 #include <stdbool.h>
 
-#include "ktap.h"
-#include "qemu.h"
+#include "boot/ktap.h"
+#include "boot/qemu.h"
 
 struct kb_test_opts {
 	const char *workdir;	/* the guest program is compiled under it, the

@@ -1,6 +1,6 @@
-#include "testrun.h"
-#include "buf.h"
-#include "error.h"
+#include "boot/testrun.h"
+#include "util/buf.h"
+#include "util/error.h"
 
 #include <stdlib.h>
 #include <string.h>

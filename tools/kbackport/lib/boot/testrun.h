@@ -9,9 +9,9 @@
 
 #include <stdbool.h>
 
-#include "cases.h"
-#include "test.h"
-#include "verdict.h"
+#include "boot/cases.h"
+#include "boot/test.h"
+#include "boot/verdict.h"
 
 struct kb_tester {
 	struct kb_test_opts opts;	/* accel becomes KVM after a good probe */

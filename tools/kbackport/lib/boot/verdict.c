@@ -1,6 +1,6 @@
-#include "verdict.h"
-#include "buf.h"
-#include "error.h"
+#include "boot/verdict.h"
+#include "util/buf.h"
+#include "util/error.h"
 
 #include <stdlib.h>
 #include <string.h>

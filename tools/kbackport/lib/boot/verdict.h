@@ -39,8 +39,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cases.h"
-#include "ktap.h"
+#include "boot/cases.h"
+#include "boot/ktap.h"
 #include "lanes.h"
 
 enum kb_verdict {

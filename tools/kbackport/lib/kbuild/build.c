@@ -1,12 +1,12 @@
-#include "build.h"
-#include "buf.h"
-#include "compat.h"
-#include "error.h"
-#include "fsutil.h"
-#include "kconfig.h"
-#include "overlay.h"
-#include "run.h"
-#include "spawn.h"
+#include "kbuild/build.h"
+#include "util/buf.h"
+#include "kbuild/compat.h"
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "kbuild/kconfig.h"
+#include "kbuild/overlay.h"
+#include "util/run.h"
+#include "util/spawn.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -38,8 +38,8 @@
 
 #include "config.h"
 #include "lanes.h"
-#include "overlay.h"
-#include "progress.h"
+#include "kbuild/overlay.h"
+#include "util/progress.h"
 
 struct kb_build_opts {
 	const char *workdir;	/* required: src/ and builds/ go here */

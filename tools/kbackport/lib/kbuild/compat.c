@@ -1,6 +1,6 @@
-#include "compat.h"
-#include "buf.h"
-#include "error.h"
+#include "kbuild/compat.h"
+#include "util/buf.h"
+#include "util/error.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
-#include "kconfig.h"
-#include "buf.h"
-#include "error.h"
-#include "fsutil.h"
+#include "kbuild/kconfig.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/fsutil.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
-#include "overlay.h"
-#include "buf.h"
-#include "error.h"
+#include "kbuild/overlay.h"
+#include "util/buf.h"
+#include "util/error.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
-#include "source.h"
-#include "buf.h"
-#include "error.h"
+#include "kbuild/source.h"
+#include "util/buf.h"
+#include "util/error.h"
 
 #include <stdlib.h>
 #include <string.h>

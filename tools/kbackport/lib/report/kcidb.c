@@ -53,11 +53,11 @@
  * Log URLs are relative to the run directory unless a base URL is given
  * (KCIDB wants absolute URLs: pass the place the run is published).
  */
-#include "kcidb.h"
-#include "fsutil.h"
-#include "report_priv.h"
-#include "error.h"
-#include "run.h"
+#include "report/kcidb.h"
+#include "util/fsutil.h"
+#include "report/report_priv.h"
+#include "util/error.h"
+#include "util/run.h"
 
 #include <stdint.h>
 #include <stdlib.h>

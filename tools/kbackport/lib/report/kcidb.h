@@ -8,7 +8,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "report.h"
+#include "report/report.h"
 
 #define KB_KCIDB_MAJOR 4
 #define KB_KCIDB_MINOR 0

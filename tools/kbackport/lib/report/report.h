@@ -21,12 +21,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "backport.h"
-#include "buf.h"
-#include "build.h"
-#include "ktap.h"
+#include "apply/backport.h"
+#include "util/buf.h"
+#include "kbuild/build.h"
+#include "boot/ktap.h"
 #include "lanes.h"
-#include "verdict.h"
+#include "boot/verdict.h"
 
 /* The results.json schema this code reads and writes. */
 #define KB_REPORT_SCHEMA 1

@@ -8,9 +8,9 @@
  * not-affected. Then a section per branch with the notes, the reasons, the
  * commands to resolve a conflict, and each lane's cases.
  */
-#include "report.h"
-#include "report_priv.h"
-#include "error.h"
+#include "report/report.h"
+#include "report/report_priv.h"
+#include "util/error.h"
 
 #include <string.h>
 

@@ -11,10 +11,10 @@
  * what the branch's "verified" rests on, so they pass here with a note in
  * <system-out>; any other failure there is a failure.
  */
-#include "report.h"
-#include "report_priv.h"
-#include "error.h"
-#include "run.h"
+#include "report/report.h"
+#include "report/report_priv.h"
+#include "util/error.h"
+#include "util/run.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,9 +3,9 @@
  * once, so the writers can trust it. Messages name the file and the field:
  * "'r/results.json': branches[1].lanes[0].verdict: 'fine' is not one of ...".
  */
-#include "report.h"
-#include "report_priv.h"
-#include "error.h"
+#include "report/report.h"
+#include "report/report_priv.h"
+#include "util/error.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -5,9 +5,9 @@
  * reproduce the conflict and resolve it by hand. Headers first, ready for
  * `git send-email` or `mutt -H`; non-ASCII header text is RFC 2047 encoded.
  */
-#include "report.h"
-#include "report_priv.h"
-#include "error.h"
+#include "report/report.h"
+#include "report/report_priv.h"
+#include "util/error.h"
 
 #include <string.h>
 

@@ -5,9 +5,9 @@
  * conflict by hand. CommonMark with GitHub's tables; every value from the
  * run is escaped or put in a code span.
  */
-#include "report.h"
-#include "report_priv.h"
-#include "error.h"
+#include "report/report.h"
+#include "report/report_priv.h"
+#include "util/error.h"
 
 #include <string.h>
 

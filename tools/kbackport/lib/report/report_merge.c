@@ -3,12 +3,12 @@
  * on different machines) into one. The rule for a branch found in more than
  * one run, and the new run's id, are in report.h.
  */
-#include "report.h"
-#include "report_priv.h"
-#include "report_save.h"
-#include "kcidb.h"
-#include "error.h"
-#include "fsutil.h"
+#include "report/report.h"
+#include "report/report_priv.h"
+#include "report/report_save.h"
+#include "report/kcidb.h"
+#include "util/error.h"
+#include "util/fsutil.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "buf.h"
-#include "report.h"
+#include "util/buf.h"
+#include "report/report.h"
 
 /*
  * `s` for XML and HTML text and attribute values: & < > " ' as entities;

@@ -1,9 +1,9 @@
 /* results.json and its pieces, written (see report_save.h). */
-#include "report_save.h"
-#include "report_priv.h"
-#include "error.h"
-#include "fsutil.h"
-#include "json.h"
+#include "report/report_save.h"
+#include "report/report_priv.h"
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "util/json.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,12 +9,12 @@
 
 #include <jansson.h>
 
-#include "backport.h"
-#include "cases.h"
+#include "apply/backport.h"
+#include "boot/cases.h"
 #include "fix.h"
 #include "pipeline.h"
-#include "queue.h"
-#include "series.h"
+#include "apply/queue.h"
+#include "apply/series.h"
 
 /*
  * One apply result: branch, status, variant, base, commit, ref, created,

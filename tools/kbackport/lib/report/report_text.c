@@ -1,7 +1,7 @@
 /* What the report writers share: escaping, the cells of the matrix, files. */
-#include "report_priv.h"
-#include "error.h"
-#include "fsutil.h"
+#include "report/report_priv.h"
+#include "util/error.h"
+#include "util/fsutil.h"
 
 #include <errno.h>
 #include <stdio.h>

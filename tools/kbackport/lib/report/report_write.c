@@ -1,8 +1,8 @@
 /* kb_report_write(): every report file of a run directory, from its model. */
-#include "report.h"
-#include "report_priv.h"
-#include "kcidb.h"
-#include "error.h"
+#include "report/report.h"
+#include "report/report_priv.h"
+#include "report/kcidb.h"
+#include "util/error.h"
 
 #include <dirent.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-#include "buf.h"
-#include "error.h"
+#include "util/buf.h"
+#include "util/error.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "child.h"
+#include "util/child.h"
 
 #include <signal.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 /* Did you mean ...? The closest of a list of words, as git's help.c finds one. */
-#include "closest.h"
+#include "util/closest.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /* A Debian package from the archive: apt-get download, dpkg-deb -x (see deb.h). */
-#include "deb.h"
-#include "buf.h"
-#include "error.h"
-#include "fsutil.h"
-#include "run.h"
+#include "util/deb.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/fsutil.h"
+#include "util/run.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
 #ifndef KB_DEB_H
 #define KB_DEB_H
 
-#include "progress.h"
+#include "util/progress.h"
 
 /*
  * DIR/<package>_<version>_<arch>.deb (an epoch's colon written %3a, as apt

@@ -1,4 +1,4 @@
-#include "error.h"
+#include "util/error.h"
 
 #include <git2.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
-#include "fsutil.h"
-#include "buf.h"
-#include "error.h"
-#include "run.h"
+#include "util/fsutil.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/run.h"
 
 #include <dirent.h>
 #include <errno.h>

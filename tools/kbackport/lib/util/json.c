@@ -1,6 +1,6 @@
 /* JSON values from the library's strings: the one place they are made. */
-#include "json.h"
-#include "buf.h"
+#include "util/json.h"
+#include "util/buf.h"
 
 #include <string.h>
 

@@ -2,10 +2,10 @@
  * Small helpers over libyaml's document API. libyaml marks are 0-based;
  * every message here is 1-based, as editors count.
  */
-#include "kbyaml.h"
-#include "closest.h"
-#include "buf.h"
-#include "error.h"
+#include "util/kbyaml.h"
+#include "util/closest.h"
+#include "util/buf.h"
+#include "util/error.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* A long step's ticks and how they read (see progress.h). */
-#include "progress.h"
-#include "error.h"
+#include "util/progress.h"
+#include "util/error.h"
 
 #include <errno.h>
 #include <stdlib.h>

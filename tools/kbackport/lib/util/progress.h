@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "buf.h"
+#include "util/buf.h"
 
 /* The default interval between two ticks, in seconds. */
 #define KB_PROGRESS_INTERVAL 30

@@ -1,7 +1,7 @@
-#include "run.h"
-#include "buf.h"
-#include "error.h"
-#include "spawn.h"
+#include "util/run.h"
+#include "util/buf.h"
+#include "util/error.h"
+#include "util/spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
 #ifndef KB_RUN_H
 #define KB_RUN_H
 
-#include "progress.h"
+#include "util/progress.h"
 
 /*
  * Run argv[0] (searched in PATH) with `argv`, in `cwd` (NULL: here), its

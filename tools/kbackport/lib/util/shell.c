@@ -1,5 +1,5 @@
-#include "shell.h"
-#include "error.h"
+#include "util/shell.h"
+#include "util/error.h"
 
 #include <stdbool.h>
 #include <string.h>

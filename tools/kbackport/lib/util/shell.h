@@ -6,7 +6,7 @@
 #ifndef KB_SHELL_H
 #define KB_SHELL_H
 
-#include "buf.h"
+#include "util/buf.h"
 
 /*
  * Append `word` to `out` as one sh word that means exactly `word`:

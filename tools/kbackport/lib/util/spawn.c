@@ -1,5 +1,5 @@
-#include "spawn.h"
-#include "child.h"
+#include "util/spawn.h"
+#include "util/child.h"
 
 #include <errno.h>
 #include <fcntl.h>
