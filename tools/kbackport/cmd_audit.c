@@ -124,7 +124,7 @@ static int audit_branch(struct branch_audit *ba, const struct audit_opts *o,
 			    o->rules, cache);
 done:
 	if (err < 0 && !(ba->error = strdup(kb_error_last())))
-		err = KB_ENOMEM;
+		err = kb_error_oom();
 	git_tree_free(tree);
 	git_commit_free(commit);
 	git_repository_free(repo);

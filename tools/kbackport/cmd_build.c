@@ -265,8 +265,8 @@ static int make_rows(struct row **out, size_t *n, const struct kb_branch_run *ru
 
 	for (i = 0; i < nruns; i++)
 		total += runs[i].nlanes + 1;
-	if (!(rows = calloc(total + 1, sizeof(*rows))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	rows = calloc(total + 1, sizeof(*rows));
+	KB_ERROR_CHECK_ALLOC(rows);
 	for (i = 0; i < nruns; i++) {
 		const struct kb_branch_run *b = &runs[i];
 		for (j = 0; j < b->nlanes; j++)

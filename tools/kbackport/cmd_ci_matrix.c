@@ -195,8 +195,7 @@ static int put_json(struct kb_buf *out, const json_t *doc, size_t flags)
 	char *s = json_dumps(doc, flags | JSON_ENCODE_ANY);
 	int err;
 
-	if (!s)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(s);
 	err = kb_buf_puts(out, s);
 	free(s);
 	return err < 0 ? err : kb_buf_putc(out, '\n');
@@ -223,7 +222,7 @@ static int put_yaml_str(struct kb_buf *out, const char *s)
 {
 	json_t *str = json_string(s);
 	char *quoted = str ? json_dumps(str, JSON_ENCODE_ANY) : NULL;
-	int err = quoted ? kb_buf_puts(out, quoted) : kb_error_set(KB_ENOMEM, "out of memory");
+	int err = quoted ? kb_buf_puts(out, quoted) : kb_error_oom();
 
 	free(quoted);
 	json_decref(str);

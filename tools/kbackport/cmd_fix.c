@@ -152,12 +152,11 @@ static int drafts_add(struct drafts *d, struct kb_fix_draft *draft, const char *
 		d->v = v;
 	if (!v || !(o = reallocarray(d->origins, d->n + 1, sizeof(*o)))) {
 		kb_fix_draft_free(draft);
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	}
 	d->origins = o;
 	d->v[d->n] = draft;
-	if (!(d->origins[d->n++] = kb_strdup(origin)))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(d->origins[d->n++] = kb_strdup(origin));
 	return 0;
 }
 

@@ -194,7 +194,7 @@ static int import_one(struct import_row *row, git_repository *repo,
 done:
 	row->seconds = now() - start;
 	if (err < 0 && !(row->error = strdup(kb_error_last())))
-		err = KB_ENOMEM;
+		err = kb_error_oom();
 	kb_debsrc_release(&src);
 	return err == KB_ENOMEM ? err : 0;
 }
@@ -209,7 +209,7 @@ static void trees_progress(size_t files, void *payload)
 static int row_error(struct trees_row *row, int err)
 {
 	if (err < 0 && !row->error && !(row->error = strdup(kb_error_last())))
-		err = KB_ENOMEM;
+		err = kb_error_oom();
 	return err == KB_ENOMEM ? err : 0;
 }
 

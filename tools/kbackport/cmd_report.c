@@ -205,9 +205,9 @@ static int run_dir(char **out, const struct report_cli *o)
 	struct kb_buf latest = KB_BUF_INIT;
 
 	if (o->rundir)
-		return (*out = strdup(o->rundir)) ? 0 : KB_ENOMEM;
+		return (*out = strdup(o->rundir)) ? 0 : kb_error_oom();
 	if (kb_buf_printf(&latest, "%s/latest", o->reports) < 0)
-		return KB_ENOMEM;
+		return kb_error_oom();
 	if (!(*out = realpath(latest.ptr, NULL)))	/* missing: loading says so */
 		*out = kb_buf_detach(&latest);
 	kb_buf_release(&latest);

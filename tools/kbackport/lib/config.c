@@ -25,11 +25,6 @@ struct parser {
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-static int nomem(void)
-{
-	return kb_error_set(KB_ENOMEM, "out of memory");
-}
-
 /* Relative paths are relative to the config file, not to the cwd. */
 static int dup_path(char **out, struct parser *p, yaml_node_t *value,
 		    const char *what)
@@ -51,7 +46,7 @@ static int dup_path(char **out, struct parser *p, yaml_node_t *value,
 	if (err < 0)
 		return err;
 	*out = kb_buf_detach(&buf);
-	return *out ? 0 : nomem();
+	return *out ? 0 : kb_error_oom();
 }
 
 
@@ -101,8 +96,8 @@ static int add_mail_cc(void *ctx, void *obj, yaml_node_t *value)
 				     "'mail.cc' must be a sequence of addresses, not a mapping");
 	if (value->type == YAML_SEQUENCE_NODE)
 		n = (size_t)(value->data.sequence.items.top - value->data.sequence.items.start);
-	if (!(m->cc = calloc(n + 1, sizeof(*m->cc))))
-		return nomem();
+	m->cc = calloc(n + 1, sizeof(*m->cc));
+	KB_ERROR_CHECK_ALLOC(m->cc);
 	if (value->type == YAML_SCALAR_NODE)
 		return dup_header(&m->cc[m->ncc++], p, value, "mail.cc");
 	for (item = value->data.sequence.items.start;
@@ -192,7 +187,7 @@ static int mail_stable_default(struct kb_branch *b)
 	if (!b->mail.tree || !(b->mail.cc = calloc(2, sizeof(*b->mail.cc))) ||
 	    !(b->mail.cc[b->mail.ncc++] = kb_strdup(KB_STABLE_LIST)) ||
 	    !(b->mail.send_to = kb_strdup(KB_STABLE_LIST)))
-		return nomem();
+		return kb_error_oom();
 	return 0;
 }
 
@@ -200,7 +195,7 @@ static int dup_unless_set(char **out, const char *from)
 {
 	if (*out || !from)
 		return 0;
-	return (*out = kb_strdup(from)) ? 0 : nomem();
+	return (*out = kb_strdup(from)) ? 0 : kb_error_oom();
 }
 
 /* The branch's own keys, then the top level's, then the defaults. */
@@ -213,11 +208,10 @@ static int finish_mail(struct parser *p, struct kb_branch *b)
 	if (!b->mail.given && !top->given && (err = mail_stable_default(b)) < 0)
 		return err;
 	if (top->given && !b->mail.cc && top->ncc) {
-		if (!(b->mail.cc = calloc(top->ncc + 1, sizeof(*b->mail.cc))))
-			return nomem();
+		b->mail.cc = calloc(top->ncc + 1, sizeof(*b->mail.cc));
+		KB_ERROR_CHECK_ALLOC(b->mail.cc);
 		for (i = 0; i < top->ncc; i++)
-			if (!(b->mail.cc[b->mail.ncc++] = kb_strdup(top->cc[i])))
-				return nomem();
+			KB_ERROR_CHECK_ALLOC(b->mail.cc[b->mail.ncc++] = kb_strdup(top->cc[i]));
 	}
 	if ((err = dup_unless_set(&b->mail.to, top->to)) < 0 ||
 	    (err = dup_unless_set(&b->mail.tree, top->tree)) < 0 ||
@@ -366,7 +360,7 @@ static int add_variant(void *ctx, void *obj, yaml_node_t *value)
 	if (value->type == YAML_MAPPING_NODE)
 		n = (size_t)(value->data.mapping.pairs.top - value->data.mapping.pairs.start);
 	if (n && !(b->variants = calloc(n, sizeof(*b->variants))))
-		return nomem();
+		return kb_error_oom();
 	if (value->type == YAML_SCALAR_NODE)
 		return add_variant_choice(p, b, NULL, value);
 	for (pair = value->data.mapping.pairs.start;
@@ -410,7 +404,7 @@ static int finish_kernel_branch(struct parser *p, struct kb_branch *b, yaml_node
 					     git_keys[i]);
 	b->build = false;
 	if (!b->arch && !(b->arch = kb_strdup("x86_64")))
-		return nomem();
+		return kb_error_oom();
 	return 0;
 }
 
@@ -428,9 +422,9 @@ static int finish_branch(struct parser *p, struct kb_branch *b, yaml_node_t *map
 				     "branch '%s' has no 'repo' and there is no top-level 'repo'",
 				     b->name);
 	if (!b->repo && !(b->repo = kb_strdup(p->config->repo)))
-		return nomem();
+		return kb_error_oom();
 	if (!b->arch && !(b->arch = kb_strdup("x86_64")))
-		return nomem();
+		return kb_error_oom();
 	return finish_mail(p, b);
 }
 
@@ -500,8 +494,8 @@ static int add_branches(struct parser *p, yaml_node_t *seq)
 				     kb_yaml_kind(seq));
 	if (!(n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start)))
 		return kb_yaml_error(&p->y, seq, KB_EINVALID, "'branches' is empty");
-	if (!(p->config->branches = calloc(n, sizeof(*p->config->branches))))
-		return nomem();
+	p->config->branches = calloc(n, sizeof(*p->config->branches));
+	KB_ERROR_CHECK_ALLOC(p->config->branches);
 	for (item = seq->data.sequence.items.start;
 	     item < seq->data.sequence.items.top && !err; item++)
 		err = add_branch(p, kb_yaml_node(&p->y, *item));
@@ -565,8 +559,8 @@ static int set_paths(struct kb_config *config, const char *path)
 	char *cwd = NULL;
 	int err = 0;
 
-	if (!(config->path = kb_strdup(path)))
-		return nomem();
+	config->path = kb_strdup(path);
+	KB_ERROR_CHECK_ALLOC(config->path);
 	while (!strncmp(path, "./", 2))
 		path += 2;
 	slash = strrchr(path, '/');
@@ -596,7 +590,7 @@ int kb_config_parse(struct kb_config **out, const char *buf, size_t len,
 	if ((git_init = git_libgit2_init()) < 0)
 		return kb_error_git(git_init, "cannot initialise libgit2");
 	if (!(p.config = calloc(1, sizeof(*p.config)))) {
-		err = nomem();
+		err = kb_error_oom();
 		goto done;
 	}
 	if ((err = set_paths(p.config, path)) < 0 ||

@@ -35,11 +35,6 @@ struct when_entry {
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-static int nomem(void)
-{
-	return kb_error_set(KB_ENOMEM, "out of memory");
-}
-
 static size_t count_items(const yaml_node_t *seq)
 {
 	return (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
@@ -116,7 +111,7 @@ static int load_patch(struct kb_patch **out, char **resolved, struct loader *l,
 		kb_error_prefix(err, "%s:%zu:%zu", l->y.origin,
 				value->start_mark.line + 1, value->start_mark.column + 1);
 	if (!err && resolved && !(*resolved = kb_buf_detach(&path)))
-		err = nomem();
+		err = kb_error_oom();
 done:
 	free(rel);
 	kb_buf_release(&path);
@@ -258,8 +253,8 @@ static int add_variant_when(void *ctx, void *obj, yaml_node_t *value)
 		return 0;
 	if ((err = check_items(&n, l, value, "when")) < 0)
 		return err;
-	if (!(v->when = calloc(n, sizeof(*v->when))))
-		return nomem();
+	v->when = calloc(n, sizeof(*v->when));
+	KB_ERROR_CHECK_ALLOC(v->when);
 	for (item = value->data.sequence.items.start;
 	     item < value->data.sequence.items.top && !err; item++)
 		err = add_cond(l, v, kb_yaml_node(&l->y, *item));
@@ -304,8 +299,8 @@ static int add_variants(void *ctx, void *obj, yaml_node_t *value)
 	l->variants = value;
 	if ((err = check_items(&n, l, value, "variants")) < 0)
 		return err;
-	if (!(fix->variants = calloc(n, sizeof(*fix->variants))))
-		return nomem();
+	fix->variants = calloc(n, sizeof(*fix->variants));
+	KB_ERROR_CHECK_ALLOC(fix->variants);
 	for (item = value->data.sequence.items.start;
 	     item < value->data.sequence.items.top && !err; item++)
 		err = add_variant(l, kb_yaml_node(&l->y, *item));
@@ -324,8 +319,8 @@ static int add_marker_paths(void *ctx, void *obj, yaml_node_t *value)
 
 	if ((err = check_items(&n, l, value, "paths")) < 0)
 		return err;
-	if (!(m->paths = calloc(n, sizeof(*m->paths))))
-		return nomem();
+	m->paths = calloc(n, sizeof(*m->paths));
+	KB_ERROR_CHECK_ALLOC(m->paths);
 	for (item = value->data.sequence.items.start;
 	     item < value->data.sequence.items.top && !err; item++)
 		err = dup_relative(&m->paths[m->npaths++], l,
@@ -369,8 +364,8 @@ static int add_vulnerable(void *ctx, void *obj, yaml_node_t *value)
 
 	if ((err = check_items(&n, l, value, "vulnerable")) < 0)
 		return err;
-	if (!(fix->vulnerable = calloc(n, sizeof(*fix->vulnerable))))
-		return nomem();
+	fix->vulnerable = calloc(n, sizeof(*fix->vulnerable));
+	KB_ERROR_CHECK_ALLOC(fix->vulnerable);
 	for (item = value->data.sequence.items.start;
 	     item < value->data.sequence.items.top && !err; item++)
 		err = add_marker(l, kb_yaml_node(&l->y, *item));
@@ -547,11 +542,11 @@ static int own_patch_variant(struct loader *l)
 
 	if (l->fix->variants)
 		return 0;
-	if (!(l->fix->variants = v = calloc(1, sizeof(*v))))
-		return nomem();
+	l->fix->variants = v = calloc(1, sizeof(*v));
+	KB_ERROR_CHECK_ALLOC(l->fix->variants);
 	l->fix->nvariants = 1;
 	if (!(v->name = kb_strdup("patch")) || !(v->why = kb_strdup("the fix's own patch")))
-		return nomem();
+		return kb_error_oom();
 	if ((err = load_patch(&v->patch, &v->patch_path, l, l->patch)) < 0)
 		return err;
 	return kb_patch_reverse(&v->reverse, v->patch);
@@ -612,7 +607,7 @@ int kb_fix_load(struct kb_fix **out, const char *dir)
 	*out = NULL;
 	if (!(l.fix = calloc(1, sizeof(*l.fix))) ||
 	    !(l.fix->dir = dir_without_slashes(dir))) {
-		err = nomem();
+		err = kb_error_oom();
 		goto done;
 	}
 	if ((err = kb_buf_printf(&path, "%s/fix.yaml", l.fix->dir)) < 0 ||
@@ -683,12 +678,12 @@ static int push_name(char ***names, size_t *n, size_t *alloc, const char *name)
 
 	if (*n == *alloc) {
 		*alloc = *alloc ? *alloc * 2 : 16;
-		if (!(p = reallocarray(*names, *alloc, sizeof(*p))))
-			return nomem();
+		p = reallocarray(*names, *alloc, sizeof(*p));
+		KB_ERROR_CHECK_ALLOC(p);
 		*names = p;
 	}
-	if (!((*names)[*n] = kb_strdup(name)))
-		return nomem();
+	(*names)[*n] = kb_strdup(name);
+	KB_ERROR_CHECK_ALLOC((*names)[*n]);
 	(*n)++;
 	return 0;
 }
@@ -773,7 +768,7 @@ int kb_fix_load_all(struct kb_fix ***out, size_t *n, const char *backports_dir)
 		goto done;
 	}
 	if (!(fixes = calloc(nnames, sizeof(*fixes)))) {
-		err = nomem();
+		err = kb_error_oom();
 		goto done;
 	}
 	for (i = 0; i < nnames && !err; i++) {

@@ -20,7 +20,7 @@ static int append_fixes(struct kb_fix ***all, size_t *n, struct kb_fix **more,
 
 	if (!v) {
 		kb_fix_free_all(more, nmore);
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	}
 	memcpy(v + *n, more, nmore * sizeof(*v));
 	*n += nmore;
@@ -49,7 +49,7 @@ static int load_dir(struct kb_fix ***all, size_t *n, const char *dir)
 			return err;
 		if (!(more = malloc(sizeof(*more)))) {
 			kb_fix_free(one);
-			return kb_error_set(KB_ENOMEM, "out of memory");
+			return kb_error_oom();
 		}
 		more[0] = one;
 		nmore = 1;

@@ -32,7 +32,7 @@ int kb_debsrc_branch(char **out, const char *package)
 		return kb_error_set(KB_EINVALID, "'%s' is not a kernel source package (linux-source-X.Y)",
 				    package);
 	if (kb_buf_printf(&name, "stable/%s.y", package + sizeof(prefix) - 1) < 0)
-		return KB_ENOMEM;
+		return kb_error_oom();
 	*out = kb_buf_detach(&name);
 	return 0;
 }
@@ -265,16 +265,16 @@ static int add_entry(struct importer *im, const char *path, const git_oid *id,
 
 	if (im->n == im->alloc) {
 		size_t n = im->alloc ? im->alloc * 2 : 4096;
-		if (!(e = realloc(im->entries, n * sizeof(*e))))
-			return kb_error_set(KB_ENOMEM, "out of memory");
+		e = realloc(im->entries, n * sizeof(*e));
+		KB_ERROR_CHECK_ALLOC(e);
 		im->entries = e;
 		im->alloc = n;
 	}
 	e = &im->entries[im->n];
 	git_oid_cpy(&e->id, id);
 	e->mode = mode;
-	if (!(e->path = kb_strdup(path)))
-		return KB_ENOMEM;
+	e->path = kb_strdup(path);
+	KB_ERROR_CHECK_ALLOC(e->path);
 	im->n++;
 	if (im->opts && im->opts->progress && im->n % 5000 == 0)
 		im->opts->progress(im->n, im->opts->payload);
@@ -292,13 +292,13 @@ static int add_dir(struct importer *im, const char *path)
 		len--;
 	if (im->ndirs == im->adirs) {
 		size_t n = im->adirs ? im->adirs * 2 : 256;
-		if (!(d = realloc(im->dirs, n * sizeof(*d))))
-			return kb_error_set(KB_ENOMEM, "out of memory");
+		d = realloc(im->dirs, n * sizeof(*d));
+		KB_ERROR_CHECK_ALLOC(d);
 		im->dirs = d;
 		im->adirs = n;
 	}
-	if (!(im->dirs[im->ndirs] = kb_strndup(path, len)))
-		return KB_ENOMEM;
+	im->dirs[im->ndirs] = kb_strndup(path, len);
+	KB_ERROR_CHECK_ALLOC(im->dirs[im->ndirs]);
 	im->ndirs++;
 	return 0;
 }
@@ -335,7 +335,7 @@ static int pad(struct kb_buf *buf, size_t size)
 	while (buf->size < size) {
 		n = size - buf->size < sizeof(zeros) ? size - buf->size : sizeof(zeros);
 		if (kb_buf_put(buf, zeros, n) < 0)
-			return KB_ENOMEM;
+			return kb_error_oom();
 	}
 	return 0;
 }
@@ -361,7 +361,7 @@ static int read_data(struct importer *im, struct archive_entry *ae, const char *
 					   "outside its %lld bytes", im->source, path, len,
 					   (long long)offset, (long long)size);
 		else if (pad(&im->data, (size_t)offset) < 0 || kb_buf_put(&im->data, block, len) < 0)
-			err = KB_ENOMEM;
+			err = kb_error_oom();
 	}
 	if (err)
 		return err;
@@ -369,7 +369,7 @@ static int read_data(struct importer *im, struct archive_entry *ae, const char *
 		return kb_error_set(KB_EINVALID, "cannot read '%s' from the tarball: %s", path,
 				    archive_error_string(im->archive));
 	if (size >= 0 && archive_entry_sparse_count(ae) > 0 && pad(&im->data, (size_t)size) < 0)
-		return KB_ENOMEM;
+		return kb_error_oom();
 	if (size >= 0 && (la_int64_t)im->data.size != size)
 		return kb_error_set(KB_EINVALID, "cannot read '%s' from the tarball: %zu bytes "
 				    "of %lld", path, im->data.size, (long long)size);
@@ -458,8 +458,8 @@ static int open_tarball(struct importer *im, const char *tarball)
 				    S_ISDIR(st.st_mode) ? "a directory" : kind(st.st_mode));
 	if (fcntl(im->fd, F_SETFL, fcntl(im->fd, F_GETFL) & ~O_NONBLOCK) < 0)
 		return kb_error_set(KB_ERROR, "cannot read '%s': %s", tarball, strerror(errno));
-	if (!(im->archive = archive_read_new()))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	im->archive = archive_read_new();
+	KB_ERROR_CHECK_ALLOC(im->archive);
 	archive_read_support_filter_all(im->archive);
 	archive_read_support_format_tar(im->archive);
 	if (archive_read_open_fd(im->archive, im->fd, 1 << 20) != ARCHIVE_OK)
@@ -689,7 +689,7 @@ int kb_import_tarball(struct kb_import_result *out, git_repository *repo,
 	kb_buf_printf(&refname, "refs/heads/%s", branch);
 	kb_buf_printf(&message, "%s\n\n%s", title, body ? body : "");
 	if (!refname.ptr || !message.ptr) {
-		err = KB_ENOMEM;
+		err = kb_error_oom();
 		goto done;
 	}
 	if (git_reference_name_to_id(&tip, repo, refname.ptr) == 0) {
@@ -738,9 +738,9 @@ int kb_trees_branch(char **out, const char *prefix, const char *name)
 	if (!strncmp(name, linux_, sizeof(linux_) - 1) && name[sizeof(linux_) - 1])
 		name += sizeof(linux_) - 1;
 	if (kb_buf_printf(&b, "%s%s", prefix, name) < 0)
-		return KB_ENOMEM;
+		return kb_error_oom();
 	*out = kb_buf_detach(&b);
-	return *out ? 0 : KB_ENOMEM;
+	return *out ? 0 : kb_error_oom();
 }
 
 int kb_trees_path_check(const char *path)
@@ -772,7 +772,7 @@ static int add_disk_data(struct importer *im, const char *file, const char *path
 		if (n < 0 && errno != EINTR)
 			err = kb_error_set(KB_ERROR, "cannot read '%s': %s", file, strerror(errno));
 		else if (n > 0 && kb_buf_put(&im->data, chunk, (size_t)n) < 0)
-			err = KB_ENOMEM;
+			err = kb_error_oom();
 	}
 	close(fd);
 	return err ? err : add_data(im, path, st.st_mode & 0111);
@@ -815,7 +815,7 @@ static int read_dir(struct importer *im, const char *dir, const char *path)
 		kb_buf_clear(&sub);
 		if (kb_buf_printf(&file, "%s/%s", dir, d->d_name) < 0 ||
 		    kb_buf_printf(&sub, "%s/%s", path, d->d_name) < 0)
-			err = KB_ENOMEM;
+			err = kb_error_oom();
 		else if (lstat(file.ptr, &st) < 0)
 			err = kb_error_set(KB_ERROR, "cannot stat '%s': %s", file.ptr,
 					   strerror(errno));
@@ -850,7 +850,7 @@ static int read_trees_dir(struct importer *im, const char *dir)
 			continue;
 		kb_buf_clear(&sub);
 		if (kb_buf_printf(&sub, "%s/%s", dir, d->d_name) < 0)
-			err = KB_ENOMEM;
+			err = kb_error_oom();
 		else if (stat(sub.ptr, &st) == 0 && S_ISDIR(st.st_mode))
 			err = read_dir(im, sub.ptr, d->d_name);
 	}
@@ -893,7 +893,7 @@ int kb_trees_new(struct kb_trees **out, git_repository *repo, const char *prefix
 	*out = NULL;
 	if (!(set = calloc(1, sizeof(*set))) || !(set->prefix = kb_strdup(prefix))) {
 		free(set);
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	}
 	set->repo = repo;
 	*out = set;
@@ -950,8 +950,8 @@ static int group_trees(struct trees_source *src, const char *prefix)
 		for (to = from + 1; to < src->n && !strncmp(src->entries[to].path,
 							    src->entries[from].path, top); to++)
 			;
-		if (!(g = realloc(src->groups, (src->ngroups + 1) * sizeof(*g))))
-			return kb_error_set(KB_ENOMEM, "out of memory");
+		g = realloc(src->groups, (src->ngroups + 1) * sizeof(*g));
+		KB_ERROR_CHECK_ALLOC(g);
 		src->groups = g;
 		g = &src->groups[src->ngroups++];
 		memset(g, 0, sizeof(*g));
@@ -959,7 +959,7 @@ static int group_trees(struct trees_source *src, const char *prefix)
 		g->to = to;
 		if (!(g->name = kb_strndup(src->entries[from].path, top - 1)) ||
 		    kb_trees_branch(&g->branch, prefix, g->name) < 0)
-			return KB_ENOMEM;
+			return kb_error_oom();
 	}
 	return 0;
 }
@@ -974,7 +974,7 @@ static int check_names(const struct trees_source *src)
 	for (i = 0; i < src->ngroups && !err; i++) {
 		kb_buf_clear(&refname);
 		if (kb_buf_printf(&refname, "refs/heads/%s", src->groups[i].branch) < 0)
-			err = KB_ENOMEM;
+			err = kb_error_oom();
 		else if (!git_reference_is_valid_name(refname.ptr))
 			err = kb_error_set(KB_EINVALID, "'%s' (from '%s/') is not a valid branch name",
 					   src->groups[i].branch, src->groups[i].name);
@@ -990,13 +990,13 @@ int kb_trees_read(struct kb_trees *set, const char *path, const struct kb_import
 	struct stat st;
 	int err;
 
-	if (!(src = realloc(set->sources, (set->n + 1) * sizeof(*src))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	src = realloc(set->sources, (set->n + 1) * sizeof(*src));
+	KB_ERROR_CHECK_ALLOC(src);
 	set->sources = src;
 	src = &set->sources[set->n++];
 	memset(src, 0, sizeof(*src));
-	if (!(src->path = kb_strdup(path)))
-		return KB_ENOMEM;
+	src->path = kb_strdup(path);
+	KB_ERROR_CHECK_ALLOC(src->path);
 	src->base = base_name(src->path);
 	if (stat(path, &st) < 0)
 		err = kb_error_set(KB_ENOTFOUND, "cannot read '%s': %s", path, strerror(errno));
@@ -1045,7 +1045,7 @@ static int ref_in_the_way(git_repository *repo, const char *refname, const char 
 	     slash++) {
 		kb_buf_clear(&glob);
 		if (kb_buf_put(&glob, refname, (size_t)(slash - refname)) < 0)
-			err = KB_ENOMEM;
+			err = kb_error_oom();
 		else if (git_reference_lookup(&ref, repo, glob.ptr) == 0)
 			err = kb_error_set(KB_EEXISTS, "branch '%s' (from '%s/') cannot be made: "
 					   "branch '%s' is in its way", refname + 11, name,
@@ -1055,7 +1055,7 @@ static int ref_in_the_way(git_repository *repo, const char *refname, const char 
 	}
 	kb_buf_clear(&glob);
 	if (!err && kb_buf_printf(&glob, "%s/*", refname) < 0)
-		err = KB_ENOMEM;
+		err = kb_error_oom();
 	if (!err && git_reference_iterator_glob_new(&it, repo, glob.ptr) == 0 &&
 	    git_reference_next_name(&below, it) == 0)
 		err = kb_error_set(KB_EEXISTS, "branch '%s' (from '%s/') cannot be made: "
@@ -1082,7 +1082,7 @@ int kb_trees_check(const struct kb_trees *set, size_t i)
 					err = clash(set, i, g, j, h);
 		kb_buf_clear(&refname);
 		if (!err && kb_buf_printf(&refname, "refs/heads/%s", src->groups[g].branch) < 0)
-			err = KB_ENOMEM;
+			err = kb_error_oom();
 		if (!err)
 			err = ref_in_the_way(set->repo, refname.ptr, src->groups[g].name);
 	}
@@ -1102,7 +1102,7 @@ static int commit_one(struct kb_import_tree *t, git_repository *repo, const git_
 	if (kb_buf_printf(&refname, "refs/heads/%s", t->branch) < 0 ||
 	    kb_buf_printf(&message, "%s\n\nThe tree '%s/' of %s, imported by kbackport import "
 			  "--trees\n(every file of the tree).\n", t->name, t->name, source) < 0) {
-		err = KB_ENOMEM;
+		err = kb_error_oom();
 		goto done;
 	}
 	if (git_reference_name_to_id(&tip, repo, refname.ptr) == 0) {
@@ -1137,13 +1137,13 @@ int kb_trees_commit(struct kb_import_tree **out, size_t *nout, struct kb_trees *
 	*nout = 0;
 	if (!src->ok || !src->ngroups)
 		return 0;
-	if (!(trees = calloc(src->ngroups, sizeof(*trees))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	trees = calloc(src->ngroups, sizeof(*trees));
+	KB_ERROR_CHECK_ALLOC(trees);
 	for (k = 0; k < src->ngroups; k++) {
 		g = &src->groups[k];
 		trees[k].files = g->to - g->from;
 		if (!(trees[k].name = kb_strdup(g->name)) || !(trees[k].branch = kb_strdup(g->branch)))
-			err = KB_ENOMEM;
+			err = kb_error_oom();
 	}
 	for (k = 0; k < src->ngroups && !err; k++) {
 		g = &src->groups[k];

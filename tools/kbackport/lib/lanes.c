@@ -62,7 +62,7 @@ static int add_lane(struct kb_lane **lanes, size_t *n, git_repository *repo,
 		return kb_error_git(err, "ref '%s' is not a commit", ref);
 	if (!(v = realloc(*lanes, (*n + 1) * sizeof(*v)))) {
 		git_commit_free(commit);
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	}
 	*lanes = v;
 	lane = &v[(*n)++];
@@ -70,7 +70,7 @@ static int add_lane(struct kb_lane **lanes, size_t *n, git_repository *repo,
 	git_oid_cpy(&lane->commit, git_commit_id(commit));
 	git_oid_cpy(&lane->tree, git_commit_tree_id(commit));
 	git_commit_free(commit);
-	return (lane->ref = kb_strdup(ref)) ? 0 : KB_ENOMEM;
+	return (lane->ref = kb_strdup(ref)) ? 0 : kb_error_oom();
 }
 
 /*
@@ -105,7 +105,7 @@ static int drop_stale(struct kb_lane *lanes, size_t *n, size_t before, git_repos
 	     kb_buf_printf(passed_over, "%s%s at %.12s is not built on %s at %.12s",
 			   passed_over->size ? "; " : "", top->ref, top_hex, below->ref,
 			   below_hex)) < 0)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	free(top->ref);
 	(*n)--;
 	return 0;

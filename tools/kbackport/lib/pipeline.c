@@ -96,7 +96,7 @@ static struct kb_lane_run *new_lane(struct kb_branch_run *b, const char *fix,
 static int set_error(char **field, const char *why)
 {
 	free(*field);
-	return (*field = kb_strdup(why)) ? 0 : kb_error_set(KB_ENOMEM, "out of memory");
+	return (*field = kb_strdup(why)) ? 0 : kb_error_oom();
 }
 
 /* Boot `target` as lane `l`: its verdict, or the reason there is none. */
@@ -108,7 +108,7 @@ static int boot(struct walk *w, struct kb_lane_run *l, struct kb_test_target *ta
 
 	if (kb_buf_printf(&dir, "%s/test/%s/%s/%s", w->p->build_opts.workdir, l->fix,
 			  w->out->branch->name, kb_lane_kind_name(l->kind)) < 0)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	l->outdir = kb_buf_detach(&dir);
 	target->outdir = l->outdir;
 	w->lane = l;
@@ -166,8 +166,7 @@ static int run_lane(struct walk *w, git_repository *repo, const char *fix,
 	struct kb_test_target target;
 	int err;
 
-	if (!l)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(l);
 	git_oid_tostr(l->commit, sizeof(l->commit), &lane->commit);
 	w->lane = l;
 	opts.lookup_only = !p->build;
@@ -257,7 +256,7 @@ static int passed_over_told(struct walk *w, const char *passed_over)
 
 	if (kb_buf_printf(&text, "not built or booted: %s (an earlier apply's, on another "
 			  "commit of the branch; kbackport apply writes it again)", passed_over) < 0)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	tell(w, KB_EVENT_PASSED_OVER, NULL, text.ptr);
 	kb_buf_release(&text);
 	return 0;
@@ -316,11 +315,11 @@ static int distro_image(char **vmlinux, char **why, const struct kb_pipeline *p,
 
 	*vmlinux = *why = NULL;
 	if (p->distro_bzimage)
-		return (*why = kb_strdup("KBACKPORT_DISTRO_BOOT=bzimage")) ? 0 : KB_ENOMEM;
+		return (*why = kb_strdup("KBACKPORT_DISTRO_BOOT=bzimage")) ? 0 : kb_error_oom();
 	if (kb_buf_printf(&cache, "%s/pvh", p->build_opts.workdir) < 0)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	if ((err = kb_pvh_image(vmlinux, why, bzimage, cache.ptr)) < 0 && err != KB_ENOMEM) {
-		err = (*why = kb_strdup(kb_error_last())) ? 0 : KB_ENOMEM;
+		err = (*why = kb_strdup(kb_error_last())) ? 0 : kb_error_oom();
 		kb_error_clear();
 	}
 	kb_buf_release(&cache);
@@ -343,7 +342,7 @@ static int distro_lanes(struct walk *w)
 
 	memset(&kernel, 0, sizeof(kernel));
 	if (kb_buf_printf(&downloads, "%s/downloads", w->p->build_opts.workdir) < 0)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	tell(w, KB_EVENT_FETCHING, NULL, b->kernel);
 	w->lane = NULL;	/* the ticks are the branch's: no lane yet */
 	fetching = ticker(w);
@@ -354,7 +353,7 @@ static int distro_lanes(struct walk *w)
 		goto done;
 	for (f = 0; f < lane_fixes(w->p) && !err; f++) {
 		if (!(l = new_lane(w->out, lane_fix(w->p, f), KB_LANE_AS_IS, b->kernel))) {
-			err = kb_error_set(KB_ENOMEM, "out of memory");
+			err = kb_error_oom();
 			break;
 		}
 		if (!fetched) {
@@ -364,7 +363,7 @@ static int distro_lanes(struct walk *w)
 		snprintf(l->commit, sizeof(l->commit), "%s", kernel.version);
 		l->boot_image = vmlinux ? KB_BOOT_IMAGE_PVH : KB_BOOT_IMAGE_BZIMAGE;
 		if (why && !(l->boot_note = kb_strdup(why))) {
-			err = KB_ENOMEM;
+			err = kb_error_oom();
 			break;
 		}
 		memset(&target, 0, sizeof(target));
@@ -408,7 +407,7 @@ static int lanes_verdict(enum kb_verdict *out, char **note, const struct kb_pipe
 		kb_buf_clear(&what);
 		if ((p->queue ? kb_buf_printf(&what, "the fixes of the queue '%s'", p->queue_name) :
 				kb_buf_puts(&what, lane_fix(p, f))) < 0) {
-			err = kb_error_set(KB_ENOMEM, "out of memory");
+			err = kb_error_oom();
 			break;
 		}
 		if ((err = kb_branch_verdict(&v, &n, lanes, k, what.ptr)) < 0)
@@ -459,8 +458,8 @@ static int judged_fixes(struct kb_branch_run *out, const struct kb_pipeline *p)
 {
 	size_t f;
 
-	if (!(out->judged = calloc(p->queue->nfixes + 1, sizeof(*out->judged))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	out->judged = calloc(p->queue->nfixes + 1, sizeof(*out->judged));
+	KB_ERROR_CHECK_ALLOC(out->judged);
 	for (f = 0; f < p->queue->nfixes; f++)
 		if (!p->tester || kb_cases_detect(p->tester->cases, p->queue->fixes[f]->id))
 			out->judged[out->njudged++] = p->queue->fixes[f]->id;

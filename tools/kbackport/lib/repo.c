@@ -119,7 +119,7 @@ int kb_branch_missing(char **why, const struct kb_branch *branch)
 			      branch->skip_if_missing);
 	git_error_clear();
 	if (text.size && !(*why = kb_buf_detach(&text)))
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 	kb_buf_release(&text);
 	git_object_free(obj);
 	git_repository_free(repo);

@@ -36,7 +36,7 @@ int kb_run_dir_create(struct kb_run_dir *rd, const char *reports)
 		fclose(fp);
 	}
 	if (!(rd->reports = kb_strdup(reports)) || !(rd->branches = json_array()))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	if ((err = kb_mkdir_p(reports)) < 0)
 		return err;
 	for (n = 0; n < 16; n++) {
@@ -79,9 +79,9 @@ static int write_json(const char *dir, const char *name, json_t *doc)
 	int err = 0;
 
 	if (!doc)
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 	else if (kb_buf_printf(&path, "%s/%s", dir, name) < 0)
-		err = KB_ENOMEM;
+		err = kb_error_oom();
 	else if (json_dump_file(doc, path.ptr, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0)
 		err = kb_error_set(KB_ERROR, "cannot write '%s': %s", path.ptr, strerror(errno));
 	kb_buf_release(&path);
@@ -193,7 +193,7 @@ static int queue_mails(const struct kb_run_dir *rd, const struct kb_branch_run *
 		    (err = report_write_file(rd->dir, rel.ptr, mail.ptr, mail.size)) < 0)
 			break;
 		err = json_object_set_new(json_array_get(results, f), "mail", json_string(rel.ptr)) ?
-		      kb_error_set(KB_ENOMEM, "out of memory") : 0;
+		      kb_error_oom() : 0;
 	}
 	kb_buf_release(&mail);
 	kb_buf_release(&rel);
@@ -228,7 +228,7 @@ static int add_mail(json_t *entry, const struct kb_branch_run *b, const struct k
 		      "tree", m->tree ? m->tree : b->branch->name, "send_to", kb_json_str(m->send_to),
 		      "stable", m->stable, "patch", kb_json_str(patch.ptr));
 	if (!o || json_object_set_new(entry, "mail", o) < 0)
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 	kb_buf_release(&patch);
 	return err;
 }
@@ -252,14 +252,14 @@ int kb_run_dir_add(struct kb_run_dir *rd, const struct kb_branch_run *b,
 	git_repository_free(repo);
 	if (err < 0)
 		return err;
-	if (!(entry = kb_branch_run_json(b, cases)))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	entry = kb_branch_run_json(b, cases);
+	KB_ERROR_CHECK_ALLOC(entry);
 	if ((err = queue_mails(rd, b, entry)) < 0 || (err = add_mail(entry, b, fix)) < 0) {
 		json_decref(entry);
 		return err;
 	}
 	if (json_array_append_new(rd->branches, entry) < 0)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	return 0;
 }
 
@@ -290,7 +290,7 @@ static int write_results(const struct kb_run_dir *rd, json_t *what)
 	    json_object_set_new(doc, "finished", json_string(end)) < 0 ||
 	    json_object_set_new(doc, "host", json_string(host)) < 0 ||
 	    json_object_set(doc, "branches", rd->branches) < 0)
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 	else
 		err = kb_results_save(rd->dir, doc);
 	json_decref(doc);
@@ -355,7 +355,7 @@ static int point_latest(const struct kb_run_dir *rd)
 
 	if (kb_buf_printf(&tmp, "%s/.latest.%ld", rd->reports, (long)getpid()) < 0 ||
 	    kb_buf_printf(&latest, "%s/latest", rd->reports) < 0)
-		err = KB_ENOMEM;
+		err = kb_error_oom();
 	else if (unlink(tmp.ptr), symlink(rd->id, tmp.ptr) < 0 || rename(tmp.ptr, latest.ptr) < 0)
 		err = kb_error_set(KB_ERROR, "cannot point '%s' at '%s': %s", latest.ptr, rd->id,
 				   strerror(errno));

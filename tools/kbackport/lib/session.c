@@ -96,7 +96,7 @@ int kb_fix_resolve(char **out, const char *arg, const struct kb_config *config)
 		if ((err = kb_fix_find_dirs(&dirs, &ndirs, dir.ptr)) < 0)
 			goto done;
 		if (!(ids = calloc(ndirs + 1, sizeof(*ids)))) {
-			err = kb_error_set(KB_ENOMEM, "out of memory");
+			err = kb_error_oom();
 			goto done;
 		}
 		for (k = 0; k < ndirs; k++) {	/* a fix's id is its directory's name */
@@ -105,7 +105,7 @@ int kb_fix_resolve(char **out, const char *arg, const struct kb_config *config)
 				found = dirs[k];
 		}
 		if (found && !(found = kb_strdup(found))) {
-			err = kb_error_set(KB_ENOMEM, "out of memory");
+			err = kb_error_oom();
 			goto done;
 		}
 	}
@@ -181,8 +181,7 @@ int kb_branches_select(const struct kb_branch ***out, size_t *n, char **notes,
 	for (i = 0; i < nnames; i++)
 		if (!kb_config_branch(config, names[i]))
 			return no_branch(config, names[i]);
-	if (!(*out = list = calloc(config->nbranches + 1, sizeof(*list))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(*out = list = calloc(config->nbranches + 1, sizeof(*list)));
 	for (i = 0; i < config->nbranches; i++) {
 		b = &config->branches[i];
 		if (nnames && !named(names, nnames, b->name))
@@ -225,13 +224,13 @@ static int resolve_fixes(struct kb_session *s, const struct kb_session_opts *o)
 	size_t i;
 	int err;
 
-	if (!(s->fix_dirs = calloc(o->nfixes + 1, sizeof(*s->fix_dirs))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	s->fix_dirs = calloc(o->nfixes + 1, sizeof(*s->fix_dirs));
+	KB_ERROR_CHECK_ALLOC(s->fix_dirs);
 	for (i = 0; i < o->nfixes; i++) {
 		if ((err = kb_fix_resolve(&dir, o->fixes[i], s->config)) < 0)
 			return err;
 		if (!dir && !(dir = kb_strdup(o->fixes[i])))
-			return kb_error_set(KB_ENOMEM, "out of memory");
+			return kb_error_oom();
 		s->fix_dirs[s->nfix_dirs++] = dir;
 	}
 	return 0;
@@ -280,8 +279,8 @@ static int collection_configs(struct kb_session *s, const struct kb_fix *const *
 	size_t i;
 	int err;
 
-	if (!(all = calloc(s->nfix_dirs + 2, sizeof(*all))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	all = calloc(s->nfix_dirs + 2, sizeof(*all));
+	KB_ERROR_CHECK_ALLOC(all);
 	for (i = 0; i < s->nfix_dirs; i++)
 		all[i] = s->fix_dirs[i];
 	if ((err = kb_buf_printf(&def, "%s/backports", s->config->dir)) == 0) {

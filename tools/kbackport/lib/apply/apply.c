@@ -14,15 +14,15 @@ static int push_output(struct kb_apply_output **v, size_t *n, const char *path,
 
 	if (!(nv = realloc(*v, (*n + 1) * sizeof(*nv)))) {
 		free(data);
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	}
 	*v = nv;
 	o = &nv[(*n)++];
 	o->data = data;
 	o->len = len;
 	o->mode = mode;
-	if (!(o->path = kb_strdup(path)))
-		return KB_ENOMEM;
+	o->path = kb_strdup(path);
+	KB_ERROR_CHECK_ALLOC(o->path);
 	return 0;
 }
 
@@ -94,7 +94,7 @@ static int merge_from_preimage(char **out, size_t *outlen, git_repository *repo,
 	    !result.automergeable)
 		goto done;
 	if (!(*out = kb_strndup(result.ptr, result.len))) {
-		err = KB_ENOMEM;
+		err = kb_error_oom();
 		goto done;
 	}
 	*outlen = result.len;
@@ -117,8 +117,8 @@ static int file_error(struct kb_file_result *fr, int code)
 	fr->state = KB_FILE_FAILED;
 	if (code != KB_ENOTFOUND && code != KB_EEXISTS)
 		return code;
-	if (!(fr->error = kb_strdup(kb_error_last())))
-		return KB_ENOMEM;
+	fr->error = kb_strdup(kb_error_last());
+	KB_ERROR_CHECK_ALLOC(fr->error);
 	return 0;
 }
 
@@ -151,15 +151,14 @@ static int cands_add(struct cands *c, const struct kb_file_patch *fwd,
 {
 	struct cand *v = realloc(c->v, (c->n + 1) * sizeof(*v));
 
-	if (!v)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(v);
 	c->v = v;
 	memset(&v[c->n], 0, sizeof(*v));
 	v[c->n].fwd = fwd;
 	v[c->n].rev = rev;
 	v[c->n].from = from;
-	if (!(v[c->n].hunks = calloc(fwd->nhunks ? fwd->nhunks : 1, sizeof(*v->hunks))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	v[c->n].hunks = calloc(fwd->nhunks ? fwd->nhunks : 1, sizeof(*v->hunks));
+	KB_ERROR_CHECK_ALLOC(v[c->n].hunks);
 	c->n++;
 	return 0;
 }
@@ -449,7 +448,7 @@ static int mode_mismatch(struct kb_file_result *fr, const char *fmt, unsigned ha
 	fr->state = KB_FILE_FAILED;
 	free(fr->hunks);
 	fr->hunks = NULL;
-	return (fr->error = kb_strdup(msg)) ? 0 : kb_error_set(KB_ENOMEM, "out of memory");
+	return (fr->error = kb_strdup(msg)) ? 0 : kb_error_oom();
 }
 
 /*
@@ -506,7 +505,7 @@ static int whole_output(struct kb_apply *apply, const struct kb_file_result *fr,
 	char *data = NULL;
 
 	if ((applies ? fp->new_path : fp->old_path) && !(data = kb_strndup(buf, len)))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	if (applies)
 		return add_output(apply, path, data, len, 0);
 	return add_undo(apply, path, data, len, 0);
@@ -541,8 +540,8 @@ static int file_without_hunks(struct kb_apply *apply, struct kb_file_result *fr,
 		return file_error(fr, KB_EEXISTS);
 	} else if (len) {
 		fr->state = KB_FILE_FAILED;
-		if (!(fr->error = kb_strdup("not empty: the patch deletes an empty file")))
-			return kb_error_set(KB_ENOMEM, "out of memory");
+		fr->error = kb_strdup("not empty: the patch deletes an empty file");
+		KB_ERROR_CHECK_ALLOC(fr->error);
 		return 0;
 	} else if (!fp->old_path) {	/* an empty file created */
 		fr->state = exists ? KB_FILE_PRESENT : KB_FILE_APPLIES;
@@ -627,8 +626,8 @@ static int apply_all(struct kb_apply *out, struct kb_source *src,
 
 	memset(out, 0, sizeof(*out));
 	out->patch = patch;
-	if (!(out->files = calloc(patch->nfiles ? patch->nfiles : 1, sizeof(*out->files))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	out->files = calloc(patch->nfiles ? patch->nfiles : 1, sizeof(*out->files));
+	KB_ERROR_CHECK_ALLOC(out->files);
 	if (reverse->nfiles != patch->nfiles)
 		return kb_error_set(KB_ERROR, "the reverse patch does not match");
 	for (i = 0; i < patch->nfiles; i++) {
@@ -665,8 +664,8 @@ int kb_apply_write_tree(git_oid *tree_id, git_repository *repo, git_tree *base,
 	git_tree_update *updates;
 	int err = 0;
 
-	if (!(updates = calloc(n ? n : 1, sizeof(*updates))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	updates = calloc(n ? n : 1, sizeof(*updates));
+	KB_ERROR_CHECK_ALLOC(updates);
 	for (i = 0; i < n && !err; i++) {
 		const struct kb_apply_output *o = &outputs[i];
 		updates[i].path = o->path;

@@ -103,7 +103,7 @@ static int set_str(char **field, const char *value)
 	free(*field);
 	*field = NULL;
 	if (value && !(*field = kb_strdup(value)))
-		return KB_ENOMEM;
+		return kb_error_oom();
 	return 0;
 }
 
@@ -120,7 +120,7 @@ static int set_detail(struct kb_result *res, const char *fmt, ...)
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
 	if (n < 0 || kb_buf_grow(&buf, (size_t)n) < 0)
-		return KB_ENOMEM;
+		return kb_error_oom();
 	va_start(ap, fmt);
 	vsnprintf(buf.ptr, (size_t)n + 1, fmt, ap);
 	va_end(ap);
@@ -146,8 +146,7 @@ static int pre_fix_message(char **out, const struct kb_branch *branch,
 		branch->ref, fix->id, branch->ref, base, variant->name,
 		fix->upstream ? "upstream commit " : "the patch", fix->upstream ? fix->upstream : "",
 		fix->subject);
-	if (!msg.ptr)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(msg.ptr);
 	*out = kb_buf_detach(&msg);
 	return 0;
 }
@@ -244,8 +243,7 @@ static int candidates(const struct kb_variant ***out, size_t *n, struct kb_resul
 	int err;
 
 	*n = 0;
-	if (!(*out = list = calloc(fix->nvariants + 1, sizeof(*list))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(*out = list = calloc(fix->nvariants + 1, sizeof(*list)));
 	if (forced) {
 		if (!(list[0] = kb_fix_variant(fix, forced)))
 			return kb_error_set(KB_ENOTFOUND, "fix '%s' has no variant '%s'",
@@ -297,8 +295,8 @@ static int set_changed(struct kb_placement *p, const struct kb_hunk *h, const st
 	const struct kb_line *l = &h->lines[m->changed_hunk_line];
 
 	p->changed_line = m->changed_file_line + 1;
-	if (!(p->changed_text = kb_strndup(l->text, l->len)))
-		return KB_ENOMEM;
+	p->changed_text = kb_strndup(l->text, l->len);
+	KB_ERROR_CHECK_ALLOC(p->changed_text);
 	return 0;
 }
 
@@ -311,8 +309,8 @@ static int set_placements(struct kb_result *res, const struct kb_apply *apply,
 
 	for (f = 0; f < apply->patch->nfiles; f++)
 		n += apply->files[f].hunks ? apply->files[f].used->nhunks : 0;
-	if (!(res->hunks = calloc(n ? n : 1, sizeof(*res->hunks))))
-		return KB_ENOMEM;
+	res->hunks = calloc(n ? n : 1, sizeof(*res->hunks));
+	KB_ERROR_CHECK_ALLOC(res->hunks);
 	for (f = 0; f < apply->patch->nfiles; f++) {
 		const struct kb_file_result *fr = &apply->files[f];
 		for (h = 0; fr->hunks && h < fr->used->nhunks; h++) {
@@ -332,7 +330,7 @@ static int set_placements(struct kb_result *res, const struct kb_apply *apply,
 				return err;
 			if (!(p->path = kb_strdup(kb_file_patch_path(fr->fp))) ||
 			    !(p->variant = kb_strdup(fr->from ? fr->from : variant->name)))
-				return KB_ENOMEM;
+				return kb_error_oom();
 		}
 	}
 	return 0;
@@ -366,7 +364,7 @@ static int partial(struct kb_result *res, const struct kb_apply *apply,
 	res->detail = kb_buf_detach(&d);
 	res->notes = kb_apply_describe(apply, true);
 	if (!res->detail || !res->notes || set_str(&res->variant, variant->name) < 0)
-		return KB_ENOMEM;
+		return kb_error_oom();
 	return set_placements(res, apply, variant);
 }
 
@@ -412,7 +410,7 @@ static int no_candidate(struct kb_result *res, struct kb_source *src,
 		goto done;
 	failures = kb_apply_describe(&apply, true);
 	if (!failures || !(first = first_line_of(failures))) {
-		err = KB_ENOMEM;
+		err = kb_error_oom();
 		goto done;
 	}
 	kb_buf_puts(&notes, failures);
@@ -426,7 +424,7 @@ static int no_candidate(struct kb_result *res, struct kb_source *src,
 	free(res->notes);
 	res->notes = kb_buf_detach(&notes);
 	if (!err && !res->notes)
-		err = KB_ENOMEM;
+		err = kb_error_oom();
 	if (!err)
 		err = kb_reproduce(&res->reproduce, branch, fix, res, NULL);
 done:
@@ -470,8 +468,7 @@ static int prereq_notes(struct kb_buf *notes, const struct kb_prereqs *found, si
 	size_t h, j, count, run;
 	int err = 0;
 
-	if (!done)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(done);
 	for (h = 0; h < n; h++) {
 		if (done[h] || !found[h].n)
 			continue;
@@ -532,7 +529,7 @@ static int prereqs(struct kb_result *res, struct lane *lane, const struct kb_app
 		if (nfailed) {
 			if (!(hunks = calloc(n, sizeof(*hunks))) ||
 			    !(found = calloc(n, sizeof(*found)))) {
-				err = kb_error_set(KB_ENOMEM, "out of memory");
+				err = kb_error_oom();
 				goto done;
 			}
 			for (h = 0; h < n; h++)
@@ -555,7 +552,7 @@ static int prereqs(struct kb_result *res, struct lane *lane, const struct kb_app
 		k += n;
 	}
 	if (!err && !notes.ptr)
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 	if (!err) {
 		free(res->notes);
 		res->notes = kb_buf_detach(&notes);
@@ -580,12 +577,11 @@ static int conflict(struct kb_result *res, const struct kb_apply *apply,
 	if (!(res->notes = kb_apply_describe(apply, true)) ||
 	    !(first_line = first_line_of(res->notes)) ||
 	    set_str(&res->variant, tried->name) < 0)
-		return KB_ENOMEM;
+		return kb_error_oom();
 	set_detail(res, "variant '%s' does not apply: %s", tried->name,
 		   *first_line ? first_line : kb_file_state_name(apply->state));
 	free(first_line);
-	if (!res->detail)
-		return KB_ENOMEM;
+	KB_ERROR_CHECK_ALLOC(res->detail);
 	if ((err = kb_reproduce(&res->reproduce, branch, fix, res, NULL)) < 0 ||
 	    (err = set_placements(res, apply, tried)) < 0)
 		return err;
@@ -657,12 +653,12 @@ static int applied(struct kb_result *res, struct lane *lane, const struct kb_app
 	free(res->notes);
 	res->notes = kb_apply_describe(apply, false);
 	if (!res->notes || (err = set_placements(res, apply, variant)) < 0)
-		return KB_ENOMEM;
+		return kb_error_oom();
 	if (res->status == KB_STATUS_ALREADY_APPLIED)
 		return set_detail(res, "every hunk of variant '%s' is already in the tree",
 				  variant->name);
-	if (!(warning = kb_apply_warning(apply)))
-		return KB_ENOMEM;
+	warning = kb_apply_warning(apply);
+	KB_ERROR_CHECK_ALLOC(warning);
 	err = set_detail(res, "%s variant '%s'%s%s%s", dry_run ? "would apply" :
 			 res->created ? "applied" : "unchanged, already backported with",
 			 variant->name, res->forced ? " (forced)" : "",
@@ -679,7 +675,7 @@ static int already_applied(struct kb_result *res, const struct kb_survey *survey
 	if (!(res->notes = kb_apply_describe(survey->present_apply, false)) ||
 	    set_str(&res->variant, survey->present->name) < 0 ||
 	    set_placements(res, survey->present_apply, survey->present) < 0)
-		return KB_ENOMEM;
+		return kb_error_oom();
 	return set_detail(res, "the changes of variant '%s' are already in '%s'",
 			  survey->present->name, branch->ref);
 }
@@ -772,8 +768,8 @@ static int history_in(struct kb_result *res, struct lane *lane, const struct kb_
 	look = survey_of(survey, fix, variant);
 	history_in_words(&d, h);
 	history_changed_words(&d, h);
-	if (!(described = kb_apply_describe(look, true)))
-		return KB_ENOMEM;
+	described = kb_apply_describe(look, true);
+	KB_ERROR_CHECK_ALLOC(described);
 	kb_buf_printf(&notes, "the content alone, in '%s': variant '%s' %s\n%s", branch->ref,
 		      variant->name, kb_file_state_name(look->state), described);
 	free(described);
@@ -788,8 +784,7 @@ done:
 		kb_buf_release(&d);
 		return err;
 	}
-	if (!d.ptr)
-		return KB_ENOMEM;
+	KB_ERROR_CHECK_ALLOC(d.ptr);
 	free(res->detail);
 	res->detail = kb_buf_detach(&d);
 	return 0;
@@ -818,8 +813,7 @@ static int history_notes(struct kb_result *res, const char *failed)
 		return 0;
 	}
 	kb_buf_puts(&b, res->notes ? res->notes : "");
-	if (!b.ptr)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(b.ptr);
 	free(res->notes);
 	res->notes = kb_buf_detach(&b);
 	return 0;
@@ -836,15 +830,15 @@ static int history_look(struct kb_result *res, char **failed, git_repository *re
 	*failed = NULL;
 	if (!opts->history || branch->pre_fix)
 		return 0;
-	if (!(a = calloc(1, sizeof(*a))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	a = calloc(1, sizeof(*a));
+	KB_ERROR_CHECK_ALLOC(a);
 	if ((err = kb_history_find(a, opts->history, repo, tip, fix)) < 0) {
 		free(a);
 		if (err == KB_ENOMEM)
 			return err;
 		*failed = kb_strdup(kb_error_last());
 		kb_error_clear();
-		return *failed ? 0 : KB_ENOMEM;
+		return *failed ? 0 : kb_error_oom();
 	}
 	res->history = a;
 	return 0;
@@ -909,8 +903,7 @@ static int note_no_pre_fix(struct kb_result *res, const struct kb_branch *branch
 	kb_buf_printf(&notes, "pre-fix: the fix is not in '%s': the branch itself is the "
 		      "state before it, no pre-fix lane\n%s", branch->ref,
 		      res->notes ? res->notes : "");
-	if (!notes.ptr)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(notes.ptr);
 	free(res->notes);
 	res->notes = kb_buf_detach(&notes);
 	return 0;
@@ -943,7 +936,7 @@ static int add_note(struct kb_result *res, const char *fmt, ...)
 	return 0;
 nomem:
 	kb_buf_release(&notes);
-	return kb_error_set(KB_ENOMEM, "out of memory");
+	return kb_error_oom();
 }
 
 /* A commit in base..tip whose subject is the fix's: git am and cherry-pick keep it. */
@@ -1104,7 +1097,7 @@ static int by_hand(struct kb_result *res, struct lane *lane, const struct kb_bra
 	if ((err = holds_fix(&holds, &how, lane, tip, fix, opts)) < 0)
 		goto done;
 	if (!how.ptr)
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 	else if (holds)
 		err = resolved(res, &refname, hex, how.ptr);
 	else
@@ -1166,7 +1159,7 @@ int kb_backport(struct kb_result *out, const struct kb_branch *branch,
 	memset(out, 0, sizeof(*out));
 	if (set_str(&out->fix, fix->id) < 0 || set_str(&out->branch, branch->name) < 0 ||
 	    set_str(&out->repo, branch->repo) < 0)
-		return KB_ENOMEM;
+		return kb_error_oom();
 	kb_error_clear();
 	err = run(out, &lane, branch, fix, opts);
 	lane_release(&lane);
@@ -1178,10 +1171,10 @@ int kb_backport(struct kb_result *out, const struct kb_branch *branch,
 		free(out->ref);
 		out->ref = NULL;
 		if (set_detail(out, "%s", kb_error_last()) < 0)
-			return KB_ENOMEM;
+			return kb_error_oom();
 	}
 	if (!out->notes && !(out->notes = kb_strdup("")))
-		return KB_ENOMEM;
+		return kb_error_oom();
 	return 0;
 }
 
@@ -1259,7 +1252,7 @@ int kb_queue_ref(char **out, const char *queue, const char *branch)
 		return kb_error_set(KB_EINVALID, "invalid queue name '%s' (must be usable as one "
 				    "component of a git ref name)", queue);
 	if (kb_buf_printf(&name, "refs/heads/backport/queue/%s/%s", queue, branch) < 0)
-		return KB_ENOMEM;
+		return kb_error_oom();
 	if (git_reference_name_is_valid(&valid, name.ptr) < 0 || !valid) {
 		kb_error_set(KB_EINVALID, "'%s' is not a valid ref name", name.ptr);
 		kb_buf_release(&name);
@@ -1283,8 +1276,8 @@ static int load_known(struct kb_queue *q, size_t max)
 
 	if (!max || git_reference_name_to_id(&id, q->lane.repo, q->refname) < 0)
 		return 0;
-	if (!(v = calloc(max, sizeof(*v))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	v = calloc(max, sizeof(*v));
+	KB_ERROR_CHECK_ALLOC(v);
 	while (n < max && !git_oid_equal(&id, &q->tip) &&
 	       git_commit_lookup(&c, q->lane.repo, &id) == 0 && git_commit_parentcount(c) == 1) {
 		git_oid_cpy(&v[n++], &id);
@@ -1315,8 +1308,8 @@ int kb_queue_open(struct kb_queue **out, const struct kb_branch *branch, const c
 	int err;
 
 	*out = NULL;
-	if (!(q = calloc(1, sizeof(*q))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	q = calloc(1, sizeof(*q));
+	KB_ERROR_CHECK_ALLOC(q);
 	q->branch = branch;
 	q->dry_run = dry_run;
 	q->max = nfixes;
@@ -1332,7 +1325,7 @@ int kb_queue_open(struct kb_queue **out, const struct kb_branch *branch, const c
 	if (!(q->made = calloc(nfixes + 1, sizeof(*q->made))) ||
 	    !(q->made_res = calloc(nfixes + 1, sizeof(*q->made_res))) ||
 	    !(q->steps = calloc(nfixes + 1, sizeof(*q->steps)))) {
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 		goto fail;
 	}
 	*out = q;
@@ -1459,7 +1452,7 @@ static int queue_record(struct kb_result *res, struct lane *lane, const git_oid 
 	    (err = lane_move_tree(lane, tree)) < 0 ||
 	    set_str(&res->ref, q->refname) < 0) {
 		pending_clear(q);
-		return err < 0 ? err : KB_ENOMEM;
+		return err < 0 ? err : kb_error_oom();
 	}
 	git_oid_cpy(&q->pending_tree, tree);
 	q->pending_res = res;
@@ -1523,8 +1516,7 @@ static int queue_pre_fix_message(char **out, const struct kb_queue *q, const cha
 		kb_buf_printf(&msg, "  %s\n", p->reversed[i]);
 	kb_buf_puts(&msg, "\nso that the queue can be backported onto, built and tested against a\n"
 			  "tree that is vulnerable again.\n");
-	if (!msg.ptr)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(msg.ptr);
 	*out = kb_buf_detach(&msg);
 	return 0;
 }
@@ -1578,8 +1570,8 @@ int kb_queue_pre_fix(struct kb_queue_pre_fix *out, struct kb_queue *q, const cha
 	int err = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!(out->reversed = calloc(n + 1, sizeof(*out->reversed))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	out->reversed = calloc(n + 1, sizeof(*out->reversed));
+	KB_ERROR_CHECK_ALLOC(out->reversed);
 	for (i = n; i-- > 0 && !err;)
 		err = reverse_one(out, q, fixes[i], opts);
 	if (!err && out->nreversed)
@@ -1602,11 +1594,11 @@ int kb_queue_step(struct kb_result *out, struct kb_queue *q, const struct kb_fix
 	memset(out, 0, sizeof(*out));
 	if (set_str(&out->fix, fix->id) < 0 || set_str(&out->branch, q->branch->name) < 0 ||
 	    set_str(&out->repo, q->branch->repo) < 0)
-		return KB_ENOMEM;
+		return kb_error_oom();
 	if (q->nsteps == q->max) {	/* its arrays have room for that many */
 		out->status = KB_STATUS_ERROR;
 		return set_detail(out, "the queue was opened for %zu fixes", q->max) < 0 ||
-		       !(out->notes = kb_strdup("")) ? KB_ENOMEM : 0;
+		       !(out->notes = kb_strdup("")) ? kb_error_oom() : 0;
 	}
 	q->steps[q->nsteps++] = out;
 	kb_error_clear();
@@ -1622,10 +1614,10 @@ int kb_queue_step(struct kb_result *out, struct kb_queue *q, const struct kb_fix
 	if (err < 0) {
 		out->status = KB_STATUS_ERROR;
 		if (set_detail(out, "%s", kb_error_last()) < 0)
-			return KB_ENOMEM;
+			return kb_error_oom();
 	}
 	if (!out->notes && !(out->notes = kb_strdup("")))
-		return KB_ENOMEM;
+		return kb_error_oom();
 	return 0;
 }
 
@@ -1677,7 +1669,7 @@ static int take_chain(struct kb_queue *q, const git_oid *chain)
 			if (!strcmp(q->steps[s]->base, mine))
 				memcpy(q->steps[s]->base, theirs, sizeof(theirs));
 	}
-	return err < 0 ? kb_error_set(KB_ENOMEM, "out of memory") : 0;
+	return err < 0 ? kb_error_oom() : 0;
 }
 
 /*
@@ -1698,8 +1690,8 @@ static int take_existing(struct kb_queue *q, char commit[GIT_OID_HEXSZ + 1], git
 	if (git_reference_name_to_id(&id, q->lane.repo, q->refname) < 0)
 		return KB_ENOTFOUND;
 	git_oid_cpy(seen, &id);
-	if (!(chain = calloc(n, sizeof(*chain))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	chain = calloc(n, sizeof(*chain));
+	KB_ERROR_CHECK_ALLOC(chain);
 	while (i > 0 && git_commit_lookup(&c, q->lane.repo, &id) == 0 && same_as_made(q, i - 1, c)) {
 		git_oid_cpy(&chain[--i], &id);
 		git_oid_cpy(&id, git_commit_parent_id(c, 0));
@@ -1745,7 +1737,7 @@ int kb_queue_finish(struct kb_queue *q, char commit[GIT_OID_HEXSZ + 1], bool *cr
 	git_oid_tostr(commit, GIT_OID_HEXSZ + 1, &id);
 	git_oid_tostr(q->pending_res->commit, sizeof(q->pending_res->commit), &id);
 	q->pending_res->created = *created;
-	err = queue_detail(q->pending_res) < 0 ? kb_error_set(KB_ENOMEM, "out of memory") : 0;
+	err = queue_detail(q->pending_res) < 0 ? kb_error_oom() : 0;
 taken:
 	if (err == 0)
 		pending_clear(q);

@@ -85,7 +85,7 @@ int kb_commit_message(char **out, const struct kb_fix *fix,
 	if (variant && variant->note)
 		put_note(&msg, variant->note);
 	if (!msg.ptr) {
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 		goto done;
 	}
 	*out = kb_buf_detach(&msg);
@@ -104,7 +104,7 @@ int kb_backport_ref(char **out, const char *fix_id, const char *branch)
 		return kb_error_set(KB_EINVALID, "'%s' cannot be a fix id: %s", fix_id,
 				    KB_FIX_ID_RESERVED_WHY);
 	if (kb_buf_printf(&name, "refs/heads/backport/%s/%s", fix_id, branch) < 0)
-		return KB_ENOMEM;
+		return kb_error_oom();
 	if (git_reference_name_is_valid(&valid, name.ptr) < 0 || !valid) {
 		kb_buf_release(&name);
 		return kb_error_set(KB_EINVALID, "'refs/heads/backport/%s/%s' is not a valid ref name",
@@ -343,7 +343,7 @@ static int dup_path(char **out, const char *path)
 
 	while (len > 1 && path[len - 1] == '/')
 		len--;
-	return (*out = kb_strndup(path, len)) ? 0 : KB_ENOMEM;
+	return (*out = kb_strndup(path, len)) ? 0 : kb_error_oom();
 }
 
 /*

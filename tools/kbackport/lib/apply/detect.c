@@ -128,8 +128,8 @@ int kb_survey_fix(struct kb_survey *out, struct kb_source *src,
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if (!(out->v = calloc(fix->nvariants ? fix->nvariants : 1, sizeof(*out->v))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	out->v = calloc(fix->nvariants ? fix->nvariants : 1, sizeof(*out->v));
+	KB_ERROR_CHECK_ALLOC(out->v);
 	for (v = 0; v < fix->nvariants; v++) {
 		struct kb_apply *a = &out->v[v];
 		out->n++;

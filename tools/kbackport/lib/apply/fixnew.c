@@ -13,11 +13,6 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-static int nomem(void)
-{
-	return kb_error_set(KB_ENOMEM, "out of memory");
-}
-
 static bool is_sha(const char *s, size_t n)
 {
 	size_t i;
@@ -155,7 +150,7 @@ static bool is_utf8(const char *s)
 static int set(char **field, const char *value)
 {
 	if (value && !(*field = kb_strdup(value)))
-		return nomem();
+		return kb_error_oom();
 	return 0;
 }
 
@@ -214,7 +209,7 @@ int kb_fix_draft_new(struct kb_fix_draft **out, const char *buf, size_t len,
 		return err;
 	if (!(d = calloc(1, sizeof(*d))) || !(d->patch = kb_strndup(buf, len)) ||
 	    !(d->origin = kb_strdup(origin))) {
-		err = nomem();
+		err = kb_error_oom();
 		goto done;
 	}
 	d->len = len;
@@ -257,7 +252,7 @@ static int drafts_push(struct kb_fix_draft ***v, size_t *n, struct kb_fix_draft 
 
 	if (!grown) {
 		kb_fix_draft_free(d);
-		return nomem();
+		return kb_error_oom();
 	}
 	*v = grown;
 	(*v)[(*n)++] = d;
@@ -398,8 +393,8 @@ static int push(size_t **starts, size_t *n, size_t *cap, size_t at)
 
 	if (*n == *cap) {
 		*cap = *cap ? *cap * 2 : 8;
-		if (!(v = reallocarray(*starts, *cap, sizeof(*v))))
-			return nomem();
+		v = reallocarray(*starts, *cap, sizeof(*v));
+		KB_ERROR_CHECK_ALLOC(v);
 		*starts = v;
 	}
 	(*starts)[(*n)++] = at;
@@ -432,8 +427,8 @@ int kb_mbox_split(size_t **starts, size_t **lens, size_t *n, const char *buf, si
 			return err;
 		prev_blank = next - at == 1;
 	}
-	if (!(*lens = calloc(*n, sizeof(**lens))))
-		return nomem();
+	*lens = calloc(*n, sizeof(**lens));
+	KB_ERROR_CHECK_ALLOC(*lens);
 	for (i = 0; i < *n; i++) {
 		size_t end = i + 1 < *n ? (*starts)[i + 1] : len;
 		if (all_blank(buf + (*starts)[i], end - (*starts)[i]))
@@ -507,7 +502,7 @@ int kb_fix_draft_write(char **dir, const struct kb_fix_draft *d, const char *bac
 		goto done;
 	}
 	if (!(yaml = kb_fix_draft_yaml(d))) {
-		err = nomem();
+		err = kb_error_oom();
 		goto done;
 	}
 	if ((err = kb_mkdir_p(backports)) < 0 || (err = kb_tmp_path(&tmp, final.ptr)) < 0)
@@ -587,14 +582,14 @@ int kb_fix_draft_to_fix(struct kb_fix **out, const struct kb_fix_draft *d, const
 	*out = NULL;
 	if (!(fix = calloc(1, sizeof(*fix))) || !(fix->variants = v = calloc(1, sizeof(*v)))) {
 		free(fix);
-		return nomem();
+		return kb_error_oom();
 	}
 	fix->nvariants = 1;
 	if (set(&fix->id, d->id) < 0 || set(&fix->dir, dir) < 0 || set(&fix->subject, d->subject) < 0 ||
 	    set(&fix->upstream, d->upstream) < 0 || set(&fix->cve, d->cve) < 0 ||
 	    set(&v->name, "patch") < 0 || set(&v->why, "the fix's own patch") < 0 ||
 	    set(&v->patch_path, dir) < 0 || set(&fix->patch_path, dir) < 0)
-		err = nomem();
+		err = kb_error_oom();
 	if (!err && (err = kb_patch_parse(&fix->patch, d->patch, d->len, dir)) == 0 &&
 	    (err = kb_patch_reverse(&fix->reverse, fix->patch)) == 0 &&
 	    (err = kb_patch_parse(&v->patch, d->patch, d->len, dir)) == 0)

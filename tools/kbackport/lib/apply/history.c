@@ -217,14 +217,14 @@ static int table_put(struct index *ix, uint32_t c)
 		uint32_t *t;
 		while (size < (ix->ncommits + 1) * 2)
 			size *= 2;
-		if (!(t = calloc(size, sizeof(*t))))
-			return kb_error_set(KB_ENOMEM, "out of memory");
+		t = calloc(size, sizeof(*t));
+		KB_ERROR_CHECK_ALLOC(t);
 		free(ix->table);
 		ix->table = t;
 		ix->tsize = size;
 		for (k = 0; k < ix->ncommits; k++)
 			if (k != c && (int)table_put(ix, (uint32_t)k) < 0)
-				return KB_ENOMEM;
+				return kb_error_oom();
 	}
 	mask = ix->tsize - 1;
 	for (i = oid_hash(&ix->commits[c].id, mask); ix->table[i]; i = (i + 1) & mask)
@@ -242,7 +242,7 @@ static int add_fact(struct index *ix, uint32_t c, enum fact_kind kind, uint8_t f
 		len = 0xffff;
 	if (!GROW(ix->facts, ix->afacts, ix->nfacts + 1) ||
 	    !GROW(ix->text, ix->atext, ix->ntext + len + 1))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	ix->facts[ix->nfacts] = (struct fact){ c, (uint32_t)ix->ntext, (uint16_t)len,
 					       (uint8_t)kind, form };
 	memcpy(ix->text + ix->ntext, text, len);
@@ -299,7 +299,7 @@ static int add_commit(struct index *ix, git_commit *commit)
 	if (!GROW(ix->commits, ix->acommits, ix->ncommits + 1) ||
 	    !GROW(ix->gen, ix->agen, ix->ncommits + 1) ||
 	    !GROW(ix->parents, ix->aparents, ix->nparents + n))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	memset(&ix->commits[c], 0, sizeof(ix->commits[c]));
 	git_oid_cpy(&ix->commits[c].id, git_commit_id(commit));
 	ix->commits[c].parents = (uint32_t)ix->nparents;
@@ -315,7 +315,7 @@ static int add_commit(struct index *ix, git_commit *commit)
 	ix->gen[c] = g + 1;
 	ix->ncommits++;
 	if (table_put(ix, c) < 0)
-		return KB_ENOMEM;
+		return kb_error_oom();
 	return message_facts(ix, c, git_commit_message(commit) ? git_commit_message(commit) : "");
 }
 
@@ -592,7 +592,7 @@ static int index_open(struct index **out, struct kb_history *h, git_repository *
 	    !(h->repos = realloc(h->repos, (h->nrepos + 1) * sizeof(*h->repos)))) {
 		free(ix);
 		free(key);
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	}
 	ix->repo_path = key;
 	h->repos[h->nrepos++] = ix;
@@ -647,7 +647,7 @@ static int index_extend(struct index *ix, git_repository *repo, const git_oid *t
 	if (!err) {
 		git_oid *roots = realloc(ix->roots, (ix->nroots + 1) * sizeof(*roots));
 		if (!roots) {
-			err = KB_ENOMEM;
+			err = kb_error_oom();
 			goto done;
 		}
 		ix->roots = roots;
@@ -659,7 +659,7 @@ done:
 	git_revwalk_free(walk);
 	if (err < 0 && err != KB_ENOMEM)
 		return kb_error_git(err, "cannot walk the history of '%s'", ix->repo_path);
-	return err < 0 ? kb_error_set(KB_ENOMEM, "out of memory") : 0;
+	return err < 0 ? kb_error_oom() : 0;
 }
 
 /* The first 7 hex digits as a number: facts are sorted and found by it. */
@@ -695,7 +695,7 @@ static int index_keys(struct index *ix)
 	ix->nby_key = ix->nsubjects = 0;
 	if (!(ix->by_key = malloc((ix->nfacts + 1) * sizeof(*ix->by_key))) ||
 	    !(ix->subjects = malloc((ix->nfacts + 1) * sizeof(*ix->subjects))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	for (i = 0; i < ix->nfacts; i++) {
 		if (ix->facts[i].kind == FACT_REVERT_SUBJECT)
 			ix->subjects[ix->nsubjects++] = (uint32_t)i;
@@ -738,8 +738,8 @@ static int marks(struct index *ix)
 {
 	if (ix->amark < ix->ncommits + 1) {
 		free(ix->mark);
-		if (!(ix->mark = calloc(ix->ncommits + 1, sizeof(*ix->mark))))
-			return kb_error_set(KB_ENOMEM, "out of memory");
+		ix->mark = calloc(ix->ncommits + 1, sizeof(*ix->mark));
+		KB_ERROR_CHECK_ALLOC(ix->mark);
 		ix->amark = ix->ncommits + 1;
 		ix->mark_stamp = 0;
 	}
@@ -765,7 +765,7 @@ static int reach_of(const struct reach **out, struct index *ix, uint32_t tip)
 	if (!(bits = calloc(ix->ncommits / 8 + 1, 1)) ||
 	    !(stack = malloc((ix->ncommits + 1) * sizeof(*stack)))) {
 		free(bits);
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	}
 	stack[n++] = tip;
 	bits[tip / 8] |= (uint8_t)(1u << (tip % 8));
@@ -784,7 +784,7 @@ static int reach_of(const struct reach **out, struct index *ix, uint32_t tip)
 		struct reach *r = realloc(ix->reach, (ix->nreach + 1) * sizeof(*r));
 		if (!r) {
 			free(bits);
-			return kb_error_set(KB_ENOMEM, "out of memory");
+			return kb_error_oom();
 		}
 		ix->reach = r;
 		ix->reach[ix->nreach++] = (struct reach){ tip, bits, ix->ncommits };
@@ -810,8 +810,8 @@ static int ancestor(bool *yes, struct index *ix, uint32_t a, uint32_t d)
 		return 0;
 	if ((err = marks(ix)) < 0)
 		return err;
-	if (!(stack = malloc((ix->ncommits + 1) * sizeof(*stack))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	stack = malloc((ix->ncommits + 1) * sizeof(*stack));
+	KB_ERROR_CHECK_ALLOC(stack);
 	stack[n++] = d;
 	while (n && !*yes) {
 		const struct hcommit *hc = &ix->commits[stack[--n]];
@@ -869,7 +869,7 @@ static int index_tags(struct index *ix, git_repository *repo)
 	ix->ntag_of = ix->ncommits;
 	if (!(ix->tag_of = calloc(ix->ncommits + 1, sizeof(*ix->tag_of))) ||
 	    !(stack = malloc((ix->ncommits + 1) * sizeof(*stack))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	if (git_reference_iterator_glob_new(&it, repo, "refs/tags/*") < 0)
 		goto done;
 	while (git_reference_next(&ref, it) == 0) {
@@ -1025,7 +1025,7 @@ static int path_add(struct path_hist *p, uint32_t c, const git_oid *hash)
 
 	if (!GROW(p->commits, p->alloc, p->n + 1) ||
 	    (p->alloc != a && !(p->hashes = realloc(p->hashes, p->alloc * sizeof(*p->hashes)))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	p->commits[p->n] = c;
 	git_oid_cpy(&p->hashes[p->n++], hash);
 	p->dirty = true;
@@ -1188,7 +1188,7 @@ static int add_name(struct look *l, const char *hex)
 	    !(grown[l->nnames] = kb_strdup(hex))) {
 		if (grown)
 			l->names = grown;
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	}
 	l->names = grown;
 	l->nnames++;
@@ -1230,7 +1230,7 @@ static int look_path(struct look *l, const char *path)
 			return 0;
 	if (!(p = path_get(l->ix, path)) ||
 	    !(grown = realloc(l->paths, (l->npaths + 1) * sizeof(*grown))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	l->paths = grown;
 	l->paths[l->npaths++] = p;
 	return 0;
@@ -1309,7 +1309,7 @@ static int add_event(struct look *l, uint32_t c, bool revert, const char *varian
 	if (n < 0 || !(grown = realloc(l->events, (l->nevents + 1) * sizeof(*grown)))) {
 		if (n >= 0)
 			free(text);
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	}
 	l->events = grown;
 	l->events[l->nevents++] = (struct event){ c, text, variant, revert };
@@ -1425,7 +1425,7 @@ static int commit_subject(char **out, git_repository *repo, const git_oid *id)
 		return kb_error_git(err, "cannot read commit");
 	*out = kb_strdup(git_commit_summary(c) ? git_commit_summary(c) : "");
 	git_commit_free(c);
-	return *out ? 0 : KB_ENOMEM;
+	return *out ? 0 : kb_error_oom();
 }
 
 /* A revert event of commit `c` if the branch holds it. */
@@ -1469,8 +1469,8 @@ static int revert_events(struct look *l, size_t from)
 	char hex[GIT_OID_HEXSZ + 1], **subjects = NULL;
 	int err = 0;
 
-	if (!(subjects = calloc(napply + 1, sizeof(*subjects))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	subjects = calloc(napply + 1, sizeof(*subjects));
+	KB_ERROR_CHECK_ALLOC(subjects);
 	for (i = 0; from == 0 && i < l->nnames && !err; i++)
 		err = reverts_of(l, l->names[i]);
 	for (i = from; i < napply && !err; i++) {
@@ -1579,9 +1579,9 @@ static int fill_commit(struct kb_history_commit *out, struct look *l, uint32_t c
 	if ((err = index_tags(l->ix, l->repo)) < 0)
 		return err;
 	if (l->ix->tag_of && l->ix->tag_of[c] && !(out->tag = kb_strdup(l->ix->tags[l->ix->tag_of[c] - 1])))
-		return KB_ENOMEM;
+		return kb_error_oom();
 	if (evidence && !(out->evidence = kb_strdup(evidence)))
-		return KB_ENOMEM;
+		return kb_error_oom();
 	return 0;
 }
 
@@ -1625,7 +1625,7 @@ static int decide(struct kb_history_answer *out, struct look *l)
 	if (best_in >= 0) {
 		out->state = KB_HISTORY_IN;
 		if (l->events[best_in].variant && !(out->variant = kb_strdup(l->events[best_in].variant)))
-			return KB_ENOMEM;
+			return kb_error_oom();
 		return fill_commit(&out->commit, l, l->events[best_in].commit, l->events[best_in].evidence);
 	}
 	if (best_rev_apply < 0 && lone_rev < 0)
@@ -1757,13 +1757,13 @@ static int added_line(const git_diff_delta *d, const git_diff_hunk *h, const git
 	if (blank)
 		return 0;
 	if (!(grown = realloc(t->v, (t->n + 1) * sizeof(*grown)))) {
-		t->err = KB_ENOMEM;
+		t->err = kb_error_oom();
 		return -1;
 	}
 	t->v = grown;
 	t->v[t->n] = (struct tracked){ kb_strdup(d->new_file.path), (size_t)line->new_lineno, false };
 	if (!t->v[t->n++].path) {
-		t->err = KB_ENOMEM;
+		t->err = kb_error_oom();
 		return -1;
 	}
 	return 0;
@@ -1775,14 +1775,14 @@ static int hunk_seen(const git_diff_delta *d, const git_diff_hunk *h, void *payl
 	struct hunk *grown;
 
 	if (!(grown = realloc(t->h, (t->nh + 1) * sizeof(*grown)))) {
-		t->err = KB_ENOMEM;
+		t->err = kb_error_oom();
 		return -1;
 	}
 	t->h = grown;
 	t->h[t->nh] = (struct hunk){ kb_strdup(d->old_file.path), (size_t)h->old_start,
 				     (size_t)h->old_lines, (size_t)h->new_lines };
 	if (!t->h[t->nh++].path) {
-		t->err = KB_ENOMEM;
+		t->err = kb_error_oom();
 		return -1;
 	}
 	return 0;
@@ -1800,8 +1800,8 @@ static int commit_diff(struct tracking *t, struct look *l, uint32_t c, bool line
 	int err;
 
 	git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
-	if (!(ps = calloc(l->npaths + 1, sizeof(*ps))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	ps = calloc(l->npaths + 1, sizeof(*ps));
+	KB_ERROR_CHECK_ALLOC(ps);
 	for (i = 0; i < l->npaths; i++)
 		ps[i] = l->paths[i]->path;
 	o.pathspec.strings = ps;
@@ -1875,7 +1875,7 @@ static int path_diff(struct zhunks *out, struct look *l, uint32_t c, const char 
 	one.npaths = 1;
 	if ((err = commit_diff(&t, &one, c, false)) == 0 && t.nh &&
 	    !(out->v = malloc(t.nh * sizeof(*out->v))))
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 	for (i = 0; err == 0 && i < t.nh; i++)
 		out->v[out->n++] = (struct zhunk){ (uint32_t)t.h[i].old_start,
 						    (uint32_t)t.h[i].old_lines,
@@ -1902,8 +1902,7 @@ static int commit_hunks(struct tracking *t, struct look *l, uint32_t c)
 			continue;
 		if (at >= p->nhunks) {
 			struct zhunks *g = realloc(p->hunks, p->n * sizeof(*g));
-			if (!g)
-				return kb_error_set(KB_ENOMEM, "out of memory");
+			KB_ERROR_CHECK_ALLOC(g);
 			memset(g + p->nhunks, 0, (p->n - p->nhunks) * sizeof(*g));
 			p->hunks = g;
 			p->nhunks = p->n;
@@ -1911,14 +1910,13 @@ static int commit_hunks(struct tracking *t, struct look *l, uint32_t c)
 		z = &p->hunks[at];
 		if (!z->read && (err = path_diff(z, l, c, p->path)) < 0)
 			return err;
-		if (!(grown = realloc(t->h, (t->nh + z->n + 1) * sizeof(*grown))))
-			return kb_error_set(KB_ENOMEM, "out of memory");
+		grown = realloc(t->h, (t->nh + z->n + 1) * sizeof(*grown));
+		KB_ERROR_CHECK_ALLOC(grown);
 		t->h = grown;
 		for (k = 0; k < z->n; k++) {
 			t->h[t->nh] = (struct hunk){ kb_strdup(p->path), z->v[k].old_start,
 						     z->v[k].old_lines, z->v[k].new_lines };
-			if (!t->h[t->nh++].path)
-				return kb_error_set(KB_ENOMEM, "out of memory");
+			KB_ERROR_CHECK_ALLOC(t->h[t->nh++].path);
 		}
 	}
 	return 0;
@@ -1928,8 +1926,7 @@ static int add_changed(struct kb_history_answer *a, struct look *l, uint32_t c)
 {
 	struct kb_history_commit *grown = realloc(a->changed, (a->nchanged + 1) * sizeof(*grown));
 
-	if (!grown)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(grown);
 	a->changed = grown;
 	memset(&a->changed[a->nchanged], 0, sizeof(*grown));
 	return fill_commit(&a->changed[a->nchanged++], l, c, NULL);
@@ -1952,8 +1949,8 @@ static int later_commits(uint32_t **out, size_t *n, struct look *l, uint32_t a)
 
 	for (i = 0; i < l->npaths; i++)
 		total += l->paths[i]->n;
-	if (!(cands = malloc((total + 1) * sizeof(*cands))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	cands = malloc((total + 1) * sizeof(*cands));
+	KB_ERROR_CHECK_ALLOC(cands);
 	for (i = 0; i < l->npaths; i++)
 		for (k = 0; k < l->paths[i]->n; k++)
 			if (l->paths[i]->commits[k] != a && in_bits(l->reach, l->paths[i]->commits[k]))
@@ -2039,7 +2036,7 @@ int kb_history_new(struct kb_history **out, const char *cache_dir)
 	*out = NULL;
 	if (!h || (cache_dir && !(h->cache_dir = kb_strdup(cache_dir)))) {
 		free(h);
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	}
 	*out = h;
 	return 0;

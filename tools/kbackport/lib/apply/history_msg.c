@@ -157,7 +157,7 @@ int kb_history_message_refs(struct kb_history_ref **out, size_t *n, const char *
 			continue;
 		if (!(grown = realloc(list, (count + 1) * sizeof(*list)))) {
 			free(list);
-			return kb_error_set(KB_ENOMEM, "out of memory");
+			return kb_error_oom();
 		}
 		list = grown;
 		memcpy(list[count].hex, hex, sizeof(hex));
@@ -180,7 +180,7 @@ static int add_sha(char ***shas, size_t *n, const char *p, size_t len)
 		free(s);
 		if (grown)
 			*shas = grown;
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	}
 	*shas = grown;
 	hex_copy(s, p, len);
@@ -281,8 +281,8 @@ static int quoted_subject(char **subject, const char *message)
 			;
 		if (q <= p + 8)
 			continue;
-		if (!(*subject = kb_strndup(p + 8, (size_t)(q - (p + 8)))))
-			return kb_error_set(KB_ENOMEM, "out of memory");
+		*subject = kb_strndup(p + 8, (size_t)(q - (p + 8)));
+		KB_ERROR_CHECK_ALLOC(*subject);
 		return 0;
 	}
 	return 0;

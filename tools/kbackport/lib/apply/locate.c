@@ -26,11 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int nomem(void)
-{
-	return kb_error_set(KB_ENOMEM, "out of memory");
-}
-
 /* ---- lines ---- */
 
 static int lines_reserve(struct kb_lines *lines, size_t need)
@@ -42,8 +37,8 @@ static int lines_reserve(struct kb_lines *lines, size_t need)
 		return 0;
 	while (n < need)
 		n *= 2;
-	if (!(v = reallocarray(lines->v, n, sizeof(*v))))
-		return nomem();
+	v = reallocarray(lines->v, n, sizeof(*v));
+	KB_ERROR_CHECK_ALLOC(v);
 	lines->v = v;
 	lines->alloc = n;
 	return 0;
@@ -98,8 +93,7 @@ int kb_lines_join(char **out, size_t *len, const struct kb_lines *lines)
 		total += lines->v[i].len + eol;
 	if (lines->n && lines->no_final_newline)
 		total -= eol;
-	if (!(*out = p = malloc(total + 1)))
-		return nomem();
+	KB_ERROR_CHECK_ALLOC(*out = p = malloc(total + 1));
 	for (i = 0; i < lines->n; i++) {
 		memcpy(p, lines->v[i].ptr, lines->v[i].len);
 		p += lines->v[i].len;
@@ -633,8 +627,8 @@ static int try_blocks(struct kb_match *out, const struct kb_lines *file,
 		return KB_ENOTFOUND;
 	if (!n)
 		first = wfirst;
-	if (!(at = calloc(h->nlines, sizeof(*at))))
-		return nomem();
+	at = calloc(h->nlines, sizeof(*at));
+	KB_ERROR_CHECK_ALLOC(at);
 	err = kb_blocks_map(at, &gap, file, h, !n, first);
 	free(at);
 	if (err < 0)
@@ -779,8 +773,8 @@ static int blocks_postimage(struct kb_slice **post, size_t *npost, size_t *nfile
 	int err;
 
 	*post = NULL;
-	if (!(at = calloc(h->nlines ? h->nlines : 1, sizeof(*at))))
-		return nomem();
+	at = calloc(h->nlines ? h->nlines : 1, sizeof(*at));
+	KB_ERROR_CHECK_ALLOC(at);
 	if ((err = kb_blocks_map(at, &gap, file, h, m->whitespace, m->line)) < 0) {
 		free(at);
 		return err == KB_ENOTFOUND ?
@@ -788,7 +782,7 @@ static int blocks_postimage(struct kb_slice **post, size_t *npost, size_t *nfile
 	}
 	if (!(*post = malloc((h->nlines + gap + 1) * sizeof(**post)))) {
 		free(at);
-		return nomem();
+		return kb_error_oom();
 	}
 	for (i = 0; i < h->nlines; i++) {
 		l = &h->lines[i];
@@ -817,8 +811,8 @@ static int postimage(struct kb_slice **post, size_t *npost, size_t *nfile,
 		return blocks_postimage(post, npost, nfile, file, h, m);
 	if (!(*nfile = fit_at(file, m->line, h, sp)) && sp->npre)
 		return kb_error_set(KB_ERROR, "hunk match is outside the file");
-	if (!(*post = malloc((h->nlines + *nfile + 1) * sizeof(**post))))
-		return nomem();
+	*post = malloc((h->nlines + *nfile + 1) * sizeof(**post));
+	KB_ERROR_CHECK_ALLOC(*post);
 	*npost = fill_postimage(*post, file, h, sp, m->line, m->line + *nfile);
 	return 0;
 }
@@ -977,8 +971,8 @@ static int add_region(struct apply_state *st, size_t at, size_t end, long shift)
 			st->done[i].from = (size_t)((long)st->done[i].from + shift);
 			st->done[i].to = (size_t)((long)st->done[i].to + shift);
 		}
-	if (!(v = reallocarray(st->done, st->ndone + 1, sizeof(*v))))
-		return nomem();
+	v = reallocarray(st->done, st->ndone + 1, sizeof(*v));
+	KB_ERROR_CHECK_ALLOC(v);
 	st->done = v;
 	v[st->ndone++] = (struct region){ at, end, shift };
 	return 0;
@@ -1372,7 +1366,7 @@ int kb_file_decide(struct kb_file_decision *out, struct kb_hunk_result *hunks,
 		return kb_error_set(KB_ERROR, "'%s': the reverse patch does not match",
 				    kb_file_patch_path(fwd));
 	if (!(f = calloc(n ? n : 1, sizeof(*f))) || !(r = calloc(n ? n : 1, sizeof(*r)))) {
-		err = nomem();
+		err = kb_error_oom();
 		goto done;
 	}
 	/* the reverse pass looks for the change itself: a deletion may be found

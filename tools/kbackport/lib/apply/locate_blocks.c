@@ -104,7 +104,7 @@ static int chain_init(struct chain *c, const struct kb_lines *file,
 	    !(c->eq = calloc(h->nlines * COLS, 1)) ||
 	    !(c->ok = calloc((h->nlines + 1) * COLS, 1))) {
 		chain_release(c);
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	}
 	for (i = 0; i < h->nlines; i++) {
 		if (h->lines[i].type == KB_LINE_ADD)

@@ -57,11 +57,6 @@ static int fail(const struct parser *p, size_t lineno, const char *fmt, ...)
 	return kb_error_set(KB_EINVALID, "%s:%zu: %s", p->origin, lineno, msg);
 }
 
-static int nomem(void)
-{
-	return kb_error_set(KB_ENOMEM, "out of memory");
-}
-
 static void *grow_array(void *ptr, size_t *alloc, size_t need, size_t size)
 {
 	size_t n = *alloc ? *alloc : 8;
@@ -325,7 +320,7 @@ static int flush_words(struct decoder *d)
 		return fail(d->p, d->lineno, "the %s header is not valid %s text", d->what,
 			    d->charset);
 	d->charset[0] = '\0';
-	return err < 0 ? nomem() : 0;
+	return err < 0 ? kb_error_oom() : 0;
 }
 
 static int add_word(struct decoder *d, const struct word *w)
@@ -425,7 +420,7 @@ static int decode_header(char **out, struct parser *p, const char *s, size_t lin
 	if (!err && (err = flush_words(&d)) == 0) {
 		fold_controls(&d.out);
 		if (!(*out = kb_buf_detach(&d.out)))
-			err = nomem();
+			err = kb_error_oom();
 	}
 	kb_buf_release(&d.out);
 	kb_buf_release(&d.raw);
@@ -468,7 +463,7 @@ static int header_value(char **out, struct parser *p, size_t namelen)
 		n = p->len;
 	} while (1);
 	if (!err && !(*out = kb_buf_detach(&buf)))
-		err = nomem();
+		err = kb_error_oom();
 	kb_buf_release(&buf);
 	return err;
 }
@@ -508,7 +503,7 @@ static int set_subject(struct parser *p, const char *value, size_t lineno, const
 	free(patch->subject);
 	patch->subject = kb_strdup(strip_subject_prefix(decoded));
 	free(decoded);
-	return patch->subject ? 0 : KB_ENOMEM;
+	return patch->subject ? 0 : kb_error_oom();
 }
 
 /* "Name <email>", "\"Last, First\" <email>" or a bare address. */
@@ -526,7 +521,7 @@ static int set_author(struct parser *p, const char *value, size_t lineno, const 
 	patch->author_name = patch->author_email = NULL;
 	if (!(lt = strrchr(v, '<')) || !(gt = strchr(lt, '>'))) {
 		patch->author_email = kb_strdup(v);
-		err = patch->author_email ? 0 : KB_ENOMEM;
+		err = patch->author_email ? 0 : kb_error_oom();
 		goto done;
 	}
 	for (name = v, end = lt; name < end && isspace((unsigned char)*name); name++)
@@ -537,7 +532,7 @@ static int set_author(struct parser *p, const char *value, size_t lineno, const 
 		name++, end--;
 	if (!(patch->author_email = kb_strndup(lt + 1, (size_t)(gt - lt - 1))) ||
 	    (end > name && !(patch->author_name = kb_strndup(name, (size_t)(end - name)))))
-		err = KB_ENOMEM;
+		err = kb_error_oom();
 done:
 	free(v);
 	return err;
@@ -571,8 +566,8 @@ static int set_description(struct parser *p, size_t namelen)
 		s++, n--;
 	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
 		n--;
-	if (!(summary = kb_strndup(s, n)))
-		return nomem();
+	summary = kb_strndup(s, n);
+	KB_ERROR_CHECK_ALLOC(summary);
 	while (!err && (peek_starts(p, " ") || peek_starts(p, "\t"))) {
 		next_line(p);
 		s = p->line + 1;
@@ -589,7 +584,7 @@ static int set_description(struct parser *p, size_t namelen)
 	if (!err && text.size) {
 		free(p->description);
 		if (!(p->description = kb_buf_detach(&text)))
-			err = nomem();
+			err = kb_error_oom();
 	}
 	free(summary);
 	kb_buf_release(&text);
@@ -711,7 +706,7 @@ static int parse_body(struct parser *p)
 			goto done;
 	}
 	if (!(p->patch->body = kb_buf_detach(&buf)))
-		err = nomem();
+		err = kb_error_oom();
 done:
 	kb_buf_release(&buf);
 	return err;
@@ -724,8 +719,8 @@ static int parse_mail(struct parser *p)
 	if (!next_line(p))
 		return 0;
 	if (is_mbox_from(p)) {
-		if (!(p->patch->from_commit = kb_strndup(p->line + 5, 40)))
-			return KB_ENOMEM;
+		p->patch->from_commit = kb_strndup(p->line + 5, 40);
+		KB_ERROR_CHECK_ALLOC(p->patch->from_commit);
 		if (!next_line(p))
 			return 0;
 	} else if (is_mbox_separator(p) && !next_line(p))
@@ -792,8 +787,8 @@ static int parse_path(char **out, struct parser *p)
 		return fail(p, p->lineno, "path '%.*s' has no a/ or b/ prefix",
 			    (int)len, s);
 	len -= (size_t)(slash + 1 - s);
-	if (!(*out = kb_strndup(slash + 1, len)))
-		return KB_ENOMEM;
+	*out = kb_strndup(slash + 1, len);
+	KB_ERROR_CHECK_ALLOC(*out);
 	return 0;
 }
 
@@ -997,8 +992,8 @@ static int parse_hunk_header(struct parser *p, struct kb_hunk *h)
 	    (!h->old_lines && !h->new_lines))
 		return fail(p, p->lineno, "hunk header is malformed");
 	s += end - s > 3 ? 4 : 3;
-	if (!(h->section = kb_strndup(s, (size_t)(end - s))))
-		return KB_ENOMEM;
+	h->section = kb_strndup(s, (size_t)(end - s));
+	KB_ERROR_CHECK_ALLOC(h->section);
 	return 0;
 }
 
@@ -1007,8 +1002,8 @@ static int add_line(struct parser *p, struct kb_hunk *h, enum kb_line_type type,
 {
 	struct kb_line *v;
 
-	if (!(v = grow_array(h->lines, &p->lines_alloc, h->nlines + 1, sizeof(*v))))
-		return nomem();
+	v = grow_array(h->lines, &p->lines_alloc, h->nlines + 1, sizeof(*v));
+	KB_ERROR_CHECK_ALLOC(v);
 	h->lines = v;
 	v[h->nlines++] = (struct kb_line){ type, text, len, false };
 	return 0;
@@ -1075,8 +1070,8 @@ static int parse_hunk(struct parser *p, struct kb_file_patch *fp)
 	size_t left[2];
 	int err;
 
-	if (!(h = grow_array(fp->hunks, &p->hunks_alloc, fp->nhunks + 1, sizeof(*h))))
-		return nomem();
+	h = grow_array(fp->hunks, &p->hunks_alloc, fp->nhunks + 1, sizeof(*h));
+	KB_ERROR_CHECK_ALLOC(h);
 	fp->hunks = h;
 	h = memset(&fp->hunks[fp->nhunks++], 0, sizeof(*h));
 	p->lines_alloc = 0;
@@ -1152,7 +1147,7 @@ static int git_line_paths(struct parser *p, struct kb_file_patch *fp)
 		return err;
 	if ((!p->created && !(fp->old_path = kb_strndup(p->diff_line + 13, (size_t)n))) ||
 	    (!p->deleted && !(fp->new_path = kb_strndup(p->diff_line + 13, (size_t)n))))
-		return nomem();
+		return kb_error_oom();
 	return 0;
 }
 
@@ -1213,7 +1208,7 @@ static int parse_file(struct parser *p)
 
 	if (!(fp = grow_array(patch->files, &p->files_alloc, patch->nfiles + 1,
 			      sizeof(*fp))))
-		return nomem();
+		return kb_error_oom();
 	patch->files = fp;
 	fp = memset(&patch->files[patch->nfiles++], 0, sizeof(*fp));
 	fp->source_line = p->lineno;
@@ -1303,7 +1298,7 @@ int kb_patch_parse(struct kb_patch **out, const char *buf, size_t len,
 		goto done;
 	if (!(patch = calloc(1, sizeof(*patch))) ||
 	    !(patch->buffer = malloc(len + 1))) {
-		err = nomem();
+		err = kb_error_oom();
 		goto done;
 	}
 	if (len)
@@ -1504,7 +1499,7 @@ static int reverse_hunk(struct kb_hunk *to, const struct kb_hunk *from,
 	to->lines = NULL;
 	if (!(to->section = kb_strdup(from->section)) ||
 	    !(to->lines = calloc(from->nlines ? from->nlines : 1, sizeof(*to->lines))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	for (i = 0; i < from->nlines; i++) {
 		to->lines[i] = from->lines[i];
 		to->lines[i].text = new_base + (from->lines[i].text - old_base);
@@ -1531,7 +1526,7 @@ static int reverse_file(struct kb_file_patch *to, const struct kb_file_patch *fr
 	if ((from->new_path && !(to->old_path = kb_strdup(from->new_path))) ||
 	    (from->old_path && !(to->new_path = kb_strdup(from->old_path))) ||
 	    !(to->hunks = calloc(from->nhunks ? from->nhunks : 1, sizeof(*to->hunks))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	for (i = 0; i < from->nhunks; i++, to->nhunks++)
 		if ((err = reverse_hunk(&to->hunks[i], &from->hunks[i], old_base, new_base)) < 0)
 			return err;
@@ -1550,7 +1545,7 @@ static int copy_mail(struct kb_patch *to, const struct kb_patch *from)
 	    (from->subject && !(to->subject = kb_strdup(from->subject))) ||
 	    (from->body && !(to->body = kb_strdup(from->body))) ||
 	    !(to->buffer = malloc(from->size + 1)))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	memcpy(to->buffer, from->buffer, from->size + 1);
 	return 0;
 }
@@ -1562,12 +1557,12 @@ int kb_patch_reverse(struct kb_patch **out, const struct kb_patch *patch)
 	int err;
 
 	*out = NULL;
-	if (!(rev = calloc(1, sizeof(*rev))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	rev = calloc(1, sizeof(*rev));
+	KB_ERROR_CHECK_ALLOC(rev);
 	if ((err = copy_mail(rev, patch)) < 0)
 		goto done;
 	if (!(rev->files = calloc(patch->nfiles ? patch->nfiles : 1, sizeof(*rev->files)))) {
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 		goto done;
 	}
 	for (i = 0; i < patch->nfiles; i++, rev->nfiles++)

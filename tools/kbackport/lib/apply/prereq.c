@@ -36,8 +36,7 @@ int kb_prereq_look_new(struct kb_prereq_look **out, git_repository *repo, const 
 {
 	struct kb_prereq_look *l;
 
-	if (!(*out = l = calloc(1, sizeof(*l))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(*out = l = calloc(1, sizeof(*l)));
 	l->repo = repo;
 	git_oid_cpy(&l->base, base);
 	l->src = src;
@@ -143,7 +142,7 @@ static int branch_names(char ***out, size_t *n, git_repository *repo)
 		    !(grown[count] = kb_strdup(name))) {
 			if (grown)
 				names = grown;
-			err = kb_error_set(KB_ENOMEM, "out of memory");
+			err = kb_error_oom();
 			goto done;
 		}
 		names = grown;
@@ -271,7 +270,7 @@ static int needs_of(struct need **out, size_t *nout, const char *buf, size_t len
 				continue;
 			if (!(grown = realloc(needs, (count + 1) * sizeof(*grown)))) {
 				free(needs);
-				return kb_error_set(KB_ENOMEM, "out of memory");
+				return kb_error_oom();
 			}
 			needs = grown;
 			needs[count++] = (struct need){ text, tlen, h, false };
@@ -290,13 +289,13 @@ static int add_prereq(struct kb_prereqs *p, const git_commit *c)
 	for (i = 0; i < p->n; i++)
 		if (!strcmp(p->list[i].id, git_oid_tostr_s(git_commit_id(c))))
 			return 0;
-	if (!(grown = realloc(p->list, (p->n + 1) * sizeof(*grown))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	grown = realloc(p->list, (p->n + 1) * sizeof(*grown));
+	KB_ERROR_CHECK_ALLOC(grown);
 	p->list = grown;
 	git_oid_tostr(grown[p->n].id, sizeof(grown[p->n].id), git_commit_id(c));
 	if (!(grown[p->n].subject = kb_strdup(git_commit_summary((git_commit *)c) ?
 					      git_commit_summary((git_commit *)c) : "")))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	p->n++;
 	return 0;
 }

@@ -40,7 +40,7 @@ static int set_text(char **out, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0) {
 		*out = NULL;
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	}
 	return 0;
 }
@@ -128,7 +128,7 @@ int kb_prune_parse(struct kb_prune_name *out, const char *refname,
 	out->kind = queue ? (pre_fix ? KB_PRUNE_QUEUE_PRE_FIX : KB_PRUNE_QUEUE) :
 			    (pre_fix ? KB_PRUNE_PRE_FIX : KB_PRUNE_BACKPORT);
 	if (!(*(queue ? &out->queue : &out->fix) = kb_strndup(id, idlen))) {
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 		goto done;
 	}
 	/* the writers' own names: what they would not write is not theirs */
@@ -171,8 +171,7 @@ static int add_error(struct kb_prune *p, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	if (!grown)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(grown);
 	p->errors = grown;
 	va_start(ap, fmt);
 	n = vasprintf(&what, fmt, ap);
@@ -180,7 +179,7 @@ static int add_error(struct kb_prune *p, const char *fmt, ...)
 	if (n < 0 || set_text(&grown[p->nerrors], "%s%s%s", what, git ? ": " : "",
 			       git ? git->message : "") < 0) {
 		free(n < 0 ? NULL : what);
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	}
 	free(what);
 	git_error_clear();
@@ -267,7 +266,7 @@ static int stale(char **why, struct finder *f, git_repository *repo, const git_o
 	git_oid_tostr(hex, sizeof(hex), tip);
 	if (err < 0)
 		return add_error(f->p, "cannot tell whether '%s' is stale (it is left)",
-				 refname) < 0 ? KB_ENOMEM : 1;
+				 refname) < 0 ? kb_error_oom() : 1;
 	return set_text(why, "'%s' at %.12s is not in its history", who->branch->ref, hex);
 }
 
@@ -276,8 +275,7 @@ static int add_ref(struct finder *f, struct kb_prune_ref *r)
 	struct kb_prune *p = f->p;
 	struct kb_prune_ref *grown = realloc(p->refs, (p->nrefs + 1) * sizeof(*grown));
 
-	if (!grown)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(grown);
 	p->refs = grown;
 	p->refs[p->nrefs++] = *r;
 	return 0;
@@ -318,7 +316,7 @@ static int consider(struct finder *f, git_repository *repo, size_t idx, const ch
 					   git_reference_name(ref))) != 0 || !r.stale))
 		goto done;
 	if (!(r.name = kb_strdup(git_reference_name(ref))))
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 	else if ((err = checked_out_note(&r.kept, repo, r.name)) == 0 &&
 		 (err = add_ref(f, &r)) == 0)
 		return 0;
@@ -339,8 +337,7 @@ static int add_repo(struct kb_prune *p, git_repository *repo)
 {
 	git_repository **grown = realloc(p->repos, (p->nrepos + 1) * sizeof(*grown));
 
-	if (!grown)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(grown);
 	p->repos = grown;
 	p->repos[p->nrepos++] = repo;
 	return 0;
@@ -445,7 +442,7 @@ int kb_prune_find(struct kb_prune **out, const struct kb_config *config,
 	    !(f.queue_seen = calloc(sel->nqueues + 1, sizeof(*f.queue_seen))) ||
 	    !(f.tips = calloc(config->nbranches + 1, sizeof(*f.tips))) ||
 	    !(f.tip_state = calloc(config->nbranches + 1, sizeof(*f.tip_state)))) {
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 		goto done;
 	}
 	for (i = 0; i < sel->nbranches && !err; i++)

@@ -15,7 +15,7 @@ static bool needs_hand(enum kb_status s)
 /* A branch whose queue could not start or end: the error, unless out of memory. */
 static int branch_failed(struct kb_queue_result *out)
 {
-	return (out->error = strdup(kb_error_last())) ? 0 : KB_ENOMEM;
+	return (out->error = strdup(kb_error_last())) ? 0 : kb_error_oom();
 }
 
 /* The patch file of the variant `name` of `fix`. */
@@ -43,8 +43,8 @@ static int queue_reproduce(struct kb_queue_result *out, size_t at, const struct 
 	size_t i, n = 0;
 	int err = 0;
 
-	if (!(before = calloc(at + 1, sizeof(*before))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	before = calloc(at + 1, sizeof(*before));
+	KB_ERROR_CHECK_ALLOC(before);
 	for (i = 0; i < at && !err; i++)
 		if (out->results[i].status == KB_STATUS_APPLIED)
 			err = variant_patch(&before[n++], series->fixes[i], out->results[i].variant);
@@ -63,7 +63,7 @@ static int append_detail(struct kb_result *r, const char *text)
 
 	if (kb_buf_puts(&detail, r->detail ? r->detail : "") < 0 || kb_buf_puts(&detail, text) < 0) {
 		kb_buf_release(&detail);
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	}
 	free(r->detail);
 	r->detail = kb_buf_detach(&detail);
@@ -78,15 +78,15 @@ int kb_queue_apply(struct kb_queue_result *out, const struct kb_branch *branch,
 	int err = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!(out->results = calloc(series->nfixes ? series->nfixes : 1, sizeof(*out->results))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	out->results = calloc(series->nfixes ? series->nfixes : 1, sizeof(*out->results));
+	KB_ERROR_CHECK_ALLOC(out->results);
 	kb_error_clear();
 	if (kb_queue_open(&q, branch, name, series->nfixes, opts->dry_run) < 0) {
 		err = branch_failed(out);
 		goto done;
 	}
 	if (!(out->ref = strdup(kb_queue_refname(q)))) {
-		err = KB_ENOMEM;
+		err = kb_error_oom();
 		goto done;
 	}
 	if (branch->pre_fix &&
@@ -158,12 +158,12 @@ static int split_lines(const char ***out, size_t *n, char **copy, const char *te
 	*n = 0;
 	if (!text || !*text)
 		return 0;
-	if (!(*copy = strdup(text)))
-		return KB_ENOMEM;
+	*copy = strdup(text);
+	KB_ERROR_CHECK_ALLOC(*copy);
 	for (p = *copy; *p; p++)
 		count += *p == '\n';
-	if (!(v = calloc(count + 2, sizeof(*v))))
-		return KB_ENOMEM;
+	v = calloc(count + 2, sizeof(*v));
+	KB_ERROR_CHECK_ALLOC(v);
 	for (p = strtok(*copy, "\n"); p; p = strtok(NULL, "\n"))
 		v[(*n)++] = p;
 	*out = v;
@@ -217,7 +217,7 @@ int kb_result_failed_mail(struct kb_buf *out, const struct kb_result *r,
 		goto done;
 done:
 	if (err == KB_ENOMEM)
-		kb_error_set(KB_ENOMEM, "out of memory");
+		kb_error_oom();
 	free((void *)a.notes);
 	free((void *)a.reproduce);
 	free(notes);

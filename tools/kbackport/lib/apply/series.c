@@ -10,11 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static int nomem(void)
-{
-	return kb_error_set(KB_ENOMEM, "out of memory");
-}
-
 /* "queue-6.1.series" -> "queue-6.1" */
 static char *series_name(const char *path)
 {
@@ -88,7 +83,7 @@ static int add_entry(struct kb_series *s, const char *dir, const char *entry,
 			goto done;
 		}
 	if (!(v = reallocarray(s->fixes, s->nfixes + 1, sizeof(*v)))) {
-		err = nomem();
+		err = kb_error_oom();
 		goto done;
 	}
 	s->fixes = v;
@@ -111,7 +106,7 @@ int kb_series_load(struct kb_series *out, const char *path)
 	if ((err = kb_read_file(&buf, &len, path)) < 0)
 		return err;
 	if (!(out->name = series_name(path)) || !(copy = kb_strdup(path))) {
-		err = nomem();
+		err = kb_error_oom();
 		goto done;
 	}
 	dir = dirname(copy);
@@ -120,7 +115,7 @@ int kb_series_load(struct kb_series *out, const char *path)
 		lineno++;
 		free(entry);
 		if (!(entry = entry_of(p, (size_t)((nl ? nl : buf + len) - p))))
-			err = nomem();
+			err = kb_error_oom();
 		else if (*entry)
 			err = add_entry(out, dir, entry, path, lineno);
 	}

@@ -120,8 +120,8 @@ static int grow(void **ptr, size_t *alloc, size_t need, size_t size)
 		return 0;
 	while (nalloc < need)
 		nalloc *= 2;
-	if (!(p = realloc(*ptr, nalloc * size)))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	p = realloc(*ptr, nalloc * size);
+	KB_ERROR_CHECK_ALLOC(p);
 	*ptr = p;
 	*alloc = nalloc;
 	return 0;
@@ -430,8 +430,8 @@ static int make_code_view(struct scan *s)
 	size_t i = 0;
 	int err = 0;
 
-	if (!(s->code = malloc(s->len + 1)))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	s->code = malloc(s->len + 1);
+	KB_ERROR_CHECK_ALLOC(s->code);
 	s->code[s->len] = '\0';
 	s->line_start = true;
 	while (i < s->len && !err) {
@@ -556,7 +556,7 @@ static int match_brackets(struct scan *s)
 	if (!(s->match = malloc((s->ntoks + 1) * sizeof(size_t))) ||
 	    !(stack = malloc((s->ntoks + 1) * sizeof(size_t)))) {
 		free(stack);
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	}
 	for (i = 0; i < s->ntoks; i++) {
 		s->match[i] = s->ntoks;
@@ -780,7 +780,7 @@ static int read_format(struct scan *s, struct kb_call *call, size_t open,
 		err = kb_buf_put(&buf, s->src + t->off + 1, end - t->off - 1);
 	}
 	if (!err && !(call->format = kb_buf_detach(&buf)))
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 	kb_buf_release(&buf);
 	return err;
 }
@@ -796,8 +796,8 @@ static int set_prefix(struct kb_call *call)
 	while (*p && (p[0] != '%' || p[1] == '%'))
 		p += p[0] == '%' ? 2 : 1;
 	call->bare = p == f && *p == '%';
-	if (!(call->prefix = kb_strndup(f, (size_t)(p - f))))
-		return KB_ENOMEM;
+	call->prefix = kb_strndup(f, (size_t)(p - f));
+	KB_ERROR_CHECK_ALLOC(call->prefix);
 	return 0;
 }
 
@@ -817,12 +817,12 @@ static int set_caps(struct scan *s, struct kb_call *call)
 		      all.n ? KB_GUARD_FUNCTION : KB_GUARD_NONE;
 	if (!all.n)
 		return 0;
-	if (!(call->caps = calloc(all.n, sizeof(char *))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	call->caps = calloc(all.n, sizeof(char *));
+	KB_ERROR_CHECK_ALLOC(call->caps);
 	for (i = 0; i < all.n; i++, call->ncaps++)
 		if (!(call->caps[i] = kb_strndup(s->code + s->toks[all.tok[i]].off,
 						 s->toks[all.tok[i]].len)))
-			return KB_ENOMEM;
+			return kb_error_oom();
 	return 0;
 }
 
@@ -861,11 +861,11 @@ static int fill_call(struct scan *s, struct kb_call *call, size_t i)
 	call->line = line_of(s, t->off);
 	if ((s->path && !(call->path = kb_strdup(s->path))) ||
 	    !(call->callee = kb_strndup(s->code + t->off, t->len)))
-		return KB_ENOMEM;
+		return kb_error_oom();
 	if (s->fname != SIZE_MAX) {
 		f = &s->toks[s->fname];
-		if (!(call->function = kb_strndup(s->code + f->off, f->len)))
-			return KB_ENOMEM;
+		call->function = kb_strndup(s->code + f->off, f->len);
+		KB_ERROR_CHECK_ALLOC(call->function);
 	}
 	/* __request_module(wait, fmt, ...) has the format second */
 	if ((err = read_format(s, call, i + 1,
@@ -884,7 +884,7 @@ static void add_call(struct scan *s, size_t i)
 	if ((err = fill_call(s, &call, i)) < 0 ||
 	    !(p = realloc(*s->calls, (*s->n + 1) * sizeof(*p)))) {
 		call_release(&call);
-		s->err = err < 0 ? err : kb_error_set(KB_ENOMEM, "out of memory");
+		s->err = err < 0 ? err : kb_error_oom();
 		return;
 	}
 	p[(*s->n)++] = call;
@@ -951,7 +951,7 @@ static void add_gate(struct scan *s, size_t a, size_t b)
 {
 	if (grow((void **)&s->gates, &s->agates, s->ngates + 1,
 		 sizeof(struct span)) < 0) {
-		s->err = KB_ENOMEM;
+		s->err = kb_error_oom();
 		return;
 	}
 	s->gates[s->ngates].a = a;
@@ -1250,8 +1250,8 @@ struct kb_audit_cache {
 
 int kb_audit_cache_new(struct kb_audit_cache **out)
 {
-	if (!(*out = calloc(1, sizeof(**out))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	*out = calloc(1, sizeof(**out));
+	KB_ERROR_CHECK_ALLOC(*out);
 	return 0;
 }
 
@@ -1290,8 +1290,8 @@ static int cache_grow(struct kb_audit_cache *cache)
 	size_t nslots = cache->nslots ? cache->nslots * 2 : 1024, i;
 	struct cache_slot *slots;
 
-	if (!(slots = calloc(nslots, sizeof(*slots))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	slots = calloc(nslots, sizeof(*slots));
+	KB_ERROR_CHECK_ALLOC(slots);
 	for (i = 0; i < cache->nslots; i++)
 		if (cache->slots[i].used)
 			*cache_slot(slots, nslots, &cache->slots[i].oid) =
@@ -1351,10 +1351,9 @@ static int call_copy(struct kb_call *dst, const struct kb_call *src,
 	    (src->conditional &&
 	     !(dst->conditional = kb_strdup(src->conditional))) ||
 	    (src->ncaps && !(dst->caps = calloc(src->ncaps, sizeof(char *)))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	for (i = 0; i < src->ncaps; i++, dst->ncaps++)
-		if (!(dst->caps[i] = kb_strdup(src->caps[i])))
-			return KB_ENOMEM;
+		KB_ERROR_CHECK_ALLOC(dst->caps[i] = kb_strdup(src->caps[i]));
 	return 0;
 }
 
@@ -1505,7 +1504,7 @@ static int append_sorted(struct kb_call **calls, size_t *n, struct walk *w)
 		return 0;
 	if (!(order = malloc(w->n * sizeof(*order))) ||
 	    !(p = realloc(*calls, (*n + w->n) * sizeof(*p)))) {
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 		goto done;
 	}
 	*calls = p;

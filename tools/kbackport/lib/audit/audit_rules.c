@@ -20,11 +20,6 @@ struct rules_loader {
 	yaml_node_t *map;
 };
 
-static int nomem(void)
-{
-	return kb_error_set(KB_ENOMEM, "out of memory");
-}
-
 /* A sequence of `what` with at least one item: its item count. */
 static int check_seq(size_t *n, struct kb_yaml *y, yaml_node_t *seq, const char *what)
 {
@@ -94,8 +89,8 @@ static int add_callees(void *ctx, void *obj, yaml_node_t *value)
 
 	if ((err = check_seq(&n, l->y, value, "callees")) < 0)
 		return err;
-	if (!(r->callees = calloc(n, sizeof(*r->callees))))
-		return nomem();
+	r->callees = calloc(n, sizeof(*r->callees));
+	KB_ERROR_CHECK_ALLOC(r->callees);
 	for (item = value->data.sequence.items.start;
 	     item < value->data.sequence.items.top; item++)
 		if ((err = add_callee(l, &r->callees[r->ncallees++],
@@ -114,8 +109,8 @@ static int add_checks(void *ctx, void *obj, yaml_node_t *value)
 
 	if ((err = check_seq(&n, l->y, value, "checks")) < 0)
 		return err;
-	if (!(r->checks = calloc(n, sizeof(*r->checks))))
-		return nomem();
+	r->checks = calloc(n, sizeof(*r->checks));
+	KB_ERROR_CHECK_ALLOC(r->checks);
 	for (item = value->data.sequence.items.start;
 	     item < value->data.sequence.items.top; item++)
 		if ((err = kb_yaml_dup_string(&r->checks[r->nchecks++], l->y,
@@ -259,8 +254,8 @@ int kb_audit_rules_load(struct kb_audit_rules **out, struct kb_yaml *y,
 	int err;
 
 	*out = NULL;
-	if (!(r = calloc(1, sizeof(*r))))
-		return nomem();
+	r = calloc(1, sizeof(*r));
+	KB_ERROR_CHECK_ALLOC(r);
 	r->flag_format = KB_AUDIT_BARE;
 	r->flag_guard = KB_GUARD_DIRECT;
 	if ((err = kb_yaml_dispatch(y, map, "audit", rules_keys, ARRAY_SIZE(rules_keys),
@@ -271,7 +266,7 @@ int kb_audit_rules_load(struct kb_audit_rules **out, struct kb_yaml *y,
 		goto done;
 	}
 	if (!(r->key = json_key(id)))
-		err = nomem();
+		err = kb_error_oom();
 done:
 	if (err < 0)
 		kb_audit_rules_free(r);

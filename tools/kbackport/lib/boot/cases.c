@@ -18,11 +18,6 @@ struct loader {
 	yaml_node_t *suites;
 };
 
-static int nomem(void)
-{
-	return kb_error_set(KB_ENOMEM, "out of memory");
-}
-
 static size_t count_pairs(const yaml_node_t *map)
 {
 	return (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
@@ -56,7 +51,7 @@ static int string_list(char ***out, size_t *n, struct loader *l, yaml_node_t *va
 				     key, what, kb_yaml_kind(value));
 	if (!(*out = calloc((size_t)(value->data.sequence.items.top -
 				     value->data.sequence.items.start) + 1, sizeof(char *))))
-		return nomem();
+		return kb_error_oom();
 	for (item = value->data.sequence.items.start; item < value->data.sequence.items.top; item++)
 		if ((err = kb_yaml_dup_string(&(*out)[(*n)++], &l->y,
 					      kb_yaml_node(&l->y, *item), what)) < 0)
@@ -229,8 +224,8 @@ static int add_cases(void *ctx, void *obj, yaml_node_t *value)
 
 	if ((err = need_mapping(l, value, "'cases'")) < 0)
 		return err;
-	if (!(s->cases = calloc(count_pairs(value) + 1, sizeof(*s->cases))))
-		return nomem();
+	s->cases = calloc(count_pairs(value) + 1, sizeof(*s->cases));
+	KB_ERROR_CHECK_ALLOC(s->cases);
 	for (pair = value->data.mapping.pairs.start; pair < value->data.mapping.pairs.top; pair++)
 		if ((err = add_case(l, s, pair)) < 0)
 			return err;
@@ -305,8 +300,8 @@ static int parse_root(struct loader *l)
 		return kb_yaml_error(&l->y, root, KB_EINVALID, "no 'suites'");
 	if ((err = need_mapping(l, l->suites, "'suites'")) < 0)
 		return err;
-	if (!(l->cases->suites = calloc(count_pairs(l->suites) + 1, sizeof(*l->cases->suites))))
-		return nomem();
+	l->cases->suites = calloc(count_pairs(l->suites) + 1, sizeof(*l->cases->suites));
+	KB_ERROR_CHECK_ALLOC(l->cases->suites);
 	for (pair = l->suites->data.mapping.pairs.start; pair < l->suites->data.mapping.pairs.top;
 	     pair++)
 		if ((err = add_suite(l, pair)) < 0)
@@ -322,7 +317,7 @@ int kb_cases_parse(struct kb_cases **out, const char *buf, size_t len, const cha
 	*out = NULL;
 	memset(&l, 0, sizeof(l));
 	if (!(l.cases = calloc(1, sizeof(*l.cases))) || !(l.cases->path = kb_strdup(path))) {
-		err = nomem();
+		err = kb_error_oom();
 		goto done;
 	}
 	if ((err = kb_yaml_load(&l.y, buf, len, path)) < 0 || (err = parse_root(&l)) < 0)
@@ -359,8 +354,8 @@ static int take_suites(struct kb_cases *into, struct kb_cases *from)
 		if (kb_cases_suite(into, from->suites[i].name))
 			return kb_error_set(KB_EINVALID, "suite '%s' is in both '%s' and '%s'",
 					    from->suites[i].name, into->path, from->path);
-	if (!(s = realloc(into->suites, (into->nsuites + from->nsuites + 1) * sizeof(*s))))
-		return nomem();
+	s = realloc(into->suites, (into->nsuites + from->nsuites + 1) * sizeof(*s));
+	KB_ERROR_CHECK_ALLOC(s);
 	into->suites = s;
 	memcpy(s + into->nsuites, from->suites, from->nsuites * sizeof(*s));
 	into->nsuites += from->nsuites;

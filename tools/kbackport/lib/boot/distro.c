@@ -82,8 +82,8 @@ static int resolve_image(char **name, struct apt_package *p, const char *package
 	int err, hops;
 
 	*name = NULL;
-	if (!(*name = kb_strdup(package)))
-		return KB_ENOMEM;
+	*name = kb_strdup(package);
+	KB_ERROR_CHECK_ALLOC(*name);
 	for (hops = 0; hops < 4; hops++) {
 		if ((err = apt_show(p, *name, downloads)) < 0)
 			return err;
@@ -189,7 +189,7 @@ int kb_distro_kernel_fetch(struct kb_distro_kernel *out, const char *package,
 		goto done;
 	if (!(out->version = kb_strdup(p.version)) ||
 	    (err = kb_buf_printf(&root, "%s/%s_%s", downloads, out->package, p.version)) < 0) {
-		err = KB_ENOMEM;
+		err = kb_error_oom();
 		goto done;
 	}
 	if (!kb_path_exists(root.ptr) &&

@@ -38,7 +38,7 @@ static int test_dirs(char ***out, size_t *nout, const struct kb_fix *const *fixe
 	*out = NULL;
 	*nout = 0;
 	if (!(*out = calloc(n + 1, sizeof(char *))) || !(*first = calloc(n + 1, sizeof(size_t))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	for (i = 0; i < n; i++) {
 		if (!fixes[i]->tests_dir)
 			continue;
@@ -48,8 +48,7 @@ static int test_dirs(char ***out, size_t *nout, const struct kb_fix *const *fixe
 		if (seen(*out, *nout, real) >= 0)
 			continue;
 		(*first)[*nout] = i;
-		if (!((*out)[(*nout)++] = kb_strdup(real)))
-			return kb_error_set(KB_ENOMEM, "out of memory");
+		KB_ERROR_CHECK_ALLOC((*out)[(*nout)++] = kb_strdup(real));
 	}
 	return 0;
 }
@@ -79,8 +78,8 @@ static int load_kunit(struct kb_fix_tests *t, const struct kb_fix *const *fixes,
 	size_t i;
 	int err = 0;
 
-	if (!(t->kunit = calloc(t->ndirs + 1, sizeof(*t->kunit))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	t->kunit = calloc(t->ndirs + 1, sizeof(*t->kunit));
+	KB_ERROR_CHECK_ALLOC(t->kunit);
 	for (i = 0; i < t->ndirs && !err; i++) {
 		kb_buf_clear(&path);
 		if ((err = kb_buf_printf(&path, "%s/kunit", t->dirs[i])) < 0 || !is_dir(path.ptr))
@@ -88,7 +87,7 @@ static int load_kunit(struct kb_fix_tests *t, const struct kb_fix *const *fixes,
 		t->kunit[t->nkunit].name = target_name(fixes[first[i]]->id);
 		t->kunit[t->nkunit].path = kb_buf_detach(&path);
 		if (!t->kunit[t->nkunit].name || !t->kunit[t->nkunit++].path)
-			err = kb_error_set(KB_ENOMEM, "out of memory");
+			err = kb_error_oom();
 	}
 	kb_buf_release(&path);
 	return err;
@@ -102,11 +101,11 @@ static int load_cases(struct kb_fix_tests *t)
 
 	if (!t->ndirs)
 		return 0;
-	if (!(paths = calloc(t->ndirs, sizeof(*paths))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	paths = calloc(t->ndirs, sizeof(*paths));
+	KB_ERROR_CHECK_ALLOC(paths);
 	for (i = 0; i < t->ndirs && !err; i++)
 		if (!(paths[i] = path_join(t->dirs[i], "cases.yaml")))
-			err = kb_error_set(KB_ENOMEM, "out of memory");
+			err = kb_error_oom();
 	if (!err)
 		err = kb_cases_load_many(&t->cases, (const char *const *)paths, t->ndirs);
 	for (i = 0; i < t->ndirs; i++)
@@ -157,14 +156,14 @@ static int add_config(char ***paths, size_t *n, const struct kb_fix *fix)
 	char real[PATH_MAX], *path, **p;
 
 	if (!fix->tests_dir || !(path = path_join(fix->tests_dir, "kernel.config")))
-		return fix->tests_dir ? kb_error_set(KB_ENOMEM, "out of memory") : 0;
+		return fix->tests_dir ? kb_error_oom() : 0;
 	if (!realpath(path, real) || seen(*paths, *n, real) >= 0) {
 		free(path);
 		return 0;
 	}
 	free(path);
 	if (!(p = realloc(*paths, (*n + 1) * sizeof(*p))) || !(p[*n] = kb_strdup(real)))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	*paths = p;
 	(*n)++;
 	return 0;

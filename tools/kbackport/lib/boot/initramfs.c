@@ -79,8 +79,7 @@ static int cpio_header(struct cpio *c, const char *path, mode_t mode, size_t siz
 	struct archive_entry *ae = archive_entry_new();
 	int err = 0;
 
-	if (!ae)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(ae);
 	archive_entry_set_pathname(ae, path);
 	archive_entry_set_mode(ae, mode);
 	archive_entry_set_size(ae, (la_int64_t)size);
@@ -120,13 +119,12 @@ static int cpio_dir(struct cpio *c, const char *path, size_t len, mode_t perm)
 	if (c->ndirs == c->adirs) {
 		size_t n = c->adirs ? 2 * c->adirs : 32;
 		char **p = realloc(c->dirs, n * sizeof(*p));
-		if (!p)
-			return kb_error_set(KB_ENOMEM, "out of memory");
+		KB_ERROR_CHECK_ALLOC(p);
 		c->dirs = p;
 		c->adirs = n;
 	}
-	if (!(name = kb_strndup(path, len)))
-		return KB_ENOMEM;
+	name = kb_strndup(path, len);
+	KB_ERROR_CHECK_ALLOC(name);
 	c->dirs[c->ndirs++] = name;
 	return cpio_header(c, name, S_IFDIR | perm, 0, NULL, 0);
 }
@@ -162,8 +160,8 @@ static int cpio_symlink(struct cpio *c, const char *path, const char *target)
 
 static int cpio_open(struct cpio *c, const char *path)
 {
-	if (!(c->a = archive_write_new()))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	c->a = archive_write_new();
+	KB_ERROR_CHECK_ALLOC(c->a);
 	/*
 	 * Not compressed: compressing costs more time than it saves, both on
 	 * the host (gzip of Debian's modules took 2.4 s) and in the guest,
@@ -310,8 +308,8 @@ static int grow(void **array, size_t *alloc, size_t n, size_t size)
 	if (n < *alloc)
 		return 0;
 	want = *alloc ? 2 * *alloc : 64;
-	if (!(p = realloc(*array, want * size)))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	p = realloc(*array, want * size);
+	KB_ERROR_CHECK_ALLOC(p);
 	*array = p;
 	*alloc = want;
 	return 0;
@@ -329,7 +327,7 @@ static int read_index(char **out, const struct modindex *ix, const char *name, b
 		*out = NULL;
 		err = required ? kb_error_set(KB_ENOTFOUND, "cannot read '%s': run depmod first",
 					      path.ptr) :
-				 ((*out = kb_strdup("")) ? 0 : KB_ENOMEM);
+				 ((*out = kb_strdup("")) ? 0 : kb_error_oom());
 	}
 	kb_buf_release(&path);
 	return err;
@@ -542,8 +540,7 @@ static int decompress(struct kb_buf *out, const char *file)
 	la_ssize_t n = 0;
 	int err = 0;
 
-	if (!a)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(a);
 	archive_read_support_filter_all(a);
 	archive_read_support_format_raw(a);
 	if (archive_read_open_filename(a, file, 1 << 16) != ARCHIVE_OK ||

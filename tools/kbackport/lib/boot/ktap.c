@@ -160,7 +160,7 @@ static const char *plural(size_t n)
 static void put(struct parser *p, struct kb_buf *b, const char *s, size_t n)
 {
 	if (!p->err && kb_buf_put(b, s, n) < 0)
-		p->err = KB_ENOMEM;
+		p->err = kb_error_oom();
 }
 
 static void vformat(struct parser *p, struct kb_buf *b, const char *fmt, va_list ap)
@@ -174,7 +174,7 @@ static void vformat(struct parser *p, struct kb_buf *b, const char *fmt, va_list
 	if (n < 0 || p->err)
 		return;
 	if (kb_buf_grow(b, (size_t)n) < 0) {
-		p->err = KB_ENOMEM;
+		p->err = kb_error_oom();
 		return;
 	}
 	vsnprintf(b->ptr + b->size, (size_t)n + 1, fmt, ap);
@@ -199,7 +199,7 @@ static char *dup(struct parser *p, const char *s, size_t n)
 	if (p->err)
 		return NULL;
 	if (!(d = malloc(n + 1))) {
-		p->err = KB_ENOMEM;
+		p->err = kb_error_oom();
 		return NULL;
 	}
 	memcpy(d, s, n);
@@ -213,7 +213,7 @@ static char *take(struct parser *p, struct kb_buf *b)
 	char *s = NULL;
 
 	if (b->size && !p->err && !(s = kb_buf_detach(b)))
-		p->err = KB_ENOMEM;
+		p->err = kb_error_oom();
 	kb_buf_clear(b);
 	return s;
 }
@@ -226,7 +226,7 @@ static void *grow(struct parser *p, void *array, size_t *alloc, size_t n, size_t
 	if (n < *alloc)
 		return array;
 	if (p->err || !(np = realloc(array, na * size))) {
-		p->err = KB_ENOMEM;
+		p->err = kb_error_oom();
 		return NULL;
 	}
 	*alloc = na;
@@ -988,7 +988,7 @@ int kb_ktap_suite_document(char **out, const struct kb_ktap_result *r, const cha
 	*out = NULL;
 	if (!s)
 		return kb_error_set(KB_ENOTFOUND, "no KTAP suite '%s' in the log", name);
-	if (!(*out = kb_strdup(s->ktap ? s->ktap : "")))
-		return KB_ENOMEM;
+	*out = kb_strdup(s->ktap ? s->ktap : "");
+	KB_ERROR_CHECK_ALLOC(*out);
 	return 0;
 }

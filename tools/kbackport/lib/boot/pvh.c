@@ -25,9 +25,9 @@ static int unxz(char **out, size_t *out_len, const char *in, size_t len)
 
 	*out = NULL;
 	if (lzma_stream_decoder(&s, UINT64_MAX, 0) != LZMA_OK)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	if (!(buf = malloc(cap))) {
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 		goto done;
 	}
 	s.next_in = (const uint8_t *)in;
@@ -41,7 +41,7 @@ static int unxz(char **out, size_t *out_len, const char *in, size_t len)
 			goto done;
 		}
 		if (!(grown = realloc(buf, cap * 2))) {
-			err = kb_error_set(KB_ENOMEM, "out of memory");
+			err = kb_error_oom();
 			goto done;
 		}
 		buf = grown;
@@ -145,7 +145,7 @@ static int extract_checked(char **elf, size_t *elf_len, char **why, const char *
 		*why = kb_strdup(kb_error_last());
 		kb_error_clear();
 	}
-	return *elf || *why ? 0 : kb_error_set(KB_ENOMEM, "out of memory");
+	return *elf || *why ? 0 : kb_error_oom();
 }
 
 int kb_pvh_image(char **out, char **why, const char *bzimage, const char *cachedir)

@@ -177,7 +177,7 @@ static int find_panic(char **out, const char *log)
 	if ((p = memmem(text, len, PANIC_MARK, strlen(PANIC_MARK)))) {
 		end = p + strcspn(p, "\r\n");
 		if (!(*out = strndup(p, (size_t)(end - p))))
-			err = kb_error_set(KB_ENOMEM, "out of memory");
+			err = kb_error_oom();
 	}
 	free(text);
 	return err;
@@ -219,7 +219,7 @@ int kb_qemu_boot(struct kb_boot_result *out, const struct kb_boot_opts *o)
 		goto done;
 	out->seconds = now() - start;
 	if (out->end == KB_BOOT_QEMU_FAILED && !(out->reason = kb_file_tail(errlog.ptr, 5)))
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 	if (!err)
 		err = find_panic(&out->panic, o->log);
 done:

@@ -12,8 +12,8 @@ static int guest_modules(char ***out, const struct kb_cases *cases)
 
 	for (s = 0; s < cases->nsuites; s++)
 		n += cases->suites[s].nmodules;
-	if (!(*out = calloc(n + 1, sizeof(char *))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	*out = calloc(n + 1, sizeof(char *));
+	KB_ERROR_CHECK_ALLOC(*out);
 	for (s = n = 0; s < cases->nsuites; s++)
 		for (m = 0; m < cases->suites[s].nmodules; m++)
 			(*out)[n++] = cases->suites[s].modules[m];
@@ -31,7 +31,7 @@ int kb_tester_init(struct kb_tester *t, const struct kb_test_opts *opts,
 	t->cases = cases;
 	if (!t->cases && (!(t->cases = calloc(1, sizeof(*t->cases))) ||
 			  !(t->cases->path = kb_strdup("(no cases)"))))
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 	if (err < 0 || (err = kb_cases_guest_text(&t->guest_cases, t->cases)) < 0 ||
 	    (err = guest_modules(&t->distro_modules, t->cases)) < 0)
 		kb_tester_release(t);
@@ -58,7 +58,7 @@ int kb_lane_test_error(struct kb_lane_test *out, const char *why)
 {
 	memset(out, 0, sizeof(*out));
 	out->verdict.verdict = KB_VERDICT_ERROR;
-	return (out->verdict.reason = kb_strdup(why)) ? 0 : kb_error_set(KB_ENOMEM, "out of memory");
+	return (out->verdict.reason = kb_strdup(why)) ? 0 : kb_error_oom();
 }
 
 /* With accel_auto: one boot under KVM; only a boot that ran to the end

@@ -164,7 +164,7 @@ static int decide(struct kb_lane_verdict *out, struct tally *t)
 	if (!err && t->foreign.size && out->verdict != KB_VERDICT_ERROR)
 		err = kb_buf_puts(why, t->foreign.ptr);
 	if (err < 0)
-		return KB_ENOMEM;
+		return kb_error_oom();
 	if (!why->size)
 		return 0;
 	why->ptr[--why->size] = '\0';	/* the last newline */
@@ -283,7 +283,7 @@ int kb_branch_verdict(enum kb_verdict *out, char **note, const struct kb_lane_ou
 		if (kb_buf_printf(&msg, "the tests did not detect %s on the %s lane: "
 				  "it passed every case, so this backport is not verified",
 				  fix_id, kb_lane_kind_name(baseline->kind)) < 0)
-			return KB_ENOMEM;
+			return kb_error_oom();
 		*note = kb_buf_detach(&msg);
 	}
 	return 0;

@@ -288,12 +288,12 @@ static int result_paths(struct lane_build *b)
 	struct kb_buf dir = KB_BUF_INIT;
 
 	if (kb_buf_printf(&dir, "%s/builds/%s", b->workdir, b->key) < 0)
-		return KB_ENOMEM;
+		return kb_error_oom();
 	r->build_dir = kb_buf_detach(&dir);
 	if (!r->build_dir || !(r->staging_dir = path_join(r->build_dir, "staging")) ||
 	    !(r->log = path_join(r->build_dir, "build.log")) ||
 	    !(r->image = path_join(r->build_dir, image_path(b->branch->arch))))
-		return KB_ENOMEM;
+		return kb_error_oom();
 	return 0;
 }
 
@@ -309,7 +309,7 @@ static int lane_paths(struct lane_build *b)
 	git_oid_tostr(b->lane_tree, sizeof(b->lane_tree), &b->lane->tree);
 	if (!(b->workdir = absolute(b->opts->workdir)) ||
 	    !(b->fragment = absolute(fragment)))
-		return KB_ENOMEM;
+		return kb_error_oom();
 	if ((err = kb_read_file(&b->fragment_text, NULL, b->fragment)) < 0)
 		return kb_error_prefix(err, "cannot read config fragment '%s'", fragment);
 	if ((err = kb_buf_printf(&src, "%s/src/%s", b->workdir, b->branch->name)) < 0 ||
@@ -318,7 +318,7 @@ static int lane_paths(struct lane_build *b)
 	    !(b->obj = kb_buf_detach(&src)) ||
 	    !(b->obj_log = path_join(b->obj, "build.log")) ||
 	    !(b->obj_staging = path_join(b->obj, "staging")))
-		return err < 0 ? err : KB_ENOMEM;
+		return err < 0 ? err : kb_error_oom();
 	return 0;
 }
 
@@ -332,7 +332,7 @@ static int built_tree(struct lane_build *b)
 {
 	struct kb_compat *rules = NULL;
 	char *odb = path_join(b->workdir, "odb");
-	int err = odb ? kb_mkdir_p(odb) : KB_ENOMEM;
+	int err = odb ? kb_mkdir_p(odb) : kb_error_oom();
 
 	git_oid_cpy(&b->out->tree, &b->lane->tree);
 	if (!err && (err = kb_overlay_repo_open(&b->own, b->repo, odb)) == 0) {
@@ -395,8 +395,8 @@ static int compose_fragment(struct lane_build *b)
 
 	if (!b->opts->nextra_fragments || b->branch->config)
 		return 0;
-	if (!(cache = path_join(b->workdir, "kconfig")))
-		return KB_ENOMEM;
+	cache = path_join(b->workdir, "kconfig");
+	KB_ERROR_CHECK_ALLOC(cache);
 	if ((err = kb_kconfig_load(&k, b->repo, &b->lane->tree, cache)) < 0)
 		goto done;
 	err = kb_buf_puts(&text, b->fragment_text);
@@ -445,8 +445,7 @@ static int write_stamp(struct lane_build *b)
 	char *path = path_join(b->obj, STAMP);
 	int err;
 
-	if (!path)
-		return KB_ENOMEM;
+	KB_ERROR_CHECK_ALLOC(path);
 	if ((err = kb_buf_printf(&text, "key %s\ncfg %s\ntree %s\nlane-tree %s\n"
 				 "branch %s\nlane %s\n", b->key, b->cfg, b->tree,
 				 b->lane_tree, b->branch->name,
@@ -537,8 +536,8 @@ static int changed_paths(git_strarray *out, git_diff **diff, git_repository *rep
 	if ((err = git_diff_tree_to_tree(diff, repo, from, to, NULL)) < 0)
 		return kb_error_git(err, "cannot compare trees");
 	n = git_diff_num_deltas(*diff);
-	if (!(out->strings = calloc(2 * n + 1, sizeof(char *))))
-		return KB_ENOMEM;
+	out->strings = calloc(2 * n + 1, sizeof(char *));
+	KB_ERROR_CHECK_ALLOC(out->strings);
 	for (i = 0; i < n; i++) {
 		const git_diff_delta *d = git_diff_get_delta(*diff, i);
 		out->strings[out->count++] = (char *)d->new_file.path;
@@ -679,7 +678,7 @@ static int consider(struct base *best, struct lane_build *b, const char *dir,
 		best->tree = tree;
 		tree = NULL;
 		if (!(best->dir = kb_strdup(dir)))
-			err = KB_ENOMEM;
+			err = kb_error_oom();
 	}
 	free(branch);
 	free(cfg);
@@ -697,8 +696,7 @@ static int find_base(struct base *best, struct lane_build *b)
 
 	memset(best, 0, sizeof(*best));
 	best->distance = SIZE_MAX;
-	if (!builds)
-		return KB_ENOMEM;
+	KB_ERROR_CHECK_ALLOC(builds);
 	if (!(d = opendir(builds))) {
 		free(builds);
 		return 0;
@@ -731,8 +729,7 @@ static int copy_build(const char *base, const char *dir)
 	char *stamp = path_join(dir, STAMP);
 	int err = 0;
 
-	if (!stamp)
-		return KB_ENOMEM;
+	KB_ERROR_CHECK_ALLOC(stamp);
 	if (kb_run(argv, NULL, NULL) != 0)
 		err = kb_error_set(KB_ERROR, "cannot copy build '%s' to '%s'", base, dir);
 	else if (unlink(stamp) < 0)
@@ -788,7 +785,7 @@ static int prepare_dir(struct lane_build *b)
 	struct base base;
 	int err;
 
-	err = builds ? kb_mkdir_p(builds) : KB_ENOMEM;
+	err = builds ? kb_mkdir_p(builds) : kb_error_oom();
 	free(builds);
 	/* mkdir first: the parents must exist, the leftovers must not */
 	if (err < 0 || (err = kb_mkdir_p(b->obj)) < 0 || (err = kb_remove_tree(b->obj)) < 0)
@@ -987,8 +984,7 @@ static int run_step(struct lane_build *b, const char *const argv[], const char *
 	struct kb_spawn s;
 	int err = 0, status, ws;
 
-	if (!cmd)
-		return KB_ENOMEM;
+	KB_ERROR_CHECK_ALLOC(cmd);
 	announce(b, "%s", cmd);
 	/* modules_install runs depmod, which lives in /sbin */
 	snprintf(path_env, sizeof(path_env), "PATH=%s:/usr/sbin:/sbin",
@@ -1107,8 +1103,7 @@ static int reconfigure(struct lane_build *b, const char *config_path)
 	const char *argv[] = { merge, "-m", "-O", b->obj, config_path, b->fragment, NULL };
 	int err;
 
-	if (!merge)
-		return KB_ENOMEM;
+	KB_ERROR_CHECK_ALLOC(merge);
 	if ((err = run_make(b, tiny, 0, NULL)) == 0 &&
 	    (err = run_step(b, argv, b->src, NULL)) == 0)
 		err = run_make(b, old, 0, NULL);
@@ -1120,7 +1115,7 @@ static int reconfigure(struct lane_build *b, const char *config_path)
 static int configure(struct lane_build *b)
 {
 	char *config_path = path_join(b->obj, ".config"), *config = NULL;
-	int err = config_path ? 0 : KB_ENOMEM;
+	int err = config_path ? 0 : kb_error_oom();
 
 	if (!err && config_kept(b))
 		announce(b, "configuration kept: no Kconfig input differs from the copied build");
@@ -1221,7 +1216,7 @@ static int skip(struct kb_build_result *out, const struct kb_branch *branch)
 	out->status = KB_BUILD_SKIPPED;
 	out->reason = kb_strdup(branch->build_skip_reason ? branch->build_skip_reason :
 				"build: false");
-	return out->reason ? 0 : KB_ENOMEM;
+	return out->reason ? 0 : kb_error_oom();
 }
 
 static void lane_build_release(struct lane_build *b)
@@ -1267,7 +1262,7 @@ int kb_build_lane(struct kb_build_result *out, git_repository *repo,
 	if (err < 0) {
 		out->status = KB_BUILD_FAIL;
 		if (!out->reason && !(out->reason = kb_strdup(kb_error_last())))
-			return KB_ENOMEM;
+			return kb_error_oom();
 	}
 	return 0;
 }

@@ -71,7 +71,7 @@ static int next_word(char **out, const char **p)
 		size_t n = strcspn(s, " \t\n");
 		*out = kb_strndup(s, n);
 		*p = s + n;
-		return *out ? 0 : KB_ENOMEM;
+		return *out ? 0 : kb_error_oom();
 	}
 	for (s++; !err && *s && *s != '"' && *s != '\n'; s++) {
 		c = *s;
@@ -102,7 +102,7 @@ static int read_add_file(struct kb_compat_step *s, const char *rules_path)
 
 	if (kb_buf_printf(&file, "%.*s%s", slash ? (int)(slash - rules_path + 1) : 0,
 			  rules_path, s->arg[1]) < 0)
-		return KB_ENOMEM;
+		return kb_error_oom();
 	if ((err = kb_read_file(&s->data, &s->len, file.ptr)) < 0)
 		err = kb_error_prefix(err, "%s:%u: cannot read '%s'", rules_path, s->line,
 				      file.ptr);
@@ -120,8 +120,7 @@ static int add_step(struct kb_compat_rule *r, unsigned op, char **words, unsigne
 	struct kb_compat_step *s = realloc(*v, (*n + 1) * sizeof(**v));
 	unsigned i;
 
-	if (!s)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(s);
 	*v = s;
 	s = memset(&s[(*n)++], 0, sizeof(*s));
 	s->op = ops[op].op;
@@ -155,7 +154,7 @@ static int parse_line(struct kb_compat *c, const char *text, unsigned line)
 			goto done;
 		}
 		if (!(r = realloc(c->rules, (c->n + 1) * sizeof(*r)))) {
-			err = KB_ENOMEM;
+			err = kb_error_oom();
 			goto done;
 		}
 		c->rules = r;
@@ -204,7 +203,7 @@ int kb_compat_load(struct kb_compat **out, const char *path)
 	*out = NULL;
 	if (!c || !(c->path = kb_strdup(path))) {
 		free(c);
-		return KB_ENOMEM;
+		return kb_error_oom();
 	}
 	if ((err = kb_read_file(&text, NULL, path)) < 0) {
 		err = kb_error_prefix(err, "cannot read build rules '%s'", path);
@@ -256,7 +255,7 @@ static int read_blob(char **out, size_t *len, git_filemode_t *mode, git_reposito
 	if (mode)
 		*mode = git_tree_entry_filemode(e);
 	if (!(*out = kb_strndup(git_blob_rawcontent(blob), *len)))
-		err = KB_ENOMEM;
+		err = kb_error_oom();
 done:
 	git_blob_free(blob);
 	git_tree_entry_free(e);
@@ -360,7 +359,7 @@ static int act(git_oid *tree, struct kb_buf *cc, const struct kb_compat_step *s,
 		err = put(tree, repo, s->arg[1], data, len, mode);
 	else if (s->op == KB_COMPAT_APPEND) {
 		if (kb_buf_put(&text, data, len) < 0 || kb_buf_puts(&text, s->arg[1]) < 0)
-			err = KB_ENOMEM;
+			err = kb_error_oom();
 		else
 			err = put(tree, repo, s->arg[0], text.ptr, text.size, mode);
 	} else if (!replace_all(&text, data, s->arg[1], s->arg[2]))
@@ -399,8 +398,7 @@ int kb_compat_apply(struct kb_compat_result *out, git_repository *repo,
 
 	memset(out, 0, sizeof(*out));
 	git_oid_cpy(&out->tree, tree);
-	if (!on)
-		return KB_ENOMEM;
+	KB_ERROR_CHECK_ALLOC(on);
 	err = kb_compat_select(on, repo, tree, compat);
 	for (i = 0; i < compat->n && !err; i++) {
 		const struct kb_compat_rule *r = &compat->rules[i];

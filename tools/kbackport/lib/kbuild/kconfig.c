@@ -21,12 +21,12 @@ static int push(struct walk *w, const char *name, size_t len)
 
 	if (w->k->n == w->alloc) {
 		w->alloc = w->alloc ? w->alloc * 2 : 4096;
-		if (!(p = realloc(w->k->symbols, w->alloc * sizeof(*p))))
-			return kb_error_set(KB_ENOMEM, "out of memory");
+		p = realloc(w->k->symbols, w->alloc * sizeof(*p));
+		KB_ERROR_CHECK_ALLOC(p);
 		w->k->symbols = p;
 	}
-	if (!(w->k->symbols[w->k->n] = kb_strndup(name, len)))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	w->k->symbols[w->k->n] = kb_strndup(name, len);
+	KB_ERROR_CHECK_ALLOC(w->k->symbols[w->k->n]);
 	w->k->n++;
 	return 0;
 }
@@ -216,7 +216,7 @@ int kb_kconfig_first_unknown(char **out, const struct kb_kconfig *k, const char 
 			struct kb_buf b = KB_BUF_INIT;
 
 			if (kb_buf_printf(&b, "CONFIG_%s", name) < 0)
-				return kb_error_set(KB_ENOMEM, "out of memory");
+				return kb_error_oom();
 			*out = kb_buf_detach(&b);
 			return 0;
 		}

@@ -67,16 +67,15 @@ static int add_blob(struct updates *u, git_repository *repo, const char *path,
 	git_tree_update *v = realloc(u->v, (u->n + 1) * sizeof(*v)), *up;
 	int err;
 
-	if (!v)
-		return KB_ENOMEM;
+	KB_ERROR_CHECK_ALLOC(v);
 	u->v = v;
 	up = memset(&v[u->n], 0, sizeof(*up));
 	if ((err = git_blob_create_from_buffer(&up->id, repo, data, len)) < 0)
 		return kb_error_git(err, "cannot write '%s'", path);
 	up->action = GIT_TREE_UPDATE_UPSERT;
 	up->filemode = mode;
-	if (!(up->path = kb_strdup(path)))
-		return KB_ENOMEM;
+	up->path = kb_strdup(path);
+	KB_ERROR_CHECK_ALLOC(up->path);
 	u->n++;
 	return 0;
 }

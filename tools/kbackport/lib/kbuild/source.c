@@ -26,8 +26,8 @@ int kb_source_new(struct kb_source **out, git_repository *repo, git_tree *tree)
 	struct kb_source *src;
 
 	*out = NULL;
-	if (!(src = calloc(1, sizeof(*src))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	src = calloc(1, sizeof(*src));
+	KB_ERROR_CHECK_ALLOC(src);
 	src->repo = repo;
 	src->tree = tree;
 	*out = src;
@@ -91,7 +91,7 @@ int kb_source_entry(git_oid *id, git_filemode_t *mode, struct kb_source *src,
 		len = strcspn(p, "/");
 		free(name);
 		if (!(name = kb_strndup(p, len))) {
-			err = KB_ENOMEM;
+			err = kb_error_oom();
 			break;
 		}
 		if (!len || !(entry = git_tree_entry_byname(tree, name)) ||
@@ -137,7 +137,7 @@ static int load_blob(struct cached_file *file, struct kb_source *src)
 	file->len = (size_t)git_blob_rawsize(blob);
 	if ((file->data = malloc(file->len + 1)) == NULL) {
 		git_blob_free(blob);
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	}
 	memcpy(file->data, git_blob_rawcontent(blob), file->len);
 	file->data[file->len] = '\0';
@@ -164,19 +164,18 @@ static int cached(struct cached_file **out, struct kb_source *src, const char *p
 		if (src->nfiles == src->alloc) {
 			size_t n = src->alloc ? src->alloc * 2 : 16;
 			struct cached_file *v = realloc(src->files, n * sizeof(*v));
-			if (!v)
-				return kb_error_set(KB_ENOMEM, "out of memory");
+			KB_ERROR_CHECK_ALLOC(v);
 			src->files = v;
 			src->alloc = n;
 		}
 		file = &src->files[src->nfiles];
 		memset(file, 0, sizeof(*file));
-		if (!(file->path = kb_strdup(path)))
-			return KB_ENOMEM;
+		file->path = kb_strdup(path);
+		KB_ERROR_CHECK_ALLOC(file->path);
 		src->nfiles++;
 		if ((file->err = load_blob(file, src)) < 0 &&
 		    !(file->errmsg = kb_strdup(kb_error_last())))
-			return KB_ENOMEM;
+			return kb_error_oom();
 	}
 	if (file->err < 0)
 		return kb_error_set(file->err, "%s", file->errmsg);

@@ -187,7 +187,7 @@ static int set(json_t *obj, const char *key, json_t *value)
 {
 	if (!value)
 		return 0;
-	return json_object_set_new(obj, key, value) ? kb_error_set(KB_ENOMEM, "out of memory") : 0;
+	return json_object_set_new(obj, key, value) ? kb_error_oom() : 0;
 }
 
 static json_t *str(const char *s)
@@ -296,7 +296,7 @@ static int queue_misc(struct kcidb *k, json_t *misc, const struct kb_report_queu
 	    (err = set(misc, "queue_ref", str(q->ref))) < 0)
 		return err;
 	return json_object_set_new(misc, "fixes", queue_fixes(q)) ?
-	       kb_error_set(KB_ENOMEM, "out of memory") : 0;
+	       kb_error_oom() : 0;
 }
 
 /* id, origin, and what every checkout of branch `b` says; misc is filled
@@ -334,9 +334,9 @@ static json_t *checkout_misc(struct kcidb *k, const struct kb_report_branch *b, 
 static int checkout_add(struct kcidb *k, json_t *c, json_t *misc, int err)
 {
 	if (!err && (!c || !misc))
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 	if (!err && (json_object_set(c, "misc", misc) || json_array_append(k->checkouts, c)))
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 	json_decref(c);
 	json_decref(misc);
 	return err;
@@ -491,8 +491,7 @@ static int lane_build(struct kcidb *k, const struct kb_report_branch *b,
 	c = json_pack("{s:o, s:o, s:s, s:s, s:b, s:{s:s}}", "id", object_id(k, b->name, kind_name(l), NULL),
 		      "checkout_id", object_id(k, b->name, kind_name(l), NULL), "origin", KB_KCIDB_ORIGIN,
 		      "architecture", "x86_64", "valid", !failed, "misc", "lane", kind_name(l));
-	if (!c)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(c);
 	misc = json_object_get(c, "misc");
 	if ((err = set(c, "config_name", real ? json_string(l->config ? l->config :
 							     "tinyconfig+kbackport.config") : NULL)) < 0 ||
@@ -505,7 +504,7 @@ static int lane_build(struct kcidb *k, const struct kb_report_branch *b,
 	    (!real && (err = set(c, "comment", json_sprintf("%s, not built by kbackport",
 							  l->ref ? l->ref : "a prebuilt kernel"))) < 0))
 		goto done;
-	err = json_array_append(k->builds, c) ? kb_error_set(KB_ENOMEM, "out of memory") : 0;
+	err = json_array_append(k->builds, c) ? kb_error_oom() : 0;
 done:
 	json_decref(c);
 	return err;
@@ -572,7 +571,7 @@ static void set_next(int *err, json_t *obj, const char *key, json_t *value)
 	if (*err < 0 || !obj) {
 		json_decref(value);
 		if (!*err)
-			*err = kb_error_set(KB_ENOMEM, "out of memory");
+			*err = kb_error_oom();
 		return;
 	}
 	*err = set(obj, key, value);
@@ -598,7 +597,7 @@ static int add_test(struct kcidb *k, const struct kb_report_branch *b, const str
 		set_next(&err, f->misc, "baseline", json_true());
 	set_next(&err, t, "misc", f->misc);
 	if (!err && json_array_append(k->tests, t))
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 	json_decref(t);
 	json_decref(f->path);
 	return err;
@@ -683,8 +682,7 @@ int kb_kcidb_report(json_t **out, const struct kb_report *r, const char *base_ur
 	int err = 0;
 
 	*out = NULL;
-	if (!doc)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(doc);
 	k.checkouts = json_object_get(doc, "checkouts");
 	k.builds = json_object_get(doc, "builds");
 	k.tests = json_object_get(doc, "tests");

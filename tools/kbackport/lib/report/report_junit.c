@@ -90,8 +90,8 @@ static int apply_case(struct jsuite *s, const char *name, const struct kb_report
 		o = J_FAIL;
 	else if (a->status == KB_STATUS_ERROR)
 		o = J_ERROR;
-	if (!(c = add_case(s, name, o)))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	c = add_case(s, name, o);
+	KB_ERROR_CHECK_ALLOC(c);
 	if (o == J_SKIP)
 		return kb_buf_puts(&c->message, "no apply stage for this lane");
 	if ((err = report_put_apply_cell(&c->message, a)) < 0 ||
@@ -124,7 +124,7 @@ static int queue_suite(struct jsuite *s, const struct kb_report_branch *b,
 	if ((err = kb_buf_printf(&s->name, "%s.%s.queue", b->name, kb_lane_kind_name(l->kind))) < 0)
 		return err;
 	if (b->queue.error)
-		return !(c = add_case(s, "queue", J_ERROR)) ? kb_error_set(KB_ENOMEM, "out of memory") :
+		return !(c = add_case(s, "queue", J_ERROR)) ? kb_error_oom() :
 		       kb_buf_puts(&c->message, b->queue.error);
 	for (f = 0; f < b->queue.nfixes && !err; f++)
 		err = apply_case(s, b->queue.fixes[f].fix, &b->queue.fixes[f].apply);
@@ -144,7 +144,7 @@ static int build_log_tail(struct kb_buf *out, const struct kb_report *r,
 		return err;
 	tail = kb_file_tail(path.ptr, 40);
 	err = tail ? kb_buf_printf(out, "the last lines of %s/build.log:\n%s%s", l->dir, tail,
-				   *tail && tail[strlen(tail) - 1] != '\n' ? "\n" : "") : KB_ENOMEM;
+				   *tail && tail[strlen(tail) - 1] != '\n' ? "\n" : "") : kb_error_oom();
 	free(tail);
 	kb_buf_release(&path);
 	return err;
@@ -159,14 +159,14 @@ static int stage_build(struct jsuite *s, const struct kb_report *r, const struct
 		o = J_SKIP;
 	else if (l->build == KB_BUILD_FAIL)
 		o = J_FAIL;
-	if (!(c = add_case(s, "build", o)))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	c = add_case(s, "build", o);
+	KB_ERROR_CHECK_ALLOC(c);
 	c->seconds = l->build_seconds;
 	if (o == J_SKIP)
 		return kb_buf_puts(&c->message, l->has_build ? "not built" : "no build stage for this lane");
 	if (o == J_PASS)
 		return l->build == KB_BUILD_CACHED ? kb_buf_puts(&c->body, "a cached build was reused\n") : 0;
-	return kb_buf_puts(&c->message, "the build failed") < 0 ? KB_ENOMEM :
+	return kb_buf_puts(&c->message, "the build failed") < 0 ? kb_error_oom() :
 	       build_log_tail(&c->body, r, l);
 }
 
@@ -183,8 +183,8 @@ static int stage_test(struct jsuite *s, const struct kb_report_lane *l)
 		o = J_ERROR;
 	else if (v == KB_VERDICT_SKIPPED || v == KB_VERDICT_UNTESTED)
 		o = J_SKIP;	/* untested: no case looked for the fix, none could fail */
-	if (!(c = add_case(s, "test", o)))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	c = add_case(s, "test", o);
+	KB_ERROR_CHECK_ALLOC(c);
 	c->seconds = l->test_seconds;
 	if (o == J_PASS && v != KB_VERDICT_VULNERABLE)
 		return 0;
@@ -213,8 +213,7 @@ static int ktap_case(struct jsuite *s, const struct kb_report_lane *l,
 	struct jcase *c = add_case(s, k->name, o);
 	int err = 0;
 
-	if (!c)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(c);
 	if (o == J_PASS && report_case_expected_failure(l, k))
 		err = kb_buf_puts(&c->body, "failed, as it should on a baseline lane: "
 				  "it detects the missing fix\n");
@@ -342,8 +341,7 @@ int kb_report_junit(struct kb_buf *out, const struct kb_report *r,
 	size_t i, n = 0;
 	int err;
 
-	if (!s)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(s);
 	n = 1;
 	if ((err = kb_buf_printf(&s[0].name, "%s.%s", b->name, kb_lane_kind_name(l->kind))) < 0 ||
 	    (err = stage_apply(&s[0], b, l)) < 0 || (err = stage_build(&s[0], r, l)) < 0 ||

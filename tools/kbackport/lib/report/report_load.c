@@ -221,8 +221,8 @@ static int get_lines(const char ***out, size_t *n, struct ctx *c, json_t *obj, c
 		v = json_pack("[O]", v), json_object_set_new(obj, key, v);
 	if (!json_is_array(v))
 		return bad(c, "'%s' is not a list of strings", key);
-	if (!(*out = calloc(json_array_size(v) + 1, sizeof(**out))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	*out = calloc(json_array_size(v) + 1, sizeof(**out));
+	KB_ERROR_CHECK_ALLOC(*out);
 	json_array_foreach(v, i, item) {
 		if (!json_is_string(item))
 			return bad(c, "%s[%zu] is not a string", key, i);
@@ -298,8 +298,8 @@ static int load_queue(struct kb_report_queue *q, struct ctx *c, json_t *obj)
 	    (err = get_str(&q->commit, c, v, "commit", false)) < 0 ||
 	    (err = get_str(&q->error, c, v, "error", false)) < 0)
 		return err;
-	if (!(q->fixes = calloc(json_array_size(results) + 1, sizeof(*q->fixes))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	q->fixes = calloc(json_array_size(results) + 1, sizeof(*q->fixes));
+	KB_ERROR_CHECK_ALLOC(q->fixes);
 	q->present = true;
 	json_array_foreach(results, i, item) {
 		at2 = enter(c, ".results[%zu]", i);
@@ -346,8 +346,8 @@ static int load_suite(struct kb_report_suite *s, struct ctx *c, const char *name
 	cases = json_object_get(obj, "cases");
 	if (cases && !json_is_array(cases) && !json_is_null(cases))
 		return bad(c, "'cases' is not a list");
-	if (!(s->cases = calloc(json_array_size(cases) + 1, sizeof(*s->cases))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	s->cases = calloc(json_array_size(cases) + 1, sizeof(*s->cases));
+	KB_ERROR_CHECK_ALLOC(s->cases);
 	json_array_foreach(cases, i, item) {
 		at = enter(c, ".cases[%zu]", i);
 		if ((err = load_case(&s->cases[s->ncases++], c, item)) < 0)
@@ -368,8 +368,8 @@ static int load_suites(struct kb_report_lane *l, struct ctx *c, json_t *obj)
 		return 0;
 	if (!json_is_object(suites))
 		return bad(c, "'suites' is not an object");
-	if (!(l->suites = calloc(json_object_size(suites) + 1, sizeof(*l->suites))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	l->suites = calloc(json_object_size(suites) + 1, sizeof(*l->suites));
+	KB_ERROR_CHECK_ALLOC(l->suites);
 	json_object_foreach(suites, name, v) {
 		at = enter(c, ".suites.%s", name);
 		if ((err = load_suite(&l->suites[l->nsuites++], c, name, v)) < 0)
@@ -512,8 +512,8 @@ static int load_lanes(struct kb_report_branch *b, struct ctx *c, json_t *obj, co
 
 	if (lanes && !json_is_array(lanes) && !json_is_null(lanes))
 		return bad(c, "'lanes' is not a list");
-	if (!(b->lanes = calloc(json_array_size(lanes) + 1, sizeof(*b->lanes))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	b->lanes = calloc(json_array_size(lanes) + 1, sizeof(*b->lanes));
+	KB_ERROR_CHECK_ALLOC(b->lanes);
 	json_array_foreach(lanes, i, item) {
 		at = enter(c, ".lanes[%zu]", i);
 		if ((err = load_lane(&b->lanes[b->nlanes++], c, item, b->name, rundir)) < 0)
@@ -558,8 +558,8 @@ static int load_mail(struct kb_report_branch *b, struct ctx *c, json_t *obj)
 	cc = json_object_get(v, "cc");
 	if (cc && !json_is_null(cc) && !json_is_array(cc))
 		return bad(c, "'cc' is not a list of strings");
-	if (!(m->cc = calloc(json_array_size(cc) + 1, sizeof(*m->cc))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	m->cc = calloc(json_array_size(cc) + 1, sizeof(*m->cc));
+	KB_ERROR_CHECK_ALLOC(m->cc);
 	json_array_foreach(cc, i, item) {
 		if (!json_is_string(item) || !one_line(json_string_value(item)))
 			return bad(c, "cc[%zu] is not one line of text", i);
@@ -617,8 +617,8 @@ static int load_branches(struct kb_report *r, struct ctx *c)
 
 	if (!json_is_array(branches))
 		return bad(c, branches ? "'branches' is not a list" : "'branches' is missing");
-	if (!(r->branches = calloc(json_array_size(branches) + 1, sizeof(*r->branches))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	r->branches = calloc(json_array_size(branches) + 1, sizeof(*r->branches));
+	KB_ERROR_CHECK_ALLOC(r->branches);
 	json_array_foreach(branches, i, item) {
 		at = enter(c, "branches[%zu]", i);
 		if ((err = load_branch(&r->branches[r->nbranches++], c, item, r->dir)) < 0)
@@ -645,8 +645,8 @@ static int load_queue_fixes(struct kb_report *r, struct ctx *c)
 		return err;
 	if (!json_is_array(fixes))
 		return bad(c, "'fixes' is not a list");
-	if (!(r->queue_fixes = calloc(json_array_size(fixes) + 1, sizeof(*r->queue_fixes))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	r->queue_fixes = calloc(json_array_size(fixes) + 1, sizeof(*r->queue_fixes));
+	KB_ERROR_CHECK_ALLOC(r->queue_fixes);
 	json_array_foreach(fixes, i, item) {
 		size_t at2 = enter(c, ".fixes[%zu]", i);
 		if (!json_is_object(item))
@@ -718,7 +718,7 @@ int kb_report_load(struct kb_report **out, const char *rundir)
 	*out = NULL;
 	if (!(r = calloc(1, sizeof(*r))) || !(r->dir = kb_strdup(rundir))) {
 		free(r);
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	}
 	for (len = strlen(r->dir); len > 1 && r->dir[len - 1] == '/'; len--)
 		r->dir[len - 1] = '\0';
@@ -789,8 +789,8 @@ int kb_report_attention(const struct kb_report_branch ***out, size_t *n,
 	size_t i;
 
 	*n = 0;
-	if (!(*out = calloc(r->nbranches + 1, sizeof(**out))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	*out = calloc(r->nbranches + 1, sizeof(**out));
+	KB_ERROR_CHECK_ALLOC(*out);
 	for (i = 0; i < r->nbranches; i++)
 		if (!kb_report_verdict_ok(r->branches[i].verdict))
 			(*out)[(*n)++] = &r->branches[i];

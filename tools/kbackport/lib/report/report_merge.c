@@ -193,8 +193,8 @@ static int pick_branches(struct merge *m)
 
 	for (run = 0; run < m->o->ndirs; run++)
 		total += m->in[run]->nbranches;
-	if (!(m->picks = calloc(total + 1, sizeof(*m->picks))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	m->picks = calloc(total + 1, sizeof(*m->picks));
+	KB_ERROR_CHECK_ALLOC(m->picks);
 	for (run = 0; run < m->o->ndirs && !err; run++)
 		for (b = 0; b < m->in[run]->nbranches && !err; b++) {
 			const char *name = m->in[run]->branches[b].name;
@@ -269,8 +269,7 @@ static int make_id(struct merge *m)
 	size_t i, n = 0;
 	time_t now;
 
-	if (!runs)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(runs);
 	for (i = 0; i < m->o->ndirs; i++)
 		runs[i] = m->in[i]->run;
 	qsort(runs, m->o->ndirs, sizeof(*runs), cmp_str);
@@ -386,7 +385,7 @@ static int write_merged(struct merge *m)
 {
 	json_t *doc = merged_doc(m);
 	size_t i;
-	int err = doc ? 0 : kb_error_set(KB_ENOMEM, "out of memory");
+	int err = doc ? 0 : kb_error_oom();
 
 	for (i = 0; i < m->npicks && !err; i++)
 		err = copy_branch(m, m->in[m->picks[i].run],
@@ -404,8 +403,8 @@ static int load_all(struct merge *m)
 
 	if (!m->o->ndirs)
 		return kb_error_set(KB_EINVALID, "no run directory to merge");
-	if (!(m->in = calloc(m->o->ndirs, sizeof(*m->in))))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	m->in = calloc(m->o->ndirs, sizeof(*m->in));
+	KB_ERROR_CHECK_ALLOC(m->in);
 	for (i = 0; i < m->o->ndirs && !err; i++)
 		err = kb_report_load(&m->in[i], m->o->dirs[i]);
 	return err;

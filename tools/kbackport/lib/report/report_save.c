@@ -267,7 +267,7 @@ int kb_results_save(const char *rundir, json_t *doc)
 	int err;
 
 	if (!text || kb_buf_printf(&data, "%s\n", text) < 0)
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 	else
 		err = report_write_file(rundir, "results.json", data.ptr, data.size);
 	kb_buf_release(&data);

@@ -249,11 +249,10 @@ int report_strv_add(char ***v, size_t *n, const char *s)
 {
 	char **grown = realloc(*v, (*n + 2) * sizeof(*grown));
 
-	if (!grown)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(grown);
 	*v = grown;
-	if (!(grown[*n] = kb_strdup(s)))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	grown[*n] = kb_strdup(s);
+	KB_ERROR_CHECK_ALLOC(grown[*n]);
 	grown[++*n] = NULL;
 	return 0;
 }

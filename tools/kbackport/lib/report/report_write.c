@@ -53,7 +53,7 @@ static int write_kcidb(struct writer *w, const struct kb_report_opts *opts)
 		return err;
 	if (!(text = json_dumps(doc, JSON_INDENT(2))) || kb_buf_puts(&w->data, text) < 0 ||
 	    kb_buf_putc(&w->data, '\n') < 0)
-		err = kb_error_set(KB_ENOMEM, "out of memory");
+		err = kb_error_oom();
 	else
 		err = emit(w, "kcidb.json");
 	free(text);

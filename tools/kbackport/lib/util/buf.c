@@ -20,8 +20,8 @@ int kb_buf_grow(struct kb_buf *buf, size_t extra)
 	nsize = buf->asize ? buf->asize : 64;
 	while (nsize < need)
 		nsize *= 2;
-	if (!(p = realloc(buf->ptr, nsize)))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	p = realloc(buf->ptr, nsize);
+	KB_ERROR_CHECK_ALLOC(p);
 	buf->ptr = p;
 	buf->asize = nsize;
 	return 0;
@@ -162,7 +162,7 @@ char *kb_strdup(const char *s)
 	if (!s)
 		return NULL;
 	if (!(p = strdup(s)))
-		kb_error_set(KB_ENOMEM, "out of memory");
+		kb_error_oom();
 	return p;
 }
 
@@ -173,7 +173,7 @@ char *kb_strndup(const char *s, size_t n)
 	if (!s)
 		return NULL;
 	if (!(p = strndup(s, n)))
-		kb_error_set(KB_ENOMEM, "out of memory");
+		kb_error_oom();
 	return p;
 }
 

@@ -21,6 +21,14 @@ int kb_error_set(int code, const char *fmt, ...)
 	return code;
 }
 
+int kb_error_oom(void)
+{
+	static const char message[] = "out of memory";
+
+	memcpy(last_message, message, sizeof(message));
+	return KB_ENOMEM;
+}
+
 int kb_error_git(int git_code, const char *fmt, ...)
 {
 	const git_error *gerr = git_error_last();

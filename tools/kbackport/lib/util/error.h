@@ -29,6 +29,19 @@ int kb_error_set(int code, const char *fmt, ...)
 int kb_error_git(int git_code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * Out of memory, the one way to say it: records "out of memory" (no
+ * allocation) and returns KB_ENOMEM.
+ */
+int kb_error_oom(void);
+
+/* Return kb_error_oom() from the calling function when `ptr` is NULL. */
+#define KB_ERROR_CHECK_ALLOC(ptr) \
+	do { \
+		if (!(ptr)) \
+			return kb_error_oom(); \
+	} while (0)
+
 /* Prefix the current message with "<prefix>: " (adds context going up). */
 int kb_error_prefix(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

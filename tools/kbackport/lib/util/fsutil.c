@@ -78,8 +78,7 @@ int kb_mkdir_p(const char *path)
 	char *copy = kb_strdup(path), *p;
 	int err = 0;
 
-	if (!copy)
-		return KB_ENOMEM;
+	KB_ERROR_CHECK_ALLOC(copy);
 	/* from the first byte after a leading '/': mkdir("") would fail */
 	for (p = copy + (*copy == '/'); !err; p++) {
 		if (*p && *p != '/')
@@ -205,7 +204,7 @@ int kb_digest(char **out, const char *data, size_t len, const char *what)
 	if (git_odb_hash(&id, data ? data : "", len, GIT_OBJECT_BLOB) < 0)
 		return kb_error_git(KB_ERROR, "cannot hash %s", what);
 	git_oid_tostr(hex, sizeof(hex), &id);
-	return (*out = kb_strdup(hex)) ? 0 : KB_ENOMEM;
+	return (*out = kb_strdup(hex)) ? 0 : kb_error_oom();
 }
 
 int kb_copy_file(const char *to, const char *from)
@@ -358,7 +357,7 @@ nomem:
 	while (*n)
 		free(list[--*n].name);
 	free(list);
-	return kb_error_set(KB_ENOMEM, "out of memory");
+	return kb_error_oom();
 }
 
 int kb_cache_prune(size_t *removed, const char *dir, size_t keep)

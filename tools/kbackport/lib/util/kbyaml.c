@@ -47,7 +47,7 @@ static int syntax_error(const yaml_parser_t *parser, const char *buf,
 	size_t line, col;
 
 	if (parser->error == YAML_MEMORY_ERROR)
-		return kb_error_set(KB_ENOMEM, "out of memory");
+		return kb_error_oom();
 	if (parser->error == YAML_READER_ERROR) {
 		offset_position(&line, &col, buf, len, parser->problem_offset);
 		return kb_error_set(KB_EINVALID, "%s:%zu:%zu: %s", origin,
@@ -128,8 +128,7 @@ int kb_yaml_load(struct kb_yaml *y, const char *buf, size_t len,
 
 	memset(y, 0, sizeof(*y));
 	y->origin = origin;
-	if (!yaml_parser_initialize(&parser))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	KB_ERROR_CHECK_ALLOC(yaml_parser_initialize(&parser));
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
 	if (!yaml_parser_load(&parser, &y->doc)) {
 		err = syntax_error(&parser, buf, len, origin);
@@ -257,8 +256,8 @@ int kb_yaml_dup_string(char **out, struct kb_yaml *y, yaml_node_t *value,
 		return err;
 	if (!*s)
 		return kb_yaml_error(y, value, KB_EINVALID, "'%s' must not be empty", what);
-	if (!(*out = kb_strdup(s)))
-		return kb_error_set(KB_ENOMEM, "out of memory");
+	*out = kb_strdup(s);
+	KB_ERROR_CHECK_ALLOC(*out);
 	return 0;
 }
 
@@ -269,7 +268,7 @@ static int unknown_key(struct kb_yaml *y, yaml_node_t *key, const char *where,
 	const char **names = calloc(nkeys + 1, sizeof(*names));
 	const char *word = (const char *)key->data.scalar.value, *near;
 	size_t i;
-	int err = names ? 0 : kb_error_set(KB_ENOMEM, "out of memory");
+	int err = names ? 0 : kb_error_oom();
 
 	for (i = 0; i < nkeys && !err; i++) {
 		names[i] = keys[i].key;
