@@ -7,12 +7,13 @@
  * all parse: later stages never meet a broken patch file.
  */
 #include "fix.h"
+#include "util/array.h"
 #include "util/buf.h"
+#include "util/dir.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "util/kbyaml.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -674,14 +675,10 @@ static void free_names(char **names, size_t n)
 
 static int push_name(char ***names, size_t *n, size_t *alloc, const char *name)
 {
-	char **p;
+	int err;
 
-	if (*n == *alloc) {
-		*alloc = *alloc ? *alloc * 2 : 16;
-		p = reallocarray(*names, *alloc, sizeof(*p));
-		KB_ERROR_CHECK_ALLOC(p);
-		*names = p;
-	}
+	if ((err = KB_ARRAY_GROW(*names, *alloc, *n + 1)) < 0)
+		return err;
 	(*names)[*n] = kb_strdup(name);
 	KB_ERROR_CHECK_ALLOC((*names)[*n]);
 	(*n)++;
@@ -691,45 +688,49 @@ static int push_name(char ***names, size_t *n, size_t *alloc, const char *name)
 /* Directory names, sorted: an id equals its directory name. */
 static int list_fix_dirs(char ***out, size_t *n, const char *backports_dir)
 {
-	struct dirent *de;
-	size_t alloc = 0;
-	DIR *d;
-	int err = 0;
+	struct kb_dir ents = KB_DIR_INIT;
+	size_t i;
+	int err;
 
 	*out = NULL;
 	*n = 0;
-	if (!(d = opendir(backports_dir)))
-		return 0;
-	while (!err && (de = readdir(d)))
-		if (is_fix_dir(backports_dir, de->d_name))
-			err = push_name(out, n, &alloc, de->d_name);
-	closedir(d);
-	if (!err && *n)
-		qsort(*out, *n, sizeof(**out), compare_names);
+	err = kb_dir_read(&ents, backports_dir, KB_DIR_NO_HIDDEN | KB_DIR_UNREADABLE_OK);
+	/* the fixes' names stay in ents.names, moved to its front */
+	for (i = 0; !err && i < ents.n; i++) {
+		if (is_fix_dir(backports_dir, ents.names[i]))
+			ents.names[(*n)++] = ents.names[i];
+		else
+			free(ents.names[i]);
+	}
+	if (err) {
+		kb_dir_release(&ents);
+		*n = 0;
+	} else {
+		*out = ents.names;
+	}
 	return err;
 }
 
 static int find_dirs(char ***out, size_t *n, size_t *alloc, const char *dir, int depth)
 {
 	struct kb_buf sub = KB_BUF_INIT;
-	struct dirent *de;
+	struct kb_dir ents = KB_DIR_INIT;
 	struct stat st;
-	DIR *d;
-	int err = 0;
+	size_t i;
+	int err;
 
 	if (kb_is_fix_dir(dir))
 		return push_name(out, n, alloc, dir);
-	if (depth == 0 || !(d = opendir(dir)))
+	if (depth == 0)
 		return 0;
-	while (!err && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
+	err = kb_dir_read(&ents, dir, KB_DIR_NO_HIDDEN | KB_DIR_UNREADABLE_OK);
+	for (i = 0; !err && i < ents.n; i++) {
 		kb_buf_clear(&sub);
-		if ((err = kb_buf_printf(&sub, "%s/%s", dir, de->d_name)) == 0 &&
+		if ((err = kb_buf_printf(&sub, "%s/%s", dir, ents.names[i])) == 0 &&
 		    stat(sub.ptr, &st) == 0 && S_ISDIR(st.st_mode))
 			err = find_dirs(out, n, alloc, sub.ptr, depth - 1);
 	}
-	closedir(d);
+	kb_dir_release(&ents);
 	kb_buf_release(&sub);
 	return err;
 }

@@ -1,5 +1,7 @@
 #include "boot/initramfs.h"
+#include "util/array.h"
 #include "util/buf.h"
+#include "util/dir.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 
@@ -19,31 +21,32 @@
 
 /* ---- the kernel release ---- */
 
-static bool is_dir(const char *dir, const struct dirent *de)
+static bool is_dir(const char *dir, const char *name)
 {
 	char path[4096];
 	struct stat st;
 
-	if (de->d_type != DT_UNKNOWN)
-		return de->d_type == DT_DIR;
-	snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* The only directory in `dir` (a kernel release under lib/modules). */
 static int only_subdir(char **out, const char *dir)
 {
-	struct dirent *de;
-	DIR *d;
-	int n = 0;
+	struct kb_dir ents = KB_DIR_INIT;
+	size_t i;
+	int n = 0, err;
 
 	*out = NULL;
-	if (!(d = opendir(dir)))
-		return kb_error_set(KB_ENOTFOUND, "cannot read '%s': %s", dir, strerror(errno));
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.' && is_dir(dir, de) && n++ == 0)
-			*out = kb_strdup(de->d_name);
-	closedir(d);
+	if ((err = kb_dir_read(&ents, dir, KB_DIR_NO_HIDDEN)) < 0) {
+		kb_dir_release(&ents);
+		/* any directory that cannot be read: no release found */
+		return err == KB_ENOMEM ? err : KB_ENOTFOUND;
+	}
+	for (i = 0; i < ents.n; i++)
+		if (is_dir(dir, ents.names[i]) && n++ == 0)
+			*out = kb_strdup(ents.names[i]);
+	kb_dir_release(&ents);
 	if (n == 1 && *out)
 		return 0;
 	free(*out);
@@ -116,13 +119,8 @@ static int cpio_dir(struct cpio *c, const char *path, size_t len, mode_t perm)
 	for (slash = path; (slash = memchr(slash, '/', len - (size_t)(slash - path))); slash++)
 		if ((err = cpio_dir(c, path, (size_t)(slash - path), 0755)) < 0)
 			return err;
-	if (c->ndirs == c->adirs) {
-		size_t n = c->adirs ? 2 * c->adirs : 32;
-		char **p = realloc(c->dirs, n * sizeof(*p));
-		KB_ERROR_CHECK_ALLOC(p);
-		c->dirs = p;
-		c->adirs = n;
-	}
+	if ((err = KB_ARRAY_GROW(c->dirs, c->adirs, c->ndirs + 1)) < 0)
+		return err;
 	name = kb_strndup(path, len);
 	KB_ERROR_CHECK_ALLOC(name);
 	c->dirs[c->ndirs++] = name;
@@ -300,21 +298,6 @@ static void modname(char out[64], const char *path)
 	out[i] = '\0';
 }
 
-static int grow(void **array, size_t *alloc, size_t n, size_t size)
-{
-	void *p;
-	size_t want;
-
-	if (n < *alloc)
-		return 0;
-	want = *alloc ? 2 * *alloc : 64;
-	p = realloc(*array, want * size);
-	KB_ERROR_CHECK_ALLOC(p);
-	*array = p;
-	*alloc = want;
-	return 0;
-}
-
 /* Read <dir>/<name>; a missing file is empty unless `required`. */
 static int read_index(char **out, const struct modindex *ix, const char *name, bool required)
 {
@@ -344,14 +327,14 @@ static int parse_dep_line(struct modindex *ix, char *line, size_t *alloc)
 	if (!colon)
 		return 0;
 	*colon = '\0';
-	if ((err = grow((void **)&ix->mods, alloc, ix->nmods, sizeof(*m))) < 0)
+	if ((err = KB_ARRAY_GROW(ix->mods, *alloc, ix->nmods + 1)) < 0)
 		return err;
 	m = &ix->mods[ix->nmods++];
 	memset(m, 0, sizeof(*m));
 	m->path = line;
 	modname(m->name, line);
 	for (tok = strtok_r(colon + 1, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-		if ((err = grow((void **)&m->deps, &adeps, m->ndeps, sizeof(char *))) < 0)
+		if ((err = KB_ARRAY_GROW(m->deps, adeps, m->ndeps + 1)) < 0)
 			return err;
 		m->deps[m->ndeps++] = tok;
 	}
@@ -372,7 +355,7 @@ static int parse_pairs(struct pair **pairs, size_t *n, char *text, const char *k
 		while ((tok = strtok_r(NULL, " \t", &tsave))) {
 			if (!strcmp(tok, "pre:") || !strcmp(tok, "post:"))
 				continue;
-			if ((err = grow((void **)pairs, &alloc, *n, sizeof(**pairs))) < 0)
+			if ((err = KB_ARRAY_GROW(*pairs, alloc, *n + 1)) < 0)
 				return err;
 			(*pairs)[*n].key = key;
 			(*pairs)[(*n)++].value = tok;
@@ -398,7 +381,7 @@ static int modindex_load(struct modindex *ix)
 		err = parse_dep_line(ix, line, &alloc);
 	for (line = strtok_r(ix->builtin, "\n", &save); line && !err;
 	     line = strtok_r(NULL, "\n", &save))
-		if (!(err = grow((void **)&ix->builtins, &abuiltin, ix->nbuiltins, sizeof(char *))))
+		if (!(err = KB_ARRAY_GROW(ix->builtins, abuiltin, ix->nbuiltins + 1)))
 			ix->builtins[ix->nbuiltins++] = line;
 	if (!err)
 		err = parse_pairs(&ix->aliases, &ix->naliases, ix->alias, "alias");

@@ -1,6 +1,7 @@
 #include "kbuild/build.h"
 #include "util/buf.h"
 #include "kbuild/compat.h"
+#include "util/dir.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "kbuild/kconfig.h"
@@ -8,7 +9,6 @@
 #include "util/run.h"
 #include "util/spawn.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -690,26 +690,23 @@ static int consider(struct base *best, struct lane_build *b, const char *dir,
 static int find_base(struct base *best, struct lane_build *b)
 {
 	char *builds = path_join(b->workdir, "builds"), *dir, *stamp;
-	struct dirent *de;
-	DIR *d;
-	int err = 0;
+	struct kb_dir ents = KB_DIR_INIT;
+	size_t i;
+	int err;
 
 	memset(best, 0, sizeof(*best));
 	best->distance = SIZE_MAX;
 	KB_ERROR_CHECK_ALLOC(builds);
-	if (!(d = opendir(builds))) {
-		free(builds);
-		return 0;
-	}
-	while (!err && (de = readdir(d))) {
-		if (de->d_name[0] == '.' || !(dir = path_join(builds, de->d_name)))
+	err = kb_dir_read(&ents, builds, KB_DIR_NO_HIDDEN | KB_DIR_UNREADABLE_OK);
+	for (i = 0; !err && i < ents.n; i++) {
+		if (!(dir = path_join(builds, ents.names[i])))
 			continue;
 		if ((stamp = read_stamp(dir)))
 			err = consider(best, b, dir, stamp);
 		free(stamp);
 		free(dir);
 	}
-	closedir(d);
+	kb_dir_release(&ents);
 	free(builds);
 	return err;
 }

@@ -1,8 +1,9 @@
 #include "kbuild/overlay.h"
+#include "util/array.h"
 #include "util/buf.h"
+#include "util/dir.h"
 #include "util/error.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <git2/sys/odb_backend.h>
 #include <stdlib.h>
@@ -48,7 +49,7 @@ done:
 
 struct updates {
 	git_tree_update *v;
-	size_t n;
+	size_t n, alloc;
 };
 
 static void updates_release(struct updates *u)
@@ -64,12 +65,12 @@ static void updates_release(struct updates *u)
 static int add_blob(struct updates *u, git_repository *repo, const char *path,
 		    git_filemode_t mode, const char *data, size_t len)
 {
-	git_tree_update *v = realloc(u->v, (u->n + 1) * sizeof(*v)), *up;
+	git_tree_update *up;
 	int err;
 
-	KB_ERROR_CHECK_ALLOC(v);
-	u->v = v;
-	up = memset(&v[u->n], 0, sizeof(*up));
+	if ((err = KB_ARRAY_GROW(u->v, u->alloc, u->n + 1)) < 0)
+		return err;
+	up = memset(&u->v[u->n], 0, sizeof(*up));
 	if ((err = git_blob_create_from_buffer(&up->id, repo, data, len)) < 0)
 		return kb_error_git(err, "cannot write '%s'", path);
 	up->action = GIT_TREE_UPDATE_UPSERT;
@@ -144,19 +145,16 @@ done:
 
 static int add_dir(struct updates *u, git_repository *repo, const struct kb_overlay_dir *od)
 {
-	size_t before = u->n;
-	struct dirent *de;
-	DIR *d;
-	int err = 0;
+	struct kb_dir ents = KB_DIR_INIT;
+	size_t before = u->n, i;
+	int err;
 
-	if (!(d = opendir(od->path)))
-		return kb_error_set(errno == ENOENT ? KB_ENOTFOUND : KB_ERROR,
-				    "cannot read overlay directory '%s': %s", od->path,
-				    strerror(errno));
-	while (!err && (de = readdir(d)))
-		if (de->d_name[0] != '.')
-			err = add_file(u, repo, od, de->d_name);
-	closedir(d);
+	if ((err = kb_dir_read(&ents, od->path, KB_DIR_NO_HIDDEN)) < 0 && err != KB_ENOMEM)
+		err = kb_error_set(err, "cannot read overlay directory '%s': %s", od->path,
+				   strerror(errno));
+	for (i = 0; !err && i < ents.n; i++)
+		err = add_file(u, repo, od, ents.names[i]);
+	kb_dir_release(&ents);
 	if (!err && u->n == before)
 		err = kb_error_set(KB_EINVALID, "overlay directory '%s' has no file", od->path);
 	return err;
@@ -193,7 +191,7 @@ static int add_kbuild(struct updates *u, git_repository *repo, const struct kb_o
 int kb_overlay_tree(git_oid *out, git_repository *repo, const git_oid *tree_id,
 		    const struct kb_overlay_dir *dirs, size_t n)
 {
-	struct updates u = { NULL, 0 };
+	struct updates u = { NULL, 0, 0 };
 	git_tree_entry *there = NULL;
 	git_tree *tree = NULL;
 	char hex[GIT_OID_HEXSZ + 1];

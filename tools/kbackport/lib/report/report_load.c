@@ -5,9 +5,9 @@
  */
 #include "report/report.h"
 #include "report/report_priv.h"
+#include "util/dir.h"
 #include "util/error.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -396,46 +396,35 @@ static bool safe_dir(const char *dir)
 	return true;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The regular files of `rundir`/`rel`, sorted; none when it is missing.
  * The reports' own outputs are left out, so writing twice gives the same.
  * A symbolic link, on the way or in the directory, is an error. */
 static int list_files(char ***out, size_t *n, const char *rundir, const char *rel)
 {
 	struct kb_buf path = KB_BUF_INIT;
-	struct dirent *e;
+	struct kb_dir ents = KB_DIR_INIT;
 	struct stat st;
-	size_t len;
-	DIR *d;
-	int err = 0;
+	size_t len, i;
+	int err;
 
 	if ((err = report_check_links(rundir, rel)) < 0 ||
 	    (err = kb_buf_printf(&path, "%s/%s", rundir, rel)) < 0)
 		return err;
-	if (!(d = opendir(path.ptr))) {
-		kb_buf_release(&path);
-		return 0;
-	}
+	err = kb_dir_read(&ents, path.ptr, KB_DIR_NO_HIDDEN | KB_DIR_UNREADABLE_OK);
 	len = path.size;
-	while (!err && (e = readdir(d))) {
-		if (e->d_name[0] == '.' || !strcmp(e->d_name, "junit.xml"))
+	for (i = 0; !err && i < ents.n; i++) {
+		if (!strcmp(ents.names[i], "junit.xml"))
 			continue;
 		path.size = len;
-		if ((err = kb_buf_printf(&path, "/%s", e->d_name)) < 0 || lstat(path.ptr, &st) < 0)
+		if ((err = kb_buf_printf(&path, "/%s", ents.names[i])) < 0 || lstat(path.ptr, &st) < 0)
 			continue;
 		if (S_ISLNK(st.st_mode))
 			err = report_link_error(path.ptr);
 		else if (S_ISREG(st.st_mode))
-			err = report_strv_add(out, n, e->d_name);
+			err = report_strv_add(out, n, ents.names[i]);
 	}
-	closedir(d);
+	kb_dir_release(&ents);
 	kb_buf_release(&path);
-	if (*n)
-		qsort(*out, *n, sizeof(**out), cmp_str);
 	return err;
 }
 

@@ -7,10 +7,10 @@
 #include "report/report_priv.h"
 #include "report/report_save.h"
 #include "report/kcidb.h"
+#include "util/dir.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -74,23 +74,23 @@ static int copy_file(const char *from, const char *to)
 static int copy_tree(const char *from, const char *to)
 {
 	struct kb_buf src = KB_BUF_INIT, dst = KB_BUF_INIT;
-	struct dirent *e;
+	struct kb_dir ents = KB_DIR_INIT;
 	struct stat st;
-	DIR *d;
-	int err = 0;
+	size_t i;
+	int err;
 
-	if (!(d = opendir(from)))
-		return errno == ENOENT ? 0 : kb_error_set(KB_ERROR, "cannot read '%s': %s", from,
-							  strerror(errno));
-	if (to)
+	/* a missing `from`: nothing to copy, and no `to` made */
+	if ((err = kb_dir_read(&ents, from, 0)) == KB_ENOTFOUND) {
+		kb_error_clear();
+		err = 0;
+	} else if (!err && to) {
 		err = kb_mkdir_p(to);
-	while (!err && (e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
+	}
+	for (i = 0; !err && i < ents.n; i++) {
 		kb_buf_clear(&src);
 		kb_buf_clear(&dst);
-		if ((err = kb_buf_printf(&src, "%s/%s", from, e->d_name)) < 0 ||
-		    (to && (err = kb_buf_printf(&dst, "%s/%s", to, e->d_name)) < 0) ||
+		if ((err = kb_buf_printf(&src, "%s/%s", from, ents.names[i])) < 0 ||
+		    (to && (err = kb_buf_printf(&dst, "%s/%s", to, ents.names[i])) < 0) ||
 		    lstat(src.ptr, &st) < 0)
 			break;
 		if (S_ISLNK(st.st_mode))
@@ -100,7 +100,7 @@ static int copy_tree(const char *from, const char *to)
 		else if (S_ISREG(st.st_mode) && to)
 			err = copy_file(src.ptr, dst.ptr);
 	}
-	closedir(d);
+	kb_dir_release(&ents);
 	kb_buf_release(&src);
 	kb_buf_release(&dst);
 	return err;
@@ -367,18 +367,13 @@ static json_t *merged_doc(const struct merge *m)
 /* The output must not hold anything yet. */
 static int check_output(const char *dir)
 {
-	struct dirent *e;
-	DIR *d = opendir(dir);
-	bool empty = true;
+	struct kb_dir ents = KB_DIR_INIT;
+	int err = kb_dir_read(&ents, dir, KB_DIR_MISSING_OK);
 
-	if (!d)
-		return errno == ENOENT ? 0 : kb_error_set(KB_ERROR, "cannot read '%s': %s", dir,
-							  strerror(errno));
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			empty = false;
-	closedir(d);
-	return empty ? 0 : kb_error_set(KB_EEXISTS, "'%s' already exists and is not empty", dir);
+	if (!err && ents.n)
+		err = kb_error_set(KB_EEXISTS, "'%s' already exists and is not empty", dir);
+	kb_dir_release(&ents);
+	return err;
 }
 
 static int write_merged(struct merge *m)

@@ -2,9 +2,9 @@
 #include "report/report.h"
 #include "report/report_priv.h"
 #include "report/kcidb.h"
+#include "util/dir.h"
 #include "util/error.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -81,19 +81,22 @@ static int write_mails(struct writer *w)
 static void remove_stale_mails(struct writer *w)
 {
 	struct kb_buf path = KB_BUF_INIT;
-	struct dirent *e;
-	DIR *d = opendir(w->r->dir);
+	struct kb_dir ents = KB_DIR_INIT;
+	const char *name;
+	size_t i;
 
-	while (d && (e = readdir(d))) {
-		if (strncmp(e->d_name, "FAILED-", 7) || strcmp(e->d_name + strlen(e->d_name) - 4, ".txt") ||
-		    report_has_file(w->written, w->n, e->d_name))
+	/* best effort: what cannot be read or removed stays */
+	(void)kb_dir_read(&ents, w->r->dir, KB_DIR_UNREADABLE_OK);
+	for (i = 0; i < ents.n; i++) {
+		name = ents.names[i];
+		if (strncmp(name, "FAILED-", 7) || strcmp(name + strlen(name) - 4, ".txt") ||
+		    report_has_file(w->written, w->n, name))
 			continue;
 		kb_buf_clear(&path);
-		if (kb_buf_printf(&path, "%s/%s", w->r->dir, e->d_name) == 0)
+		if (kb_buf_printf(&path, "%s/%s", w->r->dir, name) == 0)
 			unlink(path.ptr);
 	}
-	if (d)
-		closedir(d);
+	kb_dir_release(&ents);
 	kb_buf_release(&path);
 }
 

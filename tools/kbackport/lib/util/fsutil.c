@@ -1,9 +1,10 @@
 #include "util/fsutil.h"
+#include "util/array.h"
 #include "util/buf.h"
+#include "util/dir.h"
 #include "util/error.h"
 #include "util/run.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -124,31 +125,29 @@ int kb_tmp_path(struct kb_buf *tmp, const char *path)
 	struct kb_buf dir = KB_BUF_INIT, stale = KB_BUF_INIT;
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
-	size_t baselen = strlen(base);
-	struct dirent *de;
-	DIR *d = NULL;
+	size_t baselen = strlen(base), i;
+	struct kb_dir ents = KB_DIR_INIT;
 	pid_t pid;
 	int err;
 
 	kb_buf_clear(tmp);
+	/* nothing there yet (or unreadable): nothing to sweep */
 	if ((err = kb_buf_printf(tmp, "%s.tmp.%ld", path, (long)getpid())) < 0 ||
 	    (err = kb_buf_put(&dir, path, slash ? (size_t)(slash - path) + 1 : 0)) < 0 ||
-	    (err = kb_buf_puts(&dir, ".")) < 0)
+	    (err = kb_buf_puts(&dir, ".")) < 0 ||
+	    (err = kb_dir_read(&ents, dir.ptr, KB_DIR_UNREADABLE_OK)) < 0)
 		goto done;
-	if (!(d = opendir(dir.ptr)))
-		goto done;	/* nothing there yet, nothing to sweep */
-	while ((de = readdir(d))) {
-		if (!(pid = tmp_pid(de->d_name, base, baselen)) || pid == getpid() ||
+	for (i = 0; i < ents.n; i++) {
+		if (!(pid = tmp_pid(ents.names[i], base, baselen)) || pid == getpid() ||
 		    kill(pid, 0) == 0 || errno != ESRCH)
 			continue;
 		kb_buf_clear(&stale);
-		if ((err = kb_buf_printf(&stale, "%s/%s", dir.ptr, de->d_name)) < 0 ||
+		if ((err = kb_buf_printf(&stale, "%s/%s", dir.ptr, ents.names[i])) < 0 ||
 		    (err = kb_remove_tree(stale.ptr)) < 0)
 			goto done;
 	}
 done:
-	if (d)
-		closedir(d);
+	kb_dir_release(&ents);
 	kb_buf_release(&dir);
 	kb_buf_release(&stale);
 	return err;
@@ -328,59 +327,66 @@ static int newest_first(const void *a, const void *b)
 }
 
 /* The regular files of `dir` (not temporaries) with their times, in `*out`. */
-static int cache_list(struct cache_entry **out, size_t *n, DIR *d)
+static int cache_list(struct cache_entry **out, size_t *n, const char *dir)
 {
-	struct cache_entry *list = NULL, *grown;
-	size_t alloc = 0;
-	struct dirent *de;
+	struct kb_buf path = KB_BUF_INIT;
+	struct kb_dir ents = KB_DIR_INIT;
+	struct cache_entry *list = NULL;
+	size_t alloc = 0, i;
 	struct stat st;
+	int err;
 
 	*n = 0;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || strstr(de->d_name, ".tmp.") ||
-		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	if ((err = kb_dir_read(&ents, dir, KB_DIR_NO_HIDDEN | KB_DIR_MISSING_OK)) < 0)
+		goto done;
+	for (i = 0; i < ents.n; i++) {
+		kb_buf_clear(&path);
+		if ((err = kb_buf_printf(&path, "%s/%s", dir, ents.names[i])) < 0)
+			goto done;
+		if (strstr(ents.names[i], ".tmp.") || lstat(path.ptr, &st) < 0 ||
 		    !S_ISREG(st.st_mode))
 			continue;
-		if (*n == alloc) {
-			alloc = alloc ? 2 * alloc : 32;
-			if (!(grown = realloc(list, alloc * sizeof(*list))))
-				goto nomem;
-			list = grown;
-		}
-		if (!(list[*n].name = kb_strdup(de->d_name)))
-			goto nomem;
+		if ((err = KB_ARRAY_GROW(list, alloc, *n + 1)) < 0)
+			goto done;
+		/* the name moves from ents to the list */
+		list[*n].name = ents.names[i];
+		ents.names[i] = NULL;
 		list[(*n)++].used = st.st_atim;
 	}
+done:
+	if (err < 0) {
+		while (*n)
+			free(list[--*n].name);
+		free(list);
+		list = NULL;
+	}
 	*out = list;
-	return 0;
-nomem:
-	while (*n)
-		free(list[--*n].name);
-	free(list);
-	return kb_error_oom();
+	kb_dir_release(&ents);
+	kb_buf_release(&path);
+	return err;
 }
 
 int kb_cache_prune(size_t *removed, const char *dir, size_t keep)
 {
+	struct kb_buf path = KB_BUF_INIT;
 	struct cache_entry *list = NULL;
 	size_t n = 0, i;
-	DIR *d;
 	int err;
 
 	*removed = 0;
-	if (!(d = opendir(dir)))
-		return errno == ENOENT ? 0 :
-		       kb_error_set(KB_ERROR, "cannot read '%s': %s", dir, strerror(errno));
-	if ((err = cache_list(&list, &n, d)) == 0) {
+	if ((err = cache_list(&list, &n, dir)) == 0) {
 		if (n > 1)
 			qsort(list, n, sizeof(*list), newest_first);
-		for (i = keep; i < n; i++)
-			if (unlinkat(dirfd(d), list[i].name, 0) == 0)
+		for (i = keep; i < n && !err; i++) {
+			kb_buf_clear(&path);
+			if ((err = kb_buf_printf(&path, "%s/%s", dir, list[i].name)) == 0 &&
+			    unlink(path.ptr) == 0)
 				++*removed;
+		}
 	}
 	for (i = 0; i < n; i++)
 		free(list[i].name);
 	free(list);
-	closedir(d);
+	kb_buf_release(&path);
 	return err;
 }
