@@ -15,6 +15,7 @@
  * from the "diff --git" line.
  */
 #include "apply/patch.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -55,21 +56,6 @@ static int fail(const struct parser *p, size_t lineno, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return kb_error_set(KB_EINVALID, "%s:%zu: %s", p->origin, lineno, msg);
-}
-
-static void *grow_array(void *ptr, size_t *alloc, size_t need, size_t size)
-{
-	size_t n = *alloc ? *alloc : 8;
-	void *p;
-
-	if (need <= *alloc)
-		return ptr;
-	while (n < need)
-		n *= 2;
-	if (!(p = reallocarray(ptr, n, size)))
-		return NULL;
-	*alloc = n;
-	return p;
 }
 
 /* ---- reading lines ---- */
@@ -1000,12 +986,11 @@ static int parse_hunk_header(struct parser *p, struct kb_hunk *h)
 static int add_line(struct parser *p, struct kb_hunk *h, enum kb_line_type type,
 		    const char *text, size_t len)
 {
-	struct kb_line *v;
+	int err;
 
-	v = grow_array(h->lines, &p->lines_alloc, h->nlines + 1, sizeof(*v));
-	KB_ERROR_CHECK_ALLOC(v);
-	h->lines = v;
-	v[h->nlines++] = (struct kb_line){ type, text, len, false };
+	if ((err = KB_ARRAY_GROW(h->lines, p->lines_alloc, h->nlines + 1)) < 0)
+		return err;
+	h->lines[h->nlines++] = (struct kb_line){ type, text, len, false };
 	return 0;
 }
 
@@ -1070,9 +1055,8 @@ static int parse_hunk(struct parser *p, struct kb_file_patch *fp)
 	size_t left[2];
 	int err;
 
-	h = grow_array(fp->hunks, &p->hunks_alloc, fp->nhunks + 1, sizeof(*h));
-	KB_ERROR_CHECK_ALLOC(h);
-	fp->hunks = h;
+	if ((err = KB_ARRAY_GROW(fp->hunks, p->hunks_alloc, fp->nhunks + 1)) < 0)
+		return err;
 	h = memset(&fp->hunks[fp->nhunks++], 0, sizeof(*h));
 	p->lines_alloc = 0;
 	h->source_line = p->lineno;
@@ -1206,10 +1190,8 @@ static int parse_file(struct parser *p)
 	struct kb_file_patch *fp;
 	int err;
 
-	if (!(fp = grow_array(patch->files, &p->files_alloc, patch->nfiles + 1,
-			      sizeof(*fp))))
-		return kb_error_oom();
-	patch->files = fp;
+	if ((err = KB_ARRAY_GROW(patch->files, p->files_alloc, patch->nfiles + 1)) < 0)
+		return err;
 	fp = memset(&patch->files[patch->nfiles++], 0, sizeof(*fp));
 	fp->source_line = p->lineno;
 	p->diff_line = starts(p, "diff --git ") ? p->line : NULL;

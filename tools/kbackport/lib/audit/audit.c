@@ -13,6 +13,7 @@
 #endif
 
 #include "audit/audit.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -110,22 +111,6 @@ static const char *const annotations[] = {
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-static int grow(void **ptr, size_t *alloc, size_t need, size_t size)
-{
-	size_t nalloc = *alloc ? *alloc : 16;
-	void *p;
-
-	if (need <= *alloc)
-		return 0;
-	while (nalloc < need)
-		nalloc *= 2;
-	p = realloc(*ptr, nalloc * size);
-	KB_ERROR_CHECK_ALLOC(p);
-	*ptr = p;
-	*alloc = nalloc;
-	return 0;
-}
 
 static bool in_list(const char *s, size_t len, const char *const *list,
 		    size_t n)
@@ -234,8 +219,7 @@ static int push_group(struct scan *s, const char *word, size_t a, size_t b)
 	struct pp_group *g;
 	int err;
 
-	if ((err = grow((void **)&s->groups, &s->agroups, s->ngroups + 1,
-			sizeof(*g))) < 0)
+	if ((err = KB_ARRAY_GROW(s->groups, s->agroups, s->ngroups + 1)) < 0)
 		return err;
 	g = &s->groups[s->ngroups++];
 	memset(g, 0, sizeof(*g));
@@ -280,8 +264,7 @@ static int add_mark(struct scan *s, size_t off)
 	size_t i = s->ngroups;
 	int err;
 
-	if ((err = grow((void **)&s->marks, &s->amarks, s->nmarks + 1,
-			sizeof(*m))) < 0)
+	if ((err = KB_ARRAY_GROW(s->marks, s->amarks, s->nmarks + 1)) < 0)
 		return err;
 	m = &s->marks[s->nmarks++];
 	memset(m, 0, sizeof(*m));
@@ -522,8 +505,7 @@ static int tokenize(struct scan *s)
 			i++;
 			continue;
 		}
-		if ((err = grow((void **)&s->toks, &s->atoks, s->ntoks + 1,
-				sizeof(struct tok))) < 0)
+		if ((err = KB_ARRAY_GROW(s->toks, s->atoks, s->ntoks + 1)) < 0)
 			return err;
 		i = token_at(s, i, &s->toks[s->ntoks++]);
 	}
@@ -949,8 +931,7 @@ static bool paren_cond(struct scan *s, size_t lim, size_t *a, size_t *b)
 
 static void add_gate(struct scan *s, size_t a, size_t b)
 {
-	if (grow((void **)&s->gates, &s->agates, s->ngates + 1,
-		 sizeof(struct span)) < 0) {
+	if (KB_ARRAY_GROW(s->gates, s->agates, s->ngates + 1) < 0) {
 		s->err = kb_error_oom();
 		return;
 	}
@@ -1375,8 +1356,7 @@ static int walk_append(struct walk *w, const struct kb_call *calls, size_t n,
 	size_t i;
 	int err;
 
-	if ((err = grow((void **)&w->calls, &w->alloc, w->n + n,
-			sizeof(*calls))) < 0)
+	if ((err = KB_ARRAY_GROW(w->calls, w->alloc, w->n + n)) < 0)
 		return err;
 	for (i = 0; i < n; i++) {
 		err = call_copy(&w->calls[w->n], &calls[i], path);

@@ -1,4 +1,5 @@
 #include "kbuild/kconfig.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/fsutil.h"
@@ -17,14 +18,10 @@ struct walk {
 
 static int push(struct walk *w, const char *name, size_t len)
 {
-	char **p;
+	int err;
 
-	if (w->k->n == w->alloc) {
-		w->alloc = w->alloc ? w->alloc * 2 : 4096;
-		p = realloc(w->k->symbols, w->alloc * sizeof(*p));
-		KB_ERROR_CHECK_ALLOC(p);
-		w->k->symbols = p;
-	}
+	if ((err = KB_ARRAY_GROW(w->k->symbols, w->alloc, w->k->n + 1)) < 0)
+		return err;
 	w->k->symbols[w->k->n] = kb_strndup(name, len);
 	KB_ERROR_CHECK_ALLOC(w->k->symbols[w->k->n]);
 	w->k->n++;

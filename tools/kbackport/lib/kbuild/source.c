@@ -1,4 +1,5 @@
 #include "kbuild/source.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -161,13 +162,10 @@ static int cached(struct cached_file **out, struct kb_source *src, const char *p
 	struct cached_file *file = find_cached(src, path);
 
 	if (!file) {
-		if (src->nfiles == src->alloc) {
-			size_t n = src->alloc ? src->alloc * 2 : 16;
-			struct cached_file *v = realloc(src->files, n * sizeof(*v));
-			KB_ERROR_CHECK_ALLOC(v);
-			src->files = v;
-			src->alloc = n;
-		}
+		int err;
+
+		if ((err = KB_ARRAY_GROW(src->files, src->alloc, src->nfiles + 1)) < 0)
+			return err;
 		file = &src->files[src->nfiles];
 		memset(file, 0, sizeof(*file));
 		file->path = kb_strdup(path);
