@@ -1,4 +1,4 @@
-#include "import.h"
+#include "import/import.h"
 #include "util/child.h"
 #include "util/buf.h"
 #include "util/deb.h"
