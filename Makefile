@@ -38,7 +38,7 @@ endif
 
 # The library by stage: pipeline files at its top, a folder per stage.
 # Includes name their folder ("apply/patch.h"), from tools/kbackport/lib.
-LIB_DIRS := tools/kbackport/lib $(addprefix tools/kbackport/lib/,util apply audit kbuild boot report)
+LIB_DIRS := tools/kbackport/lib $(addprefix tools/kbackport/lib/,util import apply audit kbuild boot report)
 LIB_SRC := $(sort $(wildcard $(LIB_DIRS:%=%/*.c)))
 CLI_SRC := $(sort $(wildcard tools/kbackport/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))

@@ -1,7 +1,7 @@
 /* kbackport import: Debian's kernel source packages into a git repository. */
 #include "cli.h"
 #include "util/error.h"
-#include "import.h"
+#include "import/import.h"
 
 #include <getopt.h>
 #include <git2.h>

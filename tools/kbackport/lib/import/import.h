@@ -3,7 +3,11 @@
  * imported into a local git repository, one commit per package version,
  * on stable/<series>.y. Tarballs are read with libarchive and written with
  * libgit2: no unpacked tree, no git CLI, and every file is imported
- * whatever Debian's top-level .gitignore says.
+ * whatever Debian's top-level .gitignore says. Trees (--trees, kb_trees_*)
+ * are imported the same way, one branch per top-level directory.
+ *
+ * The packages are import/debian.c's, the trees import/trees.c's, both
+ * over the shared importer of import/importer.c.
  */
 #ifndef KB_IMPORT_H
 #define KB_IMPORT_H
