@@ -78,7 +78,10 @@ void kb_kcidb_patchset_hash(char out[65], const char *const *hashes, size_t n)
 
 	for (i = 0; i < n; i++)
 		kb_buf_printf(&all, "%s\n", hashes[i]);
-	kb_kcidb_sha256_hex(out, all.ptr ? all.ptr : "", all.size);
+	if (kb_buf_oom(&all))
+		out[0] = '\0';	/* no hash rather than the hash of a part */
+	else
+		kb_kcidb_sha256_hex(out, all.ptr ? all.ptr : "", all.size);
 	kb_buf_release(&all);
 }
 
@@ -168,12 +171,13 @@ static json_t *url(struct kcidb *k, const char *dir, const char *file)
 		blen = strlen(k->base_url);
 		while (blen && k->base_url[blen - 1] == '/')
 			blen--;
-		if (kb_buf_put(b, k->base_url, blen) < 0 || kb_buf_putc(b, '/') < 0)
-			return NULL;
+		kb_buf_put(b, k->base_url, blen);
+		kb_buf_putc(b, '/');
 	}
-	if (report_put_url(b, dir) < 0 || kb_buf_putc(b, '/') < 0 || report_put_url(b, file) < 0)
-		return NULL;
-	return json_string(b->ptr);
+	report_put_url(b, dir);
+	kb_buf_putc(b, '/');
+	report_put_url(b, file);
+	return kb_buf_oom(b) ? NULL : json_string(b->ptr);
 }
 
 static json_t *object_id(struct kcidb *k, const char *branch, const char *lane, const char *more)
@@ -397,7 +401,7 @@ static json_t *conflict_excerpt(const struct kb_report_apply *a)
 		kb_buf_printf(&b, "%s\n", a->detail);
 	for (i = 0; i < a->nnotes; i++)
 		kb_buf_printf(&b, "%s\n", a->notes[i]);
-	v = excerpt(b.ptr ? b.ptr : "");
+	v = kb_buf_oom(&b) ? NULL : excerpt(b.ptr ? b.ptr : "");
 	kb_buf_release(&b);
 	return v;
 }
@@ -627,11 +631,10 @@ static int lane_summary_test(struct kcidb *k, const struct kb_report_branch *b,
 		json_pack("{s:s}", "lane", kind_name(l)),
 	};
 	size_t i;
-	int err = 0;
 
-	for (i = 0; i < l->nreason && !err; i++)
-		err = kb_buf_printf(&reasons, "%s\n", l->reason[i]);
-	if (!err && reasons.size)
+	for (i = 0; i < l->nreason; i++)
+		kb_buf_printf(&reasons, "%s\n", l->reason[i]);
+	if (reasons.size)
 		f.excerpt = excerpt(reasons.ptr);
 	kb_buf_release(&reasons);
 	return add_test(k, b, l, &f);

@@ -66,15 +66,18 @@ static void jsuite_release(struct jsuite *s)
 	kb_buf_release(&s->name);
 }
 
+/*
+ * The texts of the cases are appended without checking: a failed append
+ * leaves its buffer failed (util/buf.h), put_suites() carries that into the
+ * document, and kb_report_junit() checks it once at the end.
+ */
+
 /* Lines of `lines` (NULL-terminated), each after `indent` and ending in a
  * newline. */
-static int put_lines(struct kb_buf *out, const char *const *lines, const char *indent)
+static void put_lines(struct kb_buf *out, const char *const *lines, const char *indent)
 {
-	int err = 0;
-
-	for (; lines && *lines && !err; lines++)
-		err = kb_buf_printf(out, "%s%s\n", indent, *lines);
-	return err;
+	for (; lines && *lines; lines++)
+		kb_buf_printf(out, "%s%s\n", indent, *lines);
 }
 
 /* The testcase `name` of the apply result `a`: a conflict fails it. */
@@ -82,7 +85,6 @@ static int apply_case(struct jsuite *s, const char *name, const struct kb_report
 {
 	enum outcome o = J_PASS;
 	struct jcase *c;
-	int err;
 
 	if (!a->present)
 		o = J_SKIP;
@@ -92,16 +94,23 @@ static int apply_case(struct jsuite *s, const char *name, const struct kb_report
 		o = J_ERROR;
 	c = add_case(s, name, o);
 	KB_ERROR_CHECK_ALLOC(c);
-	if (o == J_SKIP)
-		return kb_buf_puts(&c->message, "no apply stage for this lane");
-	if ((err = report_put_apply_cell(&c->message, a)) < 0 ||
-	    (a->detail && (err = kb_buf_printf(&c->message, ": %s", a->detail)) < 0) ||
-	    (o == J_PASS && (err = kb_buf_printf(&c->body, "%s\n", c->message.ptr)) < 0))
-		return err;
-	if ((err = put_lines(&c->body, a->notes, "")) < 0 || !a->nreproduce)
-		return err;
-	return (err = kb_buf_puts(&c->body, "to resolve it by hand:\n")) < 0 ? err :
-	       put_lines(&c->body, a->reproduce, "  ");
+	if (o == J_SKIP) {
+		kb_buf_puts(&c->message, "no apply stage for this lane");
+		return 0;
+	}
+	report_put_apply_cell(&c->message, a);
+	if (a->detail)
+		kb_buf_printf(&c->message, ": %s", a->detail);
+	if (o == J_PASS) {
+		kb_buf_carry_oom(&c->body, &c->message);
+		kb_buf_printf(&c->body, "%s\n", c->message.ptr);
+	}
+	put_lines(&c->body, a->notes, "");
+	if (a->nreproduce) {
+		kb_buf_puts(&c->body, "to resolve it by hand:\n");
+		put_lines(&c->body, a->reproduce, "  ");
+	}
+	return 0;
 }
 
 static int stage_apply(struct jsuite *s, const struct kb_report_branch *b,
@@ -119,13 +128,15 @@ static int queue_suite(struct jsuite *s, const struct kb_report_branch *b,
 {
 	struct jcase *c;
 	size_t f;
-	int err;
+	int err = 0;
 
-	if ((err = kb_buf_printf(&s->name, "%s.%s.queue", b->name, kb_lane_kind_name(l->kind))) < 0)
-		return err;
-	if (b->queue.error)
-		return !(c = add_case(s, "queue", J_ERROR)) ? kb_error_oom() :
-		       kb_buf_puts(&c->message, b->queue.error);
+	kb_buf_printf(&s->name, "%s.%s.queue", b->name, kb_lane_kind_name(l->kind));
+	if (b->queue.error) {
+		c = add_case(s, "queue", J_ERROR);
+		KB_ERROR_CHECK_ALLOC(c);
+		kb_buf_puts(&c->message, b->queue.error);
+		return 0;
+	}
 	for (f = 0; f < b->queue.nfixes && !err; f++)
 		err = apply_case(s, b->queue.fixes[f].fix, &b->queue.fixes[f].apply);
 	return err;
@@ -135,16 +146,19 @@ static int build_log_tail(struct kb_buf *out, const struct kb_report *r,
 			  const struct kb_report_lane *l)
 {
 	struct kb_buf path = KB_BUF_INIT;
-	char *tail;
+	char *tail = NULL;
 	int err;
 
-	if (!report_has_file(l->files, l->nfiles, "build.log"))
-		return kb_buf_puts(out, "no build.log\n");
-	if ((err = kb_buf_printf(&path, "%s/%s/build.log", r->dir, l->dir)) < 0)
-		return err;
-	tail = kb_file_tail(path.ptr, 40);
-	err = tail ? kb_buf_printf(out, "the last lines of %s/build.log:\n%s%s", l->dir, tail,
-				   *tail && tail[strlen(tail) - 1] != '\n' ? "\n" : "") : kb_error_oom();
+	if (!report_has_file(l->files, l->nfiles, "build.log")) {
+		kb_buf_puts(out, "no build.log\n");
+		return 0;
+	}
+	kb_buf_printf(&path, "%s/%s/build.log", r->dir, l->dir);
+	if ((err = kb_buf_check(&path)) == 0 && !(tail = kb_file_tail(path.ptr, 40)))
+		err = kb_error_oom();
+	if (tail)
+		kb_buf_printf(out, "the last lines of %s/build.log:\n%s%s", l->dir, tail,
+			      *tail && tail[strlen(tail) - 1] != '\n' ? "\n" : "");
 	free(tail);
 	kb_buf_release(&path);
 	return err;
@@ -163,11 +177,30 @@ static int stage_build(struct jsuite *s, const struct kb_report *r, const struct
 	KB_ERROR_CHECK_ALLOC(c);
 	c->seconds = l->build_seconds;
 	if (o == J_SKIP)
-		return kb_buf_puts(&c->message, l->has_build ? "not built" : "no build stage for this lane");
-	if (o == J_PASS)
-		return l->build == KB_BUILD_CACHED ? kb_buf_puts(&c->body, "a cached build was reused\n") : 0;
-	return kb_buf_puts(&c->message, "the build failed") < 0 ? kb_error_oom() :
-	       build_log_tail(&c->body, r, l);
+		kb_buf_puts(&c->message, l->has_build ? "not built" : "no build stage for this lane");
+	else if (o == J_PASS && l->build == KB_BUILD_CACHED)
+		kb_buf_puts(&c->body, "a cached build was reused\n");
+	if (o != J_FAIL)
+		return 0;
+	kb_buf_puts(&c->message, "the build failed");
+	return build_log_tail(&c->body, r, l);
+}
+
+static void stage_test_text(struct jcase *c, const struct kb_report_lane *l)
+{
+	enum kb_verdict v = l->verdict;
+
+	if (c->outcome == J_PASS) {
+		kb_buf_puts(&c->body, "vulnerable, as a baseline lane should be: "
+			    "the tests see the bug here\n");
+	} else {
+		kb_buf_puts(&c->message, kb_verdict_name(v));
+		if (l->nreason) {
+			kb_buf_puts(&c->message, ": ");
+			report_put_first_line(&c->message, l->reason[0], "");
+		}
+	}
+	put_lines(&c->body, l->reason, "");
 }
 
 static int stage_test(struct jsuite *s, const struct kb_report_lane *l)
@@ -175,7 +208,6 @@ static int stage_test(struct jsuite *s, const struct kb_report_lane *l)
 	enum kb_verdict v = l->verdict;
 	enum outcome o = J_FAIL;
 	struct jcase *c;
-	int err;
 
 	if (v == KB_VERDICT_FIXED || (l->baseline && v == KB_VERDICT_VULNERABLE))
 		o = J_PASS;
@@ -186,15 +218,9 @@ static int stage_test(struct jsuite *s, const struct kb_report_lane *l)
 	c = add_case(s, "test", o);
 	KB_ERROR_CHECK_ALLOC(c);
 	c->seconds = l->test_seconds;
-	if (o == J_PASS && v != KB_VERDICT_VULNERABLE)
-		return 0;
-	if (o == J_PASS)
-		err = kb_buf_puts(&c->body, "vulnerable, as a baseline lane should be: "
-				  "the tests see the bug here\n");
-	else if ((err = kb_buf_puts(&c->message, kb_verdict_name(v))) == 0 && l->nreason &&
-		 (err = kb_buf_puts(&c->message, ": ")) == 0)
-		err = report_put_first_line(&c->message, l->reason[0], "");
-	return err < 0 ? err : put_lines(&c->body, l->reason, "");
+	if (o != J_PASS || v == KB_VERDICT_VULNERABLE)
+		stage_test_text(c, l);
+	return 0;
 }
 
 static enum outcome case_outcome(const struct kb_report_lane *l, const struct kb_report_case *k)
@@ -211,81 +237,83 @@ static int ktap_case(struct jsuite *s, const struct kb_report_lane *l,
 {
 	enum outcome o = case_outcome(l, k);
 	struct jcase *c = add_case(s, k->name, o);
-	int err = 0;
 
 	KB_ERROR_CHECK_ALLOC(c);
 	if (o == J_PASS && report_case_expected_failure(l, k))
-		err = kb_buf_puts(&c->body, "failed, as it should on a baseline lane: "
-				  "it detects the missing fix\n");
+		kb_buf_puts(&c->body, "failed, as it should on a baseline lane: "
+			    "it detects the missing fix\n");
 	else if (o != J_PASS)
-		err = report_put_first_line(&c->message, k->diag, o == J_SKIP ? "skipped" :
-					    o == J_FAIL ? "failed" : "error");
-	if (!err && o != J_SKIP && (o != J_PASS || c->body.size) && k->proves)
-		err = kb_buf_printf(&c->body, "proves: %s\n", k->proves);
-	if (!err && o != J_SKIP && (o != J_PASS || c->body.size) && k->diag)
-		err = kb_buf_printf(&c->body, "%s\n", k->diag);
-	return err;
+		report_put_first_line(&c->message, k->diag, o == J_SKIP ? "skipped" :
+				      o == J_FAIL ? "failed" : "error");
+	if (o != J_SKIP && (o != J_PASS || c->body.size) && k->proves)
+		kb_buf_printf(&c->body, "proves: %s\n", k->proves);
+	if (o != J_SKIP && (o != J_PASS || c->body.size) && k->diag)
+		kb_buf_printf(&c->body, "%s\n", k->diag);
+	return 0;
 }
 
 static int ktap_suite(struct jsuite *s, const struct kb_report_branch *b,
 		      const struct kb_report_lane *l, const struct kb_report_suite *suite)
 {
 	size_t i;
-	int err;
+	int err = 0;
 
-	if ((err = kb_buf_printf(&s->name, "%s.%s.%s", b->name, kb_lane_kind_name(l->kind), suite->name)) < 0)
-		return err;
+	kb_buf_printf(&s->name, "%s.%s.%s", b->name, kb_lane_kind_name(l->kind), suite->name);
 	for (i = 0; i < suite->ncases && !err; i++)
 		err = ktap_case(s, l, &suite->cases[i]);
 	return err;
 }
 
-static int put_attr(struct kb_buf *out, const char *name, const char *value)
+static void put_attr(struct kb_buf *out, const char *name, const char *value)
 {
-	int err;
-
-	if ((err = kb_buf_printf(out, " %s=\"", name)) < 0 || (err = report_put_xml(out, value)) < 0)
-		return err;
-	return kb_buf_putc(out, '"');
+	kb_buf_printf(out, " %s=\"", name);
+	report_put_xml(out, value);
+	kb_buf_putc(out, '"');
 }
 
 /* <failure>, <error> or <skipped>, with the text of a failure or error. */
-static int put_result(struct kb_buf *out, const struct jcase *c, const char *tag)
+static void put_result(struct kb_buf *out, const struct jcase *c, const char *tag)
 {
 	bool text = c->outcome != J_SKIP && c->body.size;
-	int err;
 
-	if ((err = kb_buf_printf(out, "      <%s", tag)) < 0 ||
-	    (err = put_attr(out, "message", c->message.ptr ? c->message.ptr : "")) < 0 ||
-	    (c->outcome != J_SKIP && (err = put_attr(out, "type", tag)) < 0))
-		return err;
-	if (!text)
-		return kb_buf_puts(out, "/>\n");
-	if ((err = kb_buf_putc(out, '>')) < 0 || (err = report_put_xml(out, c->body.ptr)) < 0)
-		return err;
-	return kb_buf_printf(out, "</%s>\n", tag);
+	kb_buf_printf(out, "      <%s", tag);
+	put_attr(out, "message", c->message.ptr ? c->message.ptr : "");
+	if (c->outcome != J_SKIP)
+		put_attr(out, "type", tag);
+	if (!text) {
+		kb_buf_puts(out, "/>\n");
+		return;
+	}
+	kb_buf_putc(out, '>');
+	report_put_xml(out, c->body.ptr);
+	kb_buf_printf(out, "</%s>\n", tag);
 }
 
-static int put_case(struct kb_buf *out, const struct jcase *c)
+static void put_case(struct kb_buf *out, const struct jcase *c)
 {
 	static const char *const tags[] = { NULL, "failure", "error", "skipped" };
 	const char *tag = tags[c->outcome];
-	int err;
 
-	if ((err = kb_buf_puts(out, "    <testcase")) < 0 ||
-	    (err = put_attr(out, "classname", c->classname)) < 0 ||
-	    (err = put_attr(out, "name", c->name)) < 0 ||
-	    (c->seconds >= 0 && (err = kb_buf_printf(out, " time=\"%.3f\"", c->seconds)) < 0))
-		return err;
-	if (!tag && !c->body.size)
-		return kb_buf_puts(out, "/>\n");
-	if ((err = kb_buf_puts(out, ">\n")) < 0 || (tag && (err = put_result(out, c, tag)) < 0))
-		return err;
-	if (!tag && ((err = kb_buf_puts(out, "      <system-out>")) < 0 ||
-		     (err = report_put_xml(out, c->body.ptr)) < 0 ||
-		     (err = kb_buf_puts(out, "</system-out>\n")) < 0))
-		return err;
-	return kb_buf_puts(out, "    </testcase>\n");
+	kb_buf_carry_oom(out, &c->message);
+	kb_buf_carry_oom(out, &c->body);
+	kb_buf_puts(out, "    <testcase");
+	put_attr(out, "classname", c->classname);
+	put_attr(out, "name", c->name);
+	if (c->seconds >= 0)
+		kb_buf_printf(out, " time=\"%.3f\"", c->seconds);
+	if (!tag && !c->body.size) {
+		kb_buf_puts(out, "/>\n");
+		return;
+	}
+	kb_buf_puts(out, ">\n");
+	if (tag) {
+		put_result(out, c, tag);
+	} else {
+		kb_buf_puts(out, "      <system-out>");
+		report_put_xml(out, c->body.ptr);
+		kb_buf_puts(out, "</system-out>\n");
+	}
+	kb_buf_puts(out, "    </testcase>\n");
 }
 
 static size_t total(const struct jsuite *s, size_t n, enum outcome o)
@@ -297,41 +325,38 @@ static size_t total(const struct jsuite *s, size_t n, enum outcome o)
 	return t;
 }
 
-static int put_counts(struct kb_buf *out, const struct jsuite *s, size_t n)
+static void put_counts(struct kb_buf *out, const struct jsuite *s, size_t n)
 {
-	return kb_buf_printf(out, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\"",
-			     total(s, n, J_PASS), total(s, n, J_FAIL), total(s, n, J_ERROR),
-			     total(s, n, J_SKIP));
+	kb_buf_printf(out, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\"",
+		      total(s, n, J_PASS), total(s, n, J_FAIL), total(s, n, J_ERROR),
+		      total(s, n, J_SKIP));
 }
 
-static int put_suites(struct kb_buf *out, const struct kb_report *r,
-		      const struct kb_report_branch *b, const struct kb_report_lane *l,
-		      const struct jsuite *s, size_t n)
+static void put_suites(struct kb_buf *out, const struct kb_report *r,
+		       const struct kb_report_branch *b, const struct kb_report_lane *l,
+		       const struct jsuite *s, size_t n)
 {
 	struct kb_buf name = KB_BUF_INIT;
 	size_t i, j;
-	int err;
 
-	if ((err = kb_buf_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites")) < 0 ||
-	    (err = kb_buf_printf(&name, "kbackport %s %s %s", r->fix, b->name, kb_lane_kind_name(l->kind))) < 0 ||
-	    (err = put_attr(out, "name", name.ptr)) < 0 || (err = put_counts(out, s, n)) < 0 ||
-	    (err = kb_buf_puts(out, ">\n")) < 0)
-		goto done;
-	for (i = 0; i < n && !err; i++) {
-		if ((err = kb_buf_puts(out, "  <testsuite")) < 0 ||
-		    (err = put_attr(out, "name", s[i].name.ptr)) < 0 ||
-		    (err = put_counts(out, &s[i], 1)) < 0 || (err = kb_buf_puts(out, ">\n")) < 0)
-			break;
-		for (j = 0; j < s[i].n && !err; j++)
-			err = put_case(out, &s[i].cases[j]);
-		if (!err)
-			err = kb_buf_puts(out, "  </testsuite>\n");
+	kb_buf_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
+	kb_buf_printf(&name, "kbackport %s %s %s", r->fix, b->name, kb_lane_kind_name(l->kind));
+	kb_buf_carry_oom(out, &name);
+	put_attr(out, "name", name.ptr);
+	put_counts(out, s, n);
+	kb_buf_puts(out, ">\n");
+	for (i = 0; i < n; i++) {
+		kb_buf_carry_oom(out, &s[i].name);
+		kb_buf_puts(out, "  <testsuite");
+		put_attr(out, "name", s[i].name.ptr);
+		put_counts(out, &s[i], 1);
+		kb_buf_puts(out, ">\n");
+		for (j = 0; j < s[i].n; j++)
+			put_case(out, &s[i].cases[j]);
+		kb_buf_puts(out, "  </testsuite>\n");
 	}
-	if (!err)
-		err = kb_buf_puts(out, "</testsuites>\n");
-done:
+	kb_buf_puts(out, "</testsuites>\n");
 	kb_buf_release(&name);
-	return err;
 }
 
 int kb_report_junit(struct kb_buf *out, const struct kb_report *r,
@@ -343,16 +368,18 @@ int kb_report_junit(struct kb_buf *out, const struct kb_report *r,
 
 	KB_ERROR_CHECK_ALLOC(s);
 	n = 1;
-	if ((err = kb_buf_printf(&s[0].name, "%s.%s", b->name, kb_lane_kind_name(l->kind))) < 0 ||
-	    (err = stage_apply(&s[0], b, l)) < 0 || (err = stage_build(&s[0], r, l)) < 0 ||
+	kb_buf_printf(&s[0].name, "%s.%s", b->name, kb_lane_kind_name(l->kind));
+	if ((err = stage_apply(&s[0], b, l)) < 0 || (err = stage_build(&s[0], r, l)) < 0 ||
 	    (err = stage_test(&s[0], l)) < 0)
 		goto done;
 	if (b->queue.present && l->kind == KB_LANE_BACKPORT && (err = queue_suite(&s[n++], b, l)) < 0)
 		goto done;
 	for (i = 0; i < l->nsuites && !err; i++)
 		err = ktap_suite(&s[n++], b, l, &l->suites[i]);
-	if (!err)
-		err = put_suites(out, r, b, l, s, n);
+	if (!err) {
+		put_suites(out, r, b, l, s, n);
+		err = kb_buf_check(out);
+	}
 done:
 	for (i = 0; i < n; i++)
 		jsuite_release(&s[i]);

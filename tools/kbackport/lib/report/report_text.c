@@ -36,44 +36,47 @@ static const char *xml_entity(unsigned char c)
 	}
 }
 
+/*
+ * These append without checking each call: a failed append leaves `out`
+ * failed (util/buf.h); each returns kb_buf_check(out) for a caller that
+ * checks every call.
+ */
 int report_put_xmln(struct kb_buf *out, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	const char *ent;
 	size_t i = 0, len;
-	int err = 0;
 
-	while (i < n && !err) {
+	while (i < n && !kb_buf_oom(out)) {
 		if ((ent = xml_entity(p[i]))) {
-			err = kb_buf_puts(out, ent);
+			kb_buf_puts(out, ent);
 			i++;
 		} else if ((len = utf8_len(p + i, n - i))) {
-			err = kb_buf_put(out, s + i, len);
+			kb_buf_put(out, s + i, len);
 			i += len;
 		} else {
-			err = kb_buf_puts(out, "\xef\xbf\xbd");
+			kb_buf_puts(out, "\xef\xbf\xbd");
 			i++;
 		}
 	}
-	return err;
+	return kb_buf_check(out);
 }
 
 int report_put_utf8(struct kb_buf *out, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0, len;
-	int err = 0;
 
-	while (i < n && !err) {
+	while (i < n && !kb_buf_oom(out)) {
 		if ((len = utf8_len(p + i, n - i)) && p[i]) {
-			err = kb_buf_put(out, s + i, len);
+			kb_buf_put(out, s + i, len);
 			i += len;
 		} else {
-			err = kb_buf_puts(out, "\xef\xbf\xbd");
+			kb_buf_puts(out, "\xef\xbf\xbd");
 			i++;
 		}
 	}
-	return err;
+	return kb_buf_check(out);
 }
 
 int report_put_xml(struct kb_buf *out, const char *s)
@@ -84,27 +87,24 @@ int report_put_xml(struct kb_buf *out, const char *s)
 int report_put_url(struct kb_buf *out, const char *path)
 {
 	const unsigned char *p = (const unsigned char *)path;
-	int err = 0;
 
-	for (; *p && !err; p++)
+	for (; *p; p++)
 		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
 		    strchr("-._~/", *p))
-			err = kb_buf_putc(out, (char)*p);
+			kb_buf_putc(out, (char)*p);
 		else
-			err = kb_buf_printf(out, "%%%02X", *p);
-	return err;
+			kb_buf_printf(out, "%%%02X", *p);
+	return kb_buf_check(out);
 }
 
 int report_put_md(struct kb_buf *out, const char *s)
 {
-	int err = 0;
-
-	for (; s && *s && !err; s++)
+	for (; s && *s; s++)
 		if (strchr("\\`*_[]<>|&~#", *s))
-			err = kb_buf_printf(out, "\\%c", *s);
+			kb_buf_printf(out, "\\%c", *s);
 		else
-			err = kb_buf_putc(out, *s == '\n' ? ' ' : *s);
-	return err;
+			kb_buf_putc(out, *s == '\n' ? ' ' : *s);
+	return kb_buf_check(out);
 }
 
 /* Enough backticks around `s` that none inside ends the span. */
@@ -112,24 +112,26 @@ int report_put_md_code(struct kb_buf *out, const char *s)
 {
 	size_t run = 0, longest = 0, i;
 	const char *p;
-	int err = 0;
 
 	for (p = s; *p; p++) {
 		run = *p == '`' ? run + 1 : 0;
 		if (run > longest)
 			longest = run;
 	}
-	for (i = 0; i <= longest && !err; i++)
-		err = kb_buf_putc(out, '`');
-	if (!err && (*s == '`' || longest))
-		err = kb_buf_putc(out, ' ');
-	for (p = s; *p && !err; p++)
-		err = *p == '|' ? kb_buf_puts(out, "\\|") : kb_buf_putc(out, *p == '\n' ? ' ' : *p);
-	if (!err && longest)
-		err = kb_buf_putc(out, ' ');
-	for (i = 0; i <= longest && !err; i++)
-		err = kb_buf_putc(out, '`');
-	return err;
+	for (i = 0; i <= longest; i++)
+		kb_buf_putc(out, '`');
+	if (*s == '`' || longest)
+		kb_buf_putc(out, ' ');
+	for (p = s; *p; p++)
+		if (*p == '|')
+			kb_buf_puts(out, "\\|");
+		else
+			kb_buf_putc(out, *p == '\n' ? ' ' : *p);
+	if (longest)
+		kb_buf_putc(out, ' ');
+	for (i = 0; i <= longest; i++)
+		kb_buf_putc(out, '`');
+	return kb_buf_check(out);
 }
 
 int report_put_first_line(struct kb_buf *out, const char *s, const char *dflt)
@@ -173,20 +175,19 @@ int report_put_boot_image(struct kb_buf *out, const struct kb_report_lane *l)
 int report_put_suite_counts(struct kb_buf *out, const struct kb_report_lane *l)
 {
 	size_t i;
-	int err = 0;
 
 	if (!l->nsuites)
 		return kb_buf_puts(out, "-");
-	for (i = 0; i < l->nsuites && !err; i++) {
+	for (i = 0; i < l->nsuites; i++) {
 		const struct kb_report_suite *s = &l->suites[i];
-		err = kb_buf_printf(out, "%s%s %lld/%lld", i ? ", " : "", s->name, s->pass,
-				    s->pass + s->fail + s->skip);
-		if (!err && s->skip)
-			err = kb_buf_printf(out, " (%lld skipped)", s->skip);
-		if (!err && s->status == KB_KTAP_ERROR)
-			err = kb_buf_puts(out, " (broken)");
+		kb_buf_printf(out, "%s%s %lld/%lld", i ? ", " : "", s->name, s->pass,
+			      s->pass + s->fail + s->skip);
+		if (s->skip)
+			kb_buf_printf(out, " (%lld skipped)", s->skip);
+		if (s->status == KB_KTAP_ERROR)
+			kb_buf_puts(out, " (broken)");
 	}
-	return err;
+	return kb_buf_check(out);
 }
 
 int report_put_apply_cell(struct kb_buf *out, const struct kb_report_apply *a)

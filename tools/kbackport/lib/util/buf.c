@@ -4,24 +4,59 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* What a failed buffer points at: it reads as "", it is never freed. */
+static char buf_oom[1];
+
+bool kb_buf_oom(const struct kb_buf *buf)
+{
+	return buf->ptr == buf_oom;
+}
+
+int kb_buf_check(const struct kb_buf *buf)
+{
+	return kb_buf_oom(buf) ? kb_error_oom() : 0;
+}
+
+/* Drop the text and make the buffer failed; returns the error to pass up. */
+static int buf_fail(struct kb_buf *buf, int err)
+{
+	if (!kb_buf_oom(buf))
+		free(buf->ptr);
+	buf->ptr = buf_oom;
+	buf->size = buf->asize = 0;
+	return err;
+}
+
+void kb_buf_carry_oom(struct kb_buf *buf, const struct kb_buf *scratch)
+{
+	if (kb_buf_oom(scratch))
+		buf_fail(buf, 0);
+}
+
 int kb_buf_grow(struct kb_buf *buf, size_t extra)
 {
-	size_t need = buf->size + extra + 1, nsize;
+	size_t need, nsize;
 	char *p;
 
+	if (kb_buf_oom(buf))
+		return kb_error_oom();
+	if (extra >= SIZE_MAX - buf->size)
+		return buf_fail(buf, kb_error_oom());
+	need = buf->size + extra + 1;
 	if (need <= buf->asize)
 		return 0;
 	nsize = buf->asize ? buf->asize : 64;
 	while (nsize < need)
-		nsize *= 2;
-	p = realloc(buf->ptr, nsize);
-	KB_ERROR_CHECK_ALLOC(p);
+		nsize = nsize > SIZE_MAX / 2 ? need : nsize * 2;
+	if (!(p = realloc(buf->ptr, nsize)))
+		return buf_fail(buf, kb_error_oom());
 	buf->ptr = p;
 	buf->asize = nsize;
 	return 0;
@@ -55,11 +90,13 @@ int kb_buf_printf(struct kb_buf *buf, const char *fmt, ...)
 	va_list ap;
 	int n, err;
 
+	if (kb_buf_oom(buf))
+		return kb_error_oom();
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
 	if (n < 0)
-		return kb_error_set(KB_ERROR, "bad format string");
+		return buf_fail(buf, kb_error_set(KB_ERROR, "bad format string"));
 	if ((err = kb_buf_grow(buf, (size_t)n)) < 0)
 		return err;
 	va_start(ap, fmt);
@@ -73,8 +110,12 @@ char *kb_buf_detach(struct kb_buf *buf)
 {
 	char *p = buf->ptr;
 
-	if (!p)
-		p = calloc(1, 1);
+	if (kb_buf_oom(buf)) {
+		kb_error_oom();
+		return NULL;
+	}
+	if (!p && !(p = calloc(1, 1)))
+		kb_error_oom();
 	buf->ptr = NULL;
 	buf->size = buf->asize = 0;
 	return p;
@@ -83,13 +124,14 @@ char *kb_buf_detach(struct kb_buf *buf)
 void kb_buf_clear(struct kb_buf *buf)
 {
 	buf->size = 0;
-	if (buf->ptr)
+	if (buf->ptr && !kb_buf_oom(buf))
 		buf->ptr[0] = '\0';
 }
 
 void kb_buf_release(struct kb_buf *buf)
 {
-	free(buf->ptr);
+	if (!kb_buf_oom(buf))
+		free(buf->ptr);
 	buf->ptr = NULL;
 	buf->size = buf->asize = 0;
 }
