@@ -128,7 +128,10 @@ EOF
 state=$(user_state linux)
 objects() { find linux/.git/objects -type f | sort; }
 objects_before=$(objects)
-KB_ARGS=(build --fix fixes --jobs 2 --json)
+# one compiler: the broken lane stops at the same object every time (with
+# two, whether the overlay's object was compiled before dev_ioctl.c failed
+# depended on timing, and so did how many the re-run compiles)
+KB_ARGS=(build --fix fixes --jobs 1 --json)
 field() { printf '%s' "$OUT" | jq -r "$1"; }
 row() { printf '%s' "$OUT" | jq -c ".builds[] | select(.branch == \"$1\" and .lane == \"$2\") | $3"; }
 
@@ -251,7 +254,7 @@ assert_eq "sources are as-is again" "$(git -C linux show linux-6.1.y:net/core/de
 T_NAME=interrupted
 rm "$bdir/kbackport.stamp"
 KBACKPORT_JOBS=5 run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
-assert_contains "--jobs wins over \$KBACKPORT_JOBS" "make O=$TMP/work/obj/6.1.y -j2 " "$(cat "$bdir/build.log")"
+assert_contains "--jobs wins over \$KBACKPORT_JOBS" "make O=$TMP/work/obj/6.1.y -j1 " "$(cat "$bdir/build.log")"
 assert_eq "resumed, not cached" '[["as-is","cached"],["backport","pass"]]' \
 	"$(field '[.builds[] | [.lane, .status]]' | jq -c .)"
 assert_eq "stamp written again" "yes" "$([ -f "$bdir/kbackport.stamp" ] && echo yes)"
