@@ -325,13 +325,7 @@ static int run(struct build_cli *o)
 	p.fixes = (const struct kb_fix *const *)s.fixes;
 	p.nfixes = s.nfixes;
 	p.build = true;
-	p.build_opts.workdir = s.workdir;
-	p.build_opts.fragment = s.fragment;
-	p.build_opts.extra_fragments = (const char *const *)s.configs;
-	p.build_opts.nextra_fragments = s.nconfigs;
-	p.build_opts.overlays = s.overlays;
-	p.build_opts.noverlays = s.noverlays;
-	p.build_opts.compat = s.compat.ptr;
+	kb_session_build_opts(&p.build_opts, &s);
 	p.build_opts.jobs = o->jobs;
 	p.event = show_progress;
 	p.payload = &live;

@@ -313,13 +313,7 @@ static int setup(struct kb_pipeline *p, struct kb_tester *tester, struct kb_run_
 	p->build = true;
 	p->tester = tester;
 	p->kunit = s->noverlays > 0;
-	p->build_opts.workdir = s->workdir;
-	p->build_opts.fragment = s->fragment;
-	p->build_opts.extra_fragments = (const char *const *)s->configs;
-	p->build_opts.nextra_fragments = s->nconfigs;
-	p->build_opts.overlays = s->overlays;
-	p->build_opts.noverlays = s->noverlays;
-	p->build_opts.compat = s->compat.ptr;
+	kb_session_build_opts(&p->build_opts, s);
 	p->build_opts.jobs = o->jobs;
 	kb_test_opts_init(&topts);
 	topts.workdir = s->workdir;

@@ -314,12 +314,7 @@ static int setup(struct kb_pipeline *p, struct kb_tester *t, const struct test_c
 	opts.timeout = o->timeout;
 	p->tester = t;
 	p->kunit = s->noverlays > 0;
-	p->build_opts.workdir = s->workdir;
-	p->build_opts.fragment = s->fragment;
-	p->build_opts.extra_fragments = (const char *const *)s->configs;
-	p->build_opts.nextra_fragments = s->nconfigs;
-	p->build_opts.overlays = s->overlays;
-	p->build_opts.noverlays = s->noverlays;
+	kb_session_build_opts(&p->build_opts, s);
 	p->event = show;
 	/* the fixes' own cases, unless --cases names a file for all of them */
 	if (o->cases && (err = kb_cases_load(&cases, o->cases)) < 0)
@@ -363,7 +358,6 @@ static int run(struct test_cli *o)
 	}
 	p.fixes = (const struct kb_fix *const *)s.fixes;
 	p.nfixes = s.nfixes;
-	p.build_opts.compat = s.compat.ptr;
 	rc = EXIT_OK;
 	cli_interruptible("branches", (long)s.nbranches, false, "finished boots are kept");
 	for (i = 0; i < s.nbranches && !err; i++, kb_work_step())

@@ -389,3 +389,14 @@ void kb_session_release(struct kb_session *s)
 		close(s->lock_fd);
 	memset(s, 0, sizeof(*s));
 }
+
+void kb_session_build_opts(struct kb_build_opts *out, const struct kb_session *s)
+{
+	out->workdir = s->workdir;
+	out->fragment = s->fragment;
+	out->extra_fragments = (const char *const *)s->configs;
+	out->nextra_fragments = s->nconfigs;
+	out->overlays = s->overlays;
+	out->noverlays = s->noverlays;
+	out->compat = s->compat.ptr;
+}

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "fix.h"
 #include "boot/fixtests.h"
+#include "kbuild/build.h"
 #include "kbuild/overlay.h"
 #include "apply/series.h"
 
@@ -131,5 +132,12 @@ int kb_session_lock(struct kb_session *s);
 
 /* Release what `s` holds, the lock last: safe when zeroed, half-opened or released. */
 void kb_session_release(struct kb_session *s);
+
+/*
+ * The build paths of an opened session (opts->build) into `out`: work
+ * directory, fragments, overlays and compat rules, pointing into `s`. The
+ * other fields (jobs, ...) are left as they are.
+ */
+void kb_session_build_opts(struct kb_build_opts *out, const struct kb_session *s);
 
 #endif
