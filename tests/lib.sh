@@ -23,6 +23,16 @@ hermetic() {
 	git config --global advice.detachedHead false
 }
 
+# fake_kernel DIR: a repository at DIR holding the fake kernel-like tree of
+# tests/fixtures/fake-kernel (its README says what it mimics), one commit
+# "6.1" on master and linux-6.1.y; its .gitignore ignores everything at the
+# top, as Debian's kernel tarballs do
+fake_kernel() {
+	mkdir -p "$1" && cp -r "$FIXTURES/fake-kernel/." "$1/" && printf '/*\n' > "$1/.gitignore" &&
+		git -C "$1" init -q && git -C "$1" add -A -f && git -C "$1" commit -q -m "6.1" &&
+		git -C "$1" branch linux-6.1.y
+}
+
 T_PASS=0 T_FAIL=0 T_SKIP=0 T_NAME=
 pass() { T_PASS=$((T_PASS + 1)); echo "ok - ${T_NAME:+$T_NAME: }$1"; }
 fail() { T_FAIL=$((T_FAIL + 1)); echo "not ok - ${T_NAME:+$T_NAME: }$1"; }

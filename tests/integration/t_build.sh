@@ -1,83 +1,15 @@
 #!/usr/bin/env bash
-# kbackport build on a FAKE kernel-like tree: a real kernel build takes
-# minutes, so this tree only mimics what the build stage relies on (the O=
-# convention, tinyconfig, olddefconfig dropping unknown options,
-# scripts/kconfig/merge_config.sh, "  CC" lines, make dependencies,
-# modules_install, Kconfig files naming the options), and what the overlay
-# relies on (net/Makefile; the fake compiles whatever .c files the
-# directories of net/kbackport_kunit/ hold). The real kernel is built by the
-# end-to-end test and by `make bench`.
+# kbackport build on a FAKE kernel-like tree (tests/fixtures/fake-kernel,
+# whose README says what it mimics of what the build stage and the overlay
+# rely on): a real kernel build takes minutes. The real kernel is built by
+# the end-to-end test and by `make bench`.
 source "$(dirname "$0")/../lib.sh"
 T_SUITE=build
 hermetic
 
-# ---- the fake kernel ----
-make_tree() {
-	local t=$1
-	mkdir -p "$t/scripts/kconfig" "$t/init" "$t/net/core" "$t/drivers" "$t/include"
-	# Debian's kernel tarballs ignore everything at the top: so does this one
-	printf '/*\n' > "$t/.gitignore"
-	printf 'CONFIG_64BIT\nCONFIG_MODULES\nCONFIG_NET\nCONFIG_XFS_FS\n' > "$t/Kconfig.known"
-	# the options as Kconfig declares them, for the fixes' config lines
-	printf 'config 64BIT\nconfig MODULES\nmenuconfig NET\n' > "$t/Kconfig"
-	printf 'if NET\n\tconfig XFS_FS\n\t\ttristate "xfs"\nendif\n' > "$t/drivers/Kconfig.fs"
-	cat > "$t/Makefile" <<'EOF'
-O ?= .
-OBJS := init/main.o net/core/dev_ioctl.o $(patsubst %.c,%.o,$(wildcard net/kbackport_kunit/*/*.c))
-.SECONDARY:
-tinyconfig:
-	@mkdir -p $(O)
-	@printf 'CONFIG_64BIT=y\n# CONFIG_MODULES is not set\n' > $(O)/.config
-	@printf '%s\n' "$$CCACHE_BASEDIR" > $(O)/ccache-basedir
-olddefconfig:
-	@awk 'NR == FNR { known[$$1] = 1; next } { s = $$0; sub(/^# /, "", s); sub(/[= ].*/, "", s); if (s in known) print }' \
-		Kconfig.known $(O)/.config > $(O)/.config.new && mv $(O)/.config.new $(O)/.config
-bzImage: $(O)/arch/x86/boot/bzImage
-$(O)/arch/x86/boot/bzImage: $(addprefix $(O)/,$(OBJS))
-	@mkdir -p $(dir $@)
-	@echo "  LD      vmlinux"
-	@cat $^ > $@
-$(O)/%.o: %.c
-	@mkdir -p $(dir $@)
-	@echo "  CC      $*.o"
-	@$(CC) -MD -MP -Iinclude -c -o $@ $<
--include $(patsubst %.o,$(O)/%.d,$(OBJS) drivers/xfs.o)
-modules: $(O)/drivers/xfs.ko
-$(O)/%.ko: $(O)/%.o
-	@echo "  LD [M]  $*.ko"
-	@cp $< $@
-modules_install:
-	@mkdir -p $(INSTALL_MOD_PATH)/lib/modules/6.1.0-fake/kernel/drivers
-	@cp $(O)/drivers/xfs.ko $(INSTALL_MOD_PATH)/lib/modules/6.1.0-fake/kernel/drivers/
-EOF
-	cat > "$t/scripts/kconfig/merge_config.sh" <<-'EOF'
-	#!/bin/sh
-	# merge_config.sh -m -O DIR BASE FRAGMENT...: the fragment's lines win
-	[ "$1" = -m ] && shift
-	[ "$1" = -O ] && { out=$2; shift 2; }
-	base=$1; shift
-	cp "$base" "$out/.config.merge"
-	for f; do
-		for sym in $(sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=.*/\1/p; s/^# \(CONFIG_[A-Za-z0-9_]*\) is not set/\1/p' "$f"); do
-			grep -v -E "^(# )?$sym[= ]" "$out/.config.merge" > "$out/.config.tmp"
-			mv "$out/.config.tmp" "$out/.config.merge"
-		done
-		grep -E '^(CONFIG_|# CONFIG_)' "$f" >> "$out/.config.merge"
-	done
-	mv "$out/.config.merge" "$out/.config"
-	EOF
-	chmod +x "$t/scripts/kconfig/merge_config.sh"
-	printf '#define KB_VERSION 1\n' > "$t/include/kb.h"
-	printf '#include "kb.h"\nint start_kernel(void) { return KB_VERSION; }\n' > "$t/init/main.c"
-	printf 'int dev_load(const char *name) { return name != 0; }\n' > "$t/net/core/dev_ioctl.c"
-	printf 'obj-y += core/\n' > "$t/net/Makefile"
-	printf 'int xfs_init(void) { return 0; }\n' > "$t/drivers/xfs.c"
-}
-
+# ---- the fake kernel (tests/fixtures/fake-kernel) ----
 cd "$TMP"
-mkdir linux && make_tree linux
-git -C linux init -q && git -C linux add -A -f && git -C linux commit -q -m "6.1"
-git -C linux branch linux-6.1.y
+fake_kernel linux
 # a second branch with the same tree: shares the build
 git -C linux branch same-tree
 # a branch that does not compile

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The initramfs cache (work/initramfs/<sha256 of the inputs>.cpio), with no
-# kernel boot: a FAKE kernel-like tree (see t_progress.sh, without its
-# sleeps) is built, and `test` boots it with a fake qemu-system-x86_64 first
+# kernel boot: the FAKE kernel-like tree of tests/fixtures/fake-kernel is
+# built, and `test` boots it with a fake qemu-system-x86_64 first
 # on PATH that prints nothing (the lane's verdict is then an error: no
 # KTAP), which is enough to make the initramfs. Checked: equal inputs give
 # the same cached file (reused, not written again, the lane's initrd.cpio a
@@ -11,42 +11,8 @@ source "$(dirname "$0")/../lib.sh"
 T_SUITE=initramfs_cache
 hermetic
 
-make_tree() {
-	local t=$1 f
-	mkdir -p "$t/scripts/kconfig" "$t/init" "$t/net/core"
-	cat > "$t/Makefile" <<'EOF'
-O ?= .
-OBJS := $(patsubst %.c,%.o,$(wildcard init/*.c net/core/*.c))
-tinyconfig:
-	@mkdir -p $(O)
-	@printf 'CONFIG_64BIT=y\n' > $(O)/.config
-olddefconfig:
-	@true
-bzImage: $(O)/arch/x86/boot/bzImage
-$(O)/arch/x86/boot/bzImage: $(addprefix $(O)/,$(OBJS))
-	@mkdir -p $(dir $@)
-	@cat $^ > $@
-$(O)/%.o: %.c
-	@mkdir -p $(dir $@)
-	@cp $< $@
-modules:
-	@true
-modules_install:
-	@mkdir -p $(INSTALL_MOD_PATH)/lib/modules/6.1.0-fake
-	@touch $(INSTALL_MOD_PATH)/lib/modules/6.1.0-fake/modules.dep
-EOF
-	printf '#!/bin/sh\n[ "$1" = -m ] && shift\n[ "$1" = -O ] && out=$2\n' \
-		> "$t/scripts/kconfig/merge_config.sh"
-	chmod +x "$t/scripts/kconfig/merge_config.sh"
-	printf 'int main;\n' > "$t/init/main.c"
-	printf 'int dev;\n' > "$t/net/core/dev.c"
-	printf 'obj-y += core/\n' > "$t/net/Makefile"
-}
-
 cd "$TMP"
-mkdir linux && make_tree linux
-git -C linux init -q && git -C linux add -A && git -C linux commit -q -m "6.1"
-git -C linux branch linux-6.1.y
+fake_kernel linux
 mkdir -p fixes
 cp -r "$TOP_DIR/backports/CVE-2011-1019" fixes/
 printf 'CONFIG_64BIT=y\n' > fragment.config

@@ -1,62 +1,47 @@
 #!/usr/bin/env bash
 # Progress lines while a long step runs, with no terminal (stderr is a
-# file here, as in a CI log). The build is a FAKE kernel-like tree (see
-# t_build.sh) whose make sleeps before each object, so that the build lasts
-# a few seconds; the boot a fake qemu-system-x86_64 first on PATH that
-# sleeps (the lane's verdict is then an error: no KTAP), for the same
-# reason. KBACKPORT_PROGRESS_INTERVAL=1 makes a line every second.
+# file here, as in a CI log). The build is the FAKE kernel-like tree of
+# tests/fixtures/fake-kernel, with six objects; the boot a fake
+# qemu-system-x86_64 first on PATH (the lane's verdict is then an error: no
+# KTAP). KBACKPORT_PROGRESS_INTERVAL=1 makes a line every second. A step
+# lasts until it has been said: in the runs that should say progress, each
+# fake (the compiler, qemu, apt-get) waits until kbackport's stderr has the
+# progress line of its step (tests/wait-for-line.sh), never a guessed
+# delay; the runs with --quiet, which say none, do not wait.
 # Checked: lines name the branch, lane and step, their object counts never
 # go down, the expected count comes from the branch's last build from
 # scratch, --quiet removes them, and what the command prints at the end is
-# the same either way. `import` too: a fake apt-get that sleeps before it
+# the same either way. `import` too: a fake apt-get that waits before it
 # leaves a .deb, and a tarball whose (fake) decompressor writes a file at
-# a time. No timing is asserted beyond "at least one line".
+# a time. No timing is asserted beyond "at least one
+# line".
 source "$(dirname "$0")/../lib.sh"
 T_SUITE=progress
 hermetic
 
-# ---- a slow fake kernel: 6 objects, 0.5 s each ----
-make_tree() {
-	local t=$1 f
-	mkdir -p "$t/scripts/kconfig" "$t/init" "$t/net/core" "$t/drivers"
-	cat > "$t/Makefile" <<'EOF'
-O ?= .
-OBJS := $(patsubst %.c,%.o,$(wildcard init/*.c net/core/*.c))
-tinyconfig:
-	@mkdir -p $(O)
-	@printf 'CONFIG_64BIT=y\n' > $(O)/.config
-olddefconfig:
-	@true
-bzImage: $(O)/arch/x86/boot/bzImage
-$(O)/arch/x86/boot/bzImage: $(addprefix $(O)/,$(OBJS))
-	@mkdir -p $(dir $@)
-	@echo "  LD      vmlinux"
-	@cat $^ > $@
-$(O)/%.o: %.c
-	@mkdir -p $(dir $@)
-	@sleep 0.5
-	@echo "  CC      $*.o"
-	@cp $< $@
-modules:
-	@true
-modules_install:
-	@mkdir -p $(INSTALL_MOD_PATH)/lib/modules/6.1.0-fake
-	@touch $(INSTALL_MOD_PATH)/lib/modules/6.1.0-fake/modules.dep
-EOF
-	printf '#!/bin/sh\n[ "$1" = -m ] && shift\n[ "$1" = -O ] && out=$2\n' \
-		> "$t/scripts/kconfig/merge_config.sh"
-	chmod +x "$t/scripts/kconfig/merge_config.sh"
-	for f in main calibrate version; do printf 'int %s;\n' "$f" > "$t/init/$f.c"; done
-	for f in dev sock skbuff; do printf 'int %s;\n' "$f" > "$t/net/core/$f.c"; done
-	printf 'obj-y += core/\n' > "$t/net/Makefile"	# where an overlay goes
-}
-
+# ---- the fake kernel, with six objects ----
 cd "$TMP"
-mkdir linux && make_tree linux
-git -C linux init -q && git -C linux add -A && git -C linux commit -q -m "6.1"
-git -C linux branch linux-6.1.y
+fake_kernel linux
+for f in init/calibrate net/core/sock net/core/skbuff init/version; do
+	printf 'int %s;\n' "${f##*/}" > "linux/$f.c"
+done
+git -C linux add -A -f && git -C linux commit -q -m "6.1, six objects" && git -C linux branch -f linux-6.1.y
+# waiting STEP CMD...: CMD with the fakes waiting for their step's progress
+# line: each compile for a build's, the fake program (qemu, apt-get) for
+# STEP's (boot, download)
+WAIT=$TOP_DIR/tests/wait-for-line.sh
+waiting() {
+	local step=$1
+	shift
+	KB_FAKE_WAIT_CC="$WAIT $TMP/err '^progress: .*: build '" KB_FAKE_WAIT="^progress: .*: $step " "$@"
+}
 mkdir -p fixes
 cp -r "$TOP_DIR/backports/CVE-2011-1019" fixes/
+# its KUnit suite a small one the fake kernel's compiler builds (the overlay
+# compiles it in `run`)
+rm -rf fixes/CVE-2011-1019/tests/kunit && mkdir fixes/CVE-2011-1019/tests/kunit
+printf 'obj-y += kb_suite.o\n' > fixes/CVE-2011-1019/tests/kunit/Kbuild
+printf 'int kb_suite(void) { return 6; }\n' > fixes/CVE-2011-1019/tests/kunit/kb_suite.c
 printf 'CONFIG_64BIT=y\n' > fragment.config
 cat > branches.yaml <<'EOF'
 repo: linux
@@ -66,7 +51,8 @@ branches:
     config: fragment.config
 EOF
 mkdir fakebin
-printf '#!/bin/sh\nsleep 2.5\n' > fakebin/qemu-system-x86_64
+printf '#!/bin/sh\n[ -z "$KB_FAKE_WAIT" ] || exec "%s" "%s" "$KB_FAKE_WAIT"\n' "$WAIT" "$TMP/err" \
+	> fakebin/qemu-system-x86_64
 chmod +x fakebin/qemu-system-x86_64
 export KBACKPORT_PROGRESS_INTERVAL=1
 KB_TEXT=(build --fix fixes/CVE-2011-1019 --fragment fragment.config --no-overlay --jobs 1)
@@ -79,7 +65,7 @@ counts() { progress | sed -n 's|.*, \([0-9]*\)/[0-9?]* objects$|\1|p'; }
 
 # ---- the first build: the expected count is not known ----
 T_NAME=cold
-run_kb 0 "${KB_ARGS[@]}"
+waiting build run_kb 0 "${KB_ARGS[@]}"
 first=$(final)
 assert_eq "built" '"pass" 6' "$(printf '%s' "$OUT" | jq -r '.builds[0] | "\(.status | tojson) \(.rebuilt)"')"
 assert_eq "at least one progress line" yes "$([ -n "$(progress)" ] && echo yes)"
@@ -92,7 +78,7 @@ assert_eq "nothing else on stderr" "" "$(printf '%s\n' "$ERR" | grep -v '^progre
 # ---- from scratch again: out of the last count ----
 T_NAME=again
 rm -rf work/builds
-run_kb 0 "${KB_ARGS[@]}"
+waiting build run_kb 0 "${KB_ARGS[@]}"
 assert_eq "at least one progress line" yes "$([ -n "$(progress)" ] && echo yes)"
 assert_eq "out of the last build's 6" "" \
 	"$(progress | grep -v -E '^progress: 6\.1\.y as-is: build [0-9]+s, [0-6]/6 objects$')"
@@ -119,7 +105,7 @@ assert_eq "and no progress line" "" "$ERR"
 T_NAME=test
 rm -rf work/builds
 run_kb 0 "${KB_ARGS[@]}" --quiet
-PATH=$TMP/fakebin:$PATH run_kb 1 test --fix fixes/CVE-2011-1019 --no-overlay
+PATH=$TMP/fakebin:$PATH waiting boot run_kb 1 test --fix fixes/CVE-2011-1019 --no-overlay
 first=$OUT
 assert_eq "at least one progress line" yes "$([ -n "$(progress)" ] && echo yes)"
 assert_eq "every line names branch, lane and step, no count" "" \
@@ -133,7 +119,7 @@ assert_eq "the final output is the same" "$(printf '%s\n' "$first" | cut -c1-30)
 # ---- the whole run: build and boot ----
 T_NAME=run
 rm -rf work
-PATH=$TMP/fakebin:$PATH run_kb 1 run --fix fixes/CVE-2011-1019
+PATH=$TMP/fakebin:$PATH waiting boot run_kb 1 run --fix fixes/CVE-2011-1019
 steps() { printf '%s\n' "$ERR" | grep -v '^progress: ' | sed 's/^\[ *[0-9.]*s\] //; s/([0-9.]* s/(S s/; s/[0-9]\{8\}T[0-9]\{6\}Z-[0-9a-f]*/ID/g'; }
 first=$(steps)
 assert_contains "a build's progress" "progress: 6.1.y as-is: build " "$(progress)"
@@ -149,7 +135,7 @@ assert_eq "--quiet: no progress line" "" "$(progress)"
 assert_eq "the step lines are the same" "$first" "$(steps)"
 
 # ---- import: apt-get download, then the tarball ----
-# A fake apt-get first on PATH that sleeps, then leaves a real .deb (made
+# A fake apt-get first on PATH that waits, then leaves a real .deb (made
 # here with dpkg-deb) holding a small source tarball; dpkg-deb -x is real.
 T_NAME=import-download
 mkdir -p deb/DEBIAN deb/usr/src src/linux-source-9.9/net/core fakeapt
@@ -159,11 +145,12 @@ tar -C src -cJf deb/usr/src/linux-source-9.9.tar.xz linux-source-9.9
 printf 'Package: linux-source-9.9\nVersion: 9.9.1-fake\nArchitecture: all\nMaintainer: t <t@example.org>\nDescription: a fake\n' \
 	> deb/DEBIAN/control
 dpkg-deb -b -Zgzip deb fake.deb > /dev/null
-printf '#!/bin/sh\nsleep 2.5\ncp "%s/fake.deb" linux-source-9.9_9.9.1-fake_all.deb\n' "$TMP" \
+printf '#!/bin/sh\n[ -z "$KB_FAKE_WAIT" ] || "%s" "%s" "$KB_FAKE_WAIT"\ncp "%s/fake.deb" linux-source-9.9_9.9.1-fake_all.deb\n' \
+	"$WAIT" "$TMP/err" "$TMP" \
 	> fakeapt/apt-get
 chmod +x fakeapt/apt-get
 IMPORT=(import --repo repo.git --downloads dl --package linux-source-9.9=9.9.1-fake)
-PATH=$TMP/fakeapt:$PATH run_kb 0 "${IMPORT[@]}"
+PATH=$TMP/fakeapt:$PATH waiting download run_kb 0 "${IMPORT[@]}"
 assert_contains "imported" "stable/9.9.y   linux-source-9.9 9.9.1-fake   imported" "$OUT"
 assert_eq "at least one progress line" yes "$([ -n "$(progress)" ] && echo yes)"
 assert_eq "every line names the package and the step" "" \
@@ -178,7 +165,11 @@ assert_contains "imported all the same" "linux-source-9.9 9.9.1-fake   imported"
 # A tarball read slowly: a regular file (--trees refuses a FIFO) that
 # libarchive hands to lrzip, a program it runs (it has no lrzip of its
 # own); the fake lrzip first on PATH writes a file every 0.6 s, each
-# 64 KiB, libarchive's read size for a program's output.
+# 64 KiB, libarchive's read size for a program's output. This one fake
+# keeps its delay: kbackport counts the files as libarchive hands them
+# over and cannot say a line while libarchive waits for the next, so
+# there is no line to wait for; the delay is the slow decompressor the
+# test is about, and no check depends on how long it is.
 T_NAME=import-tarball
 mkdir -p fakelrzip
 cat > fakelrzip/lrzip <<'EOF'
@@ -214,16 +205,17 @@ assert_contains "--quiet is in import's help" "-q, --quiet" "$OUT"
 
 # ---- test: the download of a distribution kernel ----
 # A fake apt-cache that knows the package, and the fake apt-get above
-# swapped for one that sleeps, then fails: the lane is an error, after
+# swapped for one that waits, then fails: the lane is an error, after
 # progress lines named by the branch alone (there is no lane yet).
 T_NAME=kernel-download
 mkdir -p fakekernel
 printf '#!/bin/sh\nprintf "Package: linux-image-fake\\nVersion: 1.0-1\\nArchitecture: amd64\\n"\n' \
 	> fakekernel/apt-cache
-printf '#!/bin/sh\nsleep 2.5\necho "E: no such archive here" >&2\nexit 100\n' > fakekernel/apt-get
+printf '#!/bin/sh\n[ -z "$KB_FAKE_WAIT" ] || "%s" "%s" "$KB_FAKE_WAIT"\necho "E: no such archive here" >&2\nexit 100\n' \
+	"$WAIT" "$TMP/err" > fakekernel/apt-get
 chmod +x fakekernel/apt-cache fakekernel/apt-get
 printf 'repo: linux\nbranches:\n  - name: bookworm\n    kernel: linux-image-fake\n' > distro.yaml
-PATH=$TMP/fakekernel:$PATH run_kb 1 test --config distro.yaml --fix fixes/CVE-2011-1019 --workdir dwork
+PATH=$TMP/fakekernel:$PATH waiting download run_kb 1 test --config distro.yaml --fix fixes/CVE-2011-1019 --workdir dwork
 assert_eq "at least one progress line" yes "$([ -n "$(progress)" ] && echo yes)"
 assert_eq "every line names the branch and the step" "" \
 	"$(progress | grep -v -E '^progress: bookworm: download [0-9]+s$')"
