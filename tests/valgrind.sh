@@ -12,7 +12,13 @@
 # interrupts, the CI runner, install): about half the time of all of them.
 # VALGRIND_SUITES=all runs every suite.
 set -u
-VG="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"
+# Each kbackport run starts a valgrind (about a thousand in all), whose
+# start is most of its time: no gdbserver (--vgdb=no, nothing attaches
+# here) and no inlined frames in the debug info read (--read-inline-info=no:
+# a report still names the file and line, under the function it was
+# inlined into) take a tenth off each start (0.76 s to 0.69 s for
+# `kbackport --version`, measured side by side).
+VG="valgrind -q --vgdb=no --read-inline-info=no --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"
 : "${VALGRIND_SUITES:=t_apply_queue t_audit t_bad_input t_build t_ci t_errors t_fix_new t_import t_import_trees t_ktap t_report t_run t_run_queue t_skip_missing t_threeway t_placement t_history t_identity}"
 # tests/valgrind.sh list: the suites it runs by default (for tests/jobs.sh);
 # tests/valgrind.sh unit BIN...: the unit binaries only;
