@@ -153,7 +153,6 @@ git -C bp commit -q -a -m "net: don't allow CAP_NET_ADMIN to load non-netdev ker
 git -C linux update-ref refs/heads/backport/CVE-2011-1019/6.1.y "$(git -C bp rev-parse HEAD)"
 git -C linux worktree remove --force ../bp
 state=$(user_state linux)
-mtime_before=$(stat -c %Y.%y "work/src/6.1.y/init/main.c")
 run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
 assert_eq "as-is cached, backport built" '[["as-is","cached"],["backport","pass"]]' \
 	"$(field '[.builds[] | [.lane, .status]]' | jq -c .)"
@@ -161,10 +160,14 @@ assert_eq "exactly the changed object recompiled" 1 "$(row 6.1.y backport .rebui
 bdir=$(row 6.1.y backport .build_dir | jq -r .)
 assert_eq "that object is dev_ioctl.o" "  CC      net/core/dev_ioctl.o" "$(grep '^  CC' "$bdir/build.log")"
 assert_eq "started from the as-is build" '"6.1.y as-is"' "$(row 6.1.y backport .shared_with)"
+assert_eq "the copy records the tree it was built from (for a resumed copy's dates)" \
+	"$(row 6.1.y as-is .built_tree | jq -r .)" "$(cat "$bdir/kbackport.base")"
 assert_eq "unchanged objects are the copied ones" "$(stat -c %y "$dir/init/main.o")" \
 	"$(stat -c %y "$bdir/init/main.o")"
-assert_eq "unchanged sources were not rewritten" "$mtime_before" \
-	"$(stat -c %Y.%y "work/src/6.1.y/init/main.c")"
+# make goes by mtimes: the sources are dated against the copied build
+assert_eq "unchanged sources dated back to 2000, older than any build; the changed one now" \
+	"946684800 now" "$(stat -c %Y work/src/6.1.y/init/main.c) $(
+	  [ "$(stat -c %Y work/src/6.1.y/net/core/dev_ioctl.c)" -ge "$(stat -c %Y "$dir/init/main.o")" ] && echo now)"
 assert_eq "the source tree is the backport's" "$(git -C linux show backport/CVE-2011-1019/6.1.y:net/core/dev_ioctl.c)" \
 	"$(cat work/src/6.1.y/net/core/dev_ioctl.c)"
 assert_eq "the as-is build keeps its own object" different \
@@ -209,16 +212,38 @@ T_NAME=suite
 printf 'int kb_suite(void) { return 7; }\n' > $SUITE/kb_suite.c
 objects_before=$(objects)
 run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
-# two objects: the suite's, and dev_ioctl.o, whose source the switch between
-# the lanes rewrites
+# one object each: the suite's. The switch between the lanes rewrites
+# dev_ioctl.c, but as the copied build had it: dated back, not compiled
 assert_eq "new built trees, new builds, from the lane's previous ones" \
-	'[["as-is","pass",2,"6.1.y as-is"],["backport","pass",2,"6.1.y backport"]]' \
+	'[["as-is","pass",1,"6.1.y as-is"],["backport","pass",1,"6.1.y backport"]]' \
 	"$(field '[.builds[] | [.lane, .status, .rebuilt, .shared_with]]' | jq -c .)"
 assert_eq "the lanes' trees did not change" "$tree" "$(row 6.1.y as-is .tree | jq -r .)"
-assert_eq "the suite object is compiled again" "$(printf '  CC      %s\n' net/core/dev_ioctl.o net/kbackport_kunit/CVE_2011_1019/kb_suite.o)" \
+assert_eq "the suite object is compiled again, only it" "  CC      net/kbackport_kunit/CVE_2011_1019/kb_suite.o" \
 	"$(grep '^  CC' "$(row 6.1.y as-is .log | jq -r .)" | sort)"
+assert_eq "...in the backport lane too, whose dev_ioctl.c the switch rewrote" \
+	"  CC      net/kbackport_kunit/CVE_2011_1019/kb_suite.o" "$(grep '^  CC' "$(row 6.1.y backport .log | jq -r .)")"
 assert_contains "configuration kept" "configuration kept" "$(cat "$(row 6.1.y as-is .log | jq -r .)")"
 assert_eq "the repository's object directory gained nothing" "$objects_before" "$(objects)"
+
+# ---- a lane built from another's build, its sources already in place ----
+# The source directory holds the backport's tree, whose dev_ioctl.c the
+# last build dated back (the copy it started from had that file). With its
+# builds deleted, the backport lane starts from a copy of the as-is build,
+# whose dev_ioctl.o was compiled from the other dev_ioctl.c: make must
+# compile it again, though the source directory already holds the file.
+T_NAME=dated-back
+bdir=$(row 6.1.y backport .build_dir | jq -r .)
+cp "$bdir/net/core/dev_ioctl.o" backport-dev_ioctl.o
+# every build of the backport lane (the one before the suite changed too)
+for stamp in work/builds/*/kbackport.stamp; do
+	grep -qx 'lane backport' "$stamp" && rm -rf "$(dirname "$stamp")"
+done
+run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
+assert_eq "built from a copy of the as-is build" '["pass",1,"6.1.y as-is"]' \
+	"$(row 6.1.y backport '[.status, .rebuilt, .shared_with]')"
+assert_eq "dev_ioctl.o compiled again" "  CC      net/core/dev_ioctl.o" "$(grep '^  CC' "$bdir/build.log")"
+assert_eq "the backport's object, not the as-is one" same \
+	"$(cmp -s backport-dev_ioctl.o "$bdir/net/core/dev_ioctl.o" && echo same || echo different)"
 
 # ---- --no-overlay: the lane's tree as it is ----
 T_NAME=no-overlay

@@ -1,4 +1,5 @@
 #include "kbuild/build.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "kbuild/compat.h"
 #include "util/dir.h"
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -162,6 +164,8 @@ struct lane_build {
 	char *cfg;		/* hash of arch, toolchain and fragment */
 	char *key;		/* hash of cfg and tree: the build's name */
 	char *base_tree;	/* copied from a build of this cfg and that tree */
+	char *copied_tree;	/* the tree of the build this one copies (or
+				 * resumes a copy of), whatever its cfg */
 	git_oid built;		/* the lane's tree with the overlay */
 	char tree[GIT_OID_HEXSZ + 1];	/* `built`, in hex */
 	char lane_tree[GIT_OID_HEXSZ + 1];
@@ -586,10 +590,98 @@ done:
 	return err;
 }
 
+/*
+ * make goes by mtimes, and the source directory is shared by the
+ * branch's lanes: it holds the tree of the last lane written there, its
+ * files dated by whenever they were written. A build that starts from a
+ * copy of another build (or resumes one) needs the opposite: a file newer
+ * than the copied objects exactly when it differs from the tree the copy
+ * was built from. So before make, every file of the lane's tree is dated:
+ * now when it differs from the copy's tree (make recompiles what reads
+ * it), else OLD_MTIME, older than any build (make keeps what the copy
+ * compiled from it, though a lane switch rewrote it: the as-is file put
+ * back after a pre-fix lane). Only the files whose date is not already
+ * right are touched.
+ */
+#define OLD_MTIME 946684800	/* 2000-01-01 */
+#define BASE_FILE "kbackport.base"	/* in a build dir: the copy's tree */
+
+static git_diff *diff_to_lane(struct lane_build *b, const char *tree_hex);
+
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+struct dating {
+	struct lane_build *b;
+	const char **changed;	/* sorted: the paths that differ from the copy's tree */
+	size_t n;
+	struct kb_buf path;
+	int err;
+};
+
+static int date_entry(const char *root, const git_tree_entry *e, void *payload)
+{
+	struct dating *d = payload;
+	const char *rel;
+	struct timespec t[2];
+	struct stat st;
+	bool now;
+
+	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB)
+		return 0;
+	d->path.size = 0;
+	if ((d->err = kb_buf_printf(&d->path, "%s/%s%s", d->b->src, root,
+				    git_tree_entry_name(e))) < 0)
+		return -1;
+	rel = d->path.ptr + strlen(d->b->src) + 1;
+	now = d->n && bsearch(&rel, d->changed, d->n, sizeof(*d->changed), cmp_path);
+	if (!now && lstat(d->path.ptr, &st) == 0 && st.st_mtim.tv_sec == OLD_MTIME &&
+	    st.st_mtim.tv_nsec == 0)
+		return 0;
+	t[0] = t[1] = now ? (struct timespec){ 0, UTIME_NOW } : (struct timespec){ OLD_MTIME, 0 };
+	if (utimensat(AT_FDCWD, d->path.ptr, t, AT_SYMLINK_NOFOLLOW) < 0) {
+		d->err = kb_error_set(KB_ERROR, "cannot date '%s': %s", d->path.ptr,
+				      strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int date_sources(struct lane_build *b, git_tree *want)
+{
+	struct dating d = { .b = b, .path = KB_BUF_INIT };
+	git_diff *changed = diff_to_lane(b, b->copied_tree);
+	size_t i, count, alloc = 0;
+	int err = 0;
+
+	if (!changed)
+		return kb_error_set(KB_ERROR, "cannot compare tree %s with the copied build's %s",
+				    b->tree, b->copied_tree);
+	count = git_diff_num_deltas(changed);
+	for (i = 0; !err && i < count; i++) {
+		const git_diff_delta *delta = git_diff_get_delta(changed, i);
+
+		if (delta->status != GIT_DELTA_DELETED &&
+		    (err = KB_ARRAY_GROW(d.changed, alloc, d.n + 1)) == 0)
+			d.changed[d.n++] = delta->new_file.path;
+	}
+	if (!err && d.n)
+		qsort(d.changed, d.n, sizeof(*d.changed), cmp_path);
+	if (!err && git_tree_walk(want, GIT_TREEWALK_PRE, date_entry, &d) < 0)
+		err = d.err ? d.err : kb_error_set(KB_ERROR, "cannot read tree %s", b->tree);
+	kb_buf_release(&d.path);
+	free(d.changed);
+	git_diff_free(changed);
+	return err;
+}
+
 static int materialise(struct lane_build *b)
 {
 	struct kb_buf stamp = KB_BUF_INIT;
 	git_tree *have = NULL, *want = NULL;
+	bool wrote;
 	int err;
 
 	if ((err = kb_buf_printf(&stamp, "%s.tree", b->src)) < 0)
@@ -599,16 +691,22 @@ static int materialise(struct lane_build *b)
 		goto done;
 	}
 	have = src_tree(b, stamp.ptr);
-	if (have && !git_oid_cmp(git_tree_id(have), &b->built))
-		goto done;
-	announce(b, "write tree %s into %s%s", b->tree, b->src,
-		 have ? " (the files that differ)" : "");
-	/* half-written until the new stamp is in place */
-	if (unlink(stamp.ptr) < 0 && errno != ENOENT)
-		err = kb_error_set(KB_ERROR, "cannot remove '%s': %s", stamp.ptr, strerror(errno));
-	if (!err && !have && (err = kb_remove_tree(b->src)) == 0)
-		err = kb_mkdir_p(b->src);
-	if (!err && (err = checkout(b, have, want)) == 0)
+	wrote = !have || git_oid_cmp(git_tree_id(have), &b->built);
+	if (wrote) {
+		announce(b, "write tree %s into %s%s", b->tree, b->src,
+			 have ? " (the files that differ)" : "");
+		/* half-written until the new stamp is in place */
+		if (unlink(stamp.ptr) < 0 && errno != ENOENT)
+			err = kb_error_set(KB_ERROR, "cannot remove '%s': %s", stamp.ptr,
+					   strerror(errno));
+		if (!err && !have && (err = kb_remove_tree(b->src)) == 0)
+			err = kb_mkdir_p(b->src);
+		if (!err)
+			err = checkout(b, have, want);
+	}
+	if (!err && b->copied_tree)
+		err = date_sources(b, want);
+	if (!err && wrote)
 		err = kb_write_atomic(stamp.ptr, b->tree);
 done:
 	git_tree_free(have);
@@ -769,6 +867,42 @@ static int save_objects(struct lane_build *b)
 }
 
 /*
+ * A copy records the tree it was built from (BASE_FILE), for the dates of
+ * the sources (date_sources()), also when an interrupted copy is resumed.
+ */
+static int write_copied_tree(struct lane_build *b, const char *tree)
+{
+	char *path = path_join(b->obj, BASE_FILE);
+	int err;
+
+	KB_ERROR_CHECK_ALLOC(path);
+	if (!(b->copied_tree = kb_strdup(tree)))
+		err = kb_error_oom();
+	else
+		err = kb_write_atomic(path, tree);
+	free(path);
+	return err;
+}
+
+static int read_copied_tree(struct lane_build *b)
+{
+	char *path = path_join(b->obj, BASE_FILE), *text = NULL;
+	git_oid id;
+	int err = 0;
+
+	KB_ERROR_CHECK_ALLOC(path);
+	if (kb_path_exists(path) && (err = kb_read_file(&text, NULL, path)) == 0) {
+		text[strcspn(text, "\n")] = '\0';
+		if (git_oid_fromstr(&id, text) == 0)
+			b->copied_tree = text;	/* a resumed build from scratch has none */
+		else
+			free(text);
+	}
+	free(path);
+	return err;
+}
+
+/*
  * Every build of a branch runs in the same directory, obj/<branch>: make and
  * objtool record absolute paths, and a build moved elsewhere would be
  * rebuilt whole. A build is moved there from builds/: this key's own when it
@@ -787,18 +921,20 @@ static int prepare_dir(struct lane_build *b)
 	/* mkdir first: the parents must exist, the leftovers must not */
 	if (err < 0 || (err = kb_mkdir_p(b->obj)) < 0 || (err = kb_remove_tree(b->obj)) < 0)
 		return err;
-	if (kb_path_exists(b->out->build_dir))
-		return move(b->out->build_dir, b->obj);
+	if (kb_path_exists(b->out->build_dir)) {
+		if ((err = move(b->out->build_dir, b->obj)) == 0)
+			err = read_copied_tree(b);
+		return err;
+	}
 	if ((err = find_base(&base, b)) == 0 && !base.dir)
 		err = expected_objects(b);
 	if (err == 0 && base.dir &&
-	    (err = copy_build(base.dir, b->obj)) == 0) {
+	    (err = copy_build(base.dir, b->obj)) == 0 &&
+	    (err = write_copied_tree(b, base.tree)) == 0) {
 		b->out->shared_with = base.label;
 		base.label = NULL;
-		if (base.distance < OTHER_CONFIG) {
-			b->base_tree = base.tree;
-			base.tree = NULL;
-		}
+		if (base.distance < OTHER_CONFIG && !(b->base_tree = kb_strdup(base.tree)))
+			err = kb_error_oom();
 	}
 	free(base.dir);
 	free(base.label);
@@ -1233,6 +1369,7 @@ static void lane_build_release(struct lane_build *b)
 	free(b->cfg);
 	free(b->key);
 	free(b->base_tree);
+	free(b->copied_tree);
 	kb_compat_result_release(&b->compat);
 	git_repository_free(b->own);
 }
