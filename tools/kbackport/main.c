@@ -3,7 +3,7 @@
  * One table of subcommands; each lives in cmd_<name>.c.
  */
 #include "cli.h"
-#include "util/child.h"
+#include "util/interrupt.h"
 
 #include <errno.h>
 #include <fcntl.h>

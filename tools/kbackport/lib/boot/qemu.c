@@ -2,7 +2,7 @@
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/run.h"
-#include "util/spawn.h"
+#include "util/process.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,7 +7,7 @@
 #include "kbuild/kconfig.h"
 #include "kbuild/overlay.h"
 #include "util/run.h"
-#include "util/spawn.h"
+#include "util/process.h"
 
 #include <errno.h>
 #include <stdarg.h>

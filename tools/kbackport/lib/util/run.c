@@ -1,7 +1,7 @@
 #include "util/run.h"
 #include "util/buf.h"
 #include "util/error.h"
-#include "util/spawn.h"
+#include "util/process.h"
 
 #include <errno.h>
 #include <fcntl.h>

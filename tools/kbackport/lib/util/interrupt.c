@@ -1,4 +1,4 @@
-#include "util/child.h"
+#include "util/interrupt.h"
 
 #include <signal.h>
 #include <unistd.h>

@@ -11,7 +11,7 @@
 #include "util/error.h"
 #include "util/run.h"
 #include "sandbox.h"
-#include "util/spawn.h"
+#include "util/process.h"
 
 static char *slurp(const char *path)
 {

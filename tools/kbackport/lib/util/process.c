@@ -1,5 +1,5 @@
-#include "util/spawn.h"
-#include "util/child.h"
+#include "util/process.h"
+#include "util/interrupt.h"
 
 #include <errno.h>
 #include <fcntl.h>
