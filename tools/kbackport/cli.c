@@ -1,6 +1,6 @@
 #include "cli.h"
 #include "util/buf.h"
-#include "util/child.h"
+#include "util/interrupt.h"
 #include "util/closest.h"
 #include "apply/commit.h"
 #include "util/error.h"

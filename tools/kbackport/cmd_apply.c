@@ -1,7 +1,7 @@
 /* kbackport apply: every fix on every selected branch, one result each. */
 #include "apply/backport.h"
 #include "util/buf.h"
-#include "util/child.h"
+#include "util/interrupt.h"
 #include "util/fsutil.h"
 #include "apply/queue.h"
 #include "report/report.h"

@@ -2,7 +2,7 @@
  * kbackport build: every lane of every selected branch, one result each.
  * The loop is the pipeline's (lib/pipeline.h) with building switched on.
  */
-#include "util/child.h"
+#include "util/interrupt.h"
 #include "cli.h"
 #include "util/error.h"
 #include "pipeline.h"

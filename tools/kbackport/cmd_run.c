@@ -3,7 +3,7 @@
  * one run directory under reports/ with results.json and everything a
  * person or a CI system reads (see docs/reports.md).
  */
-#include "util/child.h"
+#include "util/interrupt.h"
 #include "cli.h"
 #include "util/error.h"
 #include "pipeline.h"

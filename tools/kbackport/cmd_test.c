@@ -3,7 +3,7 @@
  * KTAP, and give every lane and branch its verdict (lib/boot/verdict.h). The
  * loop is the pipeline's (lib/pipeline.h) with builds looked up only.
  */
-#include "util/child.h"
+#include "util/interrupt.h"
 #include "cli.h"
 #include "util/error.h"
 #include "pipeline.h"

@@ -3,7 +3,7 @@
  * One table of subcommands; each lives in cmd_<name>.c.
  */
 #include "cli.h"
-#include "util/child.h"
+#include "util/process.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -63,7 +63,7 @@ static void usage(FILE *out)
  */
 static void on_signal(int sig)
 {
-	kb_children_kill(SIGTERM);
+	kb_processes_kill(SIGTERM);
 	cli_interrupted();
 	cli_pager_finish();
 	signal(sig, SIG_DFL);

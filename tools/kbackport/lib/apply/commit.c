@@ -1,5 +1,5 @@
 #include "apply/commit.h"
-#include "util/child.h"
+#include "util/interrupt.h"
 #include "util/buf.h"
 #include "util/error.h"
 

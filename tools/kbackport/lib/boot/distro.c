@@ -4,7 +4,7 @@
 #include "util/error.h"
 #include "util/fsutil.h"
 #include "boot/initramfs.h"
-#include "util/run.h"
+#include "util/process.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -56,7 +56,7 @@ static int apt_show(struct apt_package *p, const char *package, const char *down
 	if ((err = kb_buf_printf(&out, "%s/%s.apt-show", downloads, package)) < 0)
 		return err;
 	unlink(out.ptr);
-	if ((err = kb_run_logged(argv, NULL, out.ptr)) < 0 ||
+	if ((err = kb_process_run_logged(argv, NULL, out.ptr)) < 0 ||
 	    (err = kb_read_file(&text, NULL, out.ptr)) < 0)
 		goto done;
 	p->version = field(text, "Version");
@@ -140,7 +140,7 @@ static int unpack(const char *root, const char *deb, const char *log,
 		goto done;
 	{
 		const char *argv[] = { "depmod", "-b", mods, release, NULL };
-		if ((err = kb_run_logged(argv, NULL, log)) < 0)
+		if ((err = kb_process_run_logged(argv, NULL, log)) < 0)
 			goto done;
 	}
 	/* another kbackport may have unpacked the same package meanwhile */

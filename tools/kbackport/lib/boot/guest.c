@@ -2,7 +2,7 @@
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/fsutil.h"
-#include "util/run.h"
+#include "util/process.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -25,7 +25,7 @@ static int guest_key(char **out, const char *source)
 		err = kb_error_set(KB_ENOTFOUND, "cannot read the guest program '%s'", source);
 		goto done;
 	}
-	if ((err = kb_run_capture(&cc, version)) != 0) {
+	if ((err = kb_process_capture(&cc, version)) != 0) {
 		err = err < 0 ? err : kb_error_set(KB_ERROR, "'cc --version' failed (exit %d)", err);
 		goto done;
 	}
@@ -52,7 +52,7 @@ static int compile(const char *binary, const char *source, const char *dir)
 		const char *cc[] = { "cc", "-static", "-O2", "-Wall", "-Wextra", /* GUEST_CFLAGS */
 				     "-o", tmp.ptr, source, NULL };
 
-		if ((err = kb_run_logged(cc, NULL, log.ptr)) < 0)
+		if ((err = kb_process_run_logged(cc, NULL, log.ptr)) < 0)
 			err = kb_error_prefix(err, "cannot compile '%s'", source);
 		else if (rename(tmp.ptr, binary) < 0)
 			err = kb_error_set(KB_ERROR, "cannot rename '%s': %s", tmp.ptr,

@@ -1,8 +1,8 @@
 #include "boot/qemu.h"
 #include "util/buf.h"
 #include "util/error.h"
-#include "util/run.h"
-#include "util/spawn.h"
+#include "util/fsutil.h"
+#include "util/process.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -130,7 +130,7 @@ int kb_qemu_command_line(char **out, const struct kb_boot_opts *o)
 }
 
 /* Wait for the child until `deadline`; kill its group then. */
-static int wait_until(struct kb_boot_result *out, struct kb_spawn *s, double deadline,
+static int wait_until(struct kb_boot_result *out, struct kb_process *s, double deadline,
 		      const struct kb_ticker *ticker)
 {
 	struct timespec tick = { 0, 20 * 1000 * 1000 };
@@ -142,12 +142,12 @@ static int wait_until(struct kb_boot_result *out, struct kb_spawn *s, double dea
 		k.seconds = now() - start;
 		if (kb_ticker_due(ticker, &next, k.seconds))
 			ticker->tick(&k, ticker->payload);
-		if ((got = kb_spawn_poll(s, &status)) > 0)
+		if ((got = kb_process_poll(s, &status)) > 0)
 			break;
 		if (got < 0)
 			return kb_error_set(KB_ERROR, "cannot wait for qemu: %s", strerror(errno));
 		if (now() >= deadline) {
-			kb_spawn_kill(s, &status);
+			kb_process_kill(s, &status);
 			out->end = KB_BOOT_TIMEOUT;
 			return 0;
 		}
@@ -158,7 +158,7 @@ static int wait_until(struct kb_boot_result *out, struct kb_spawn *s, double dea
 		return 0;
 	}
 	out->end = KB_BOOT_QEMU_FAILED;
-	out->qemu_status = kb_spawn_exit_code(status);
+	out->qemu_status = kb_process_exit_code(status);
 	return 0;
 }
 
@@ -190,7 +190,7 @@ int kb_qemu_boot(struct kb_boot_result *out, const struct kb_boot_opts *o)
 	struct argv a = { { NULL }, 0 };
 	double start = now();
 	int err, fd = -1, log_fd = -1, status;
-	struct kb_spawn s;
+	struct kb_process s;
 
 	memset(out, 0, sizeof(*out));
 	if ((err = command(&a, &serial, &mem, &append, o)) < 0 ||
@@ -204,17 +204,17 @@ int kb_qemu_boot(struct kb_boot_result *out, const struct kb_boot_opts *o)
 				   log_fd < 0 ? o->log : errlog.ptr, strerror(errno));
 		goto done;
 	}
-	kb_spawn_init(&s, a.v);
+	kb_process_init(&s, a.v);
 	s.out = fd;
-	s.err = KB_SPAWN_AS_OUT;
+	s.err = KB_PROCESS_AS_OUT;
 	s.say_exec_error = true;
-	if (kb_spawn_start(&s) < 0) {
+	if (kb_process_start(&s) < 0) {
 		err = kb_error_set(KB_ERROR, "cannot start qemu: %s", strerror(errno));
 		goto done;
 	}
 	err = wait_until(out, &s, start + (o->timeout ? o->timeout : 120), &o->ticker);
 	if (s.pid > 0)	/* it could not be waited for: it must not outlive the boot */
-		kb_spawn_kill(&s, &status);
+		kb_process_kill(&s, &status);
 	if (err < 0)
 		goto done;
 	out->seconds = now() - start;

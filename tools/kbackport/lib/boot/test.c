@@ -4,7 +4,7 @@
 #include "util/fsutil.h"
 #include "boot/guest.h"
 #include "boot/initramfs.h"
-#include "util/run.h"
+#include "util/process.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -80,7 +80,7 @@ static int check_cases(const char *program, const struct kb_test_target *target)
 		goto done;
 	argv[2] = path.ptr;
 	unlink(log.ptr);
-	if ((err = kb_run_logged(argv, NULL, log.ptr)) < 0)
+	if ((err = kb_process_run_logged(argv, NULL, log.ptr)) < 0)
 		err = kb_error_prefix(err, "the guest cannot run the cases in '%s'", path.ptr);
 done:
 	kb_buf_release(&path);

@@ -9,7 +9,7 @@
 #include "util/deb.h"
 #include "util/error.h"
 #include "util/fsutil.h"
-#include "util/run.h"
+#include "util/process.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +41,7 @@ static int installed_version(char **out, const char *package)
 	int rc;
 
 	*out = NULL;
-	if ((rc = kb_run_capture(&line, argv)) < 0)
+	if ((rc = kb_process_capture(&line, argv)) < 0)
 		return rc;
 	if (rc == 0 && !strncmp(line, "installed ", 10) && !(*out = kb_strdup(line + 10)))
 		rc = kb_error_oom();
@@ -53,7 +53,7 @@ static int apt(const char *const argv[], const char *cwd, const char *log,
 	       const char *what, const struct kb_ticker *ticker, const char *step)
 {
 	char *tail;
-	int rc = kb_run_ticked(argv, cwd, log, ticker, step);
+	int rc = kb_process_run_ticked(argv, cwd, log, ticker, step);
 
 	if (rc == 0 || rc < 0)
 		return rc;

@@ -6,7 +6,7 @@
 #include "import/importer.h"
 #include "apply/commit.h"
 #include "util/buf.h"
-#include "util/child.h"
+#include "util/interrupt.h"
 #include "util/error.h"
 
 #include <archive.h>

@@ -7,8 +7,7 @@
 #include "util/fsutil.h"
 #include "kbuild/kconfig.h"
 #include "kbuild/overlay.h"
-#include "util/run.h"
-#include "util/spawn.h"
+#include "util/process.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -257,7 +256,7 @@ static int lane_key(struct lane_build *b)
 	char *toolchain = NULL;
 	int err;
 
-	if (kb_run_capture(&toolchain, gcc) != 0) {
+	if (kb_process_capture(&toolchain, gcc) != 0) {
 		free(toolchain);
 		toolchain = NULL;
 	}
@@ -825,7 +824,7 @@ static int copy_build(const char *base, const char *dir)
 	int err = 0;
 
 	KB_ERROR_CHECK_ALLOC(stamp);
-	if (kb_run(argv, NULL, NULL) != 0)
+	if (kb_process_run(argv, NULL, NULL) != 0)
 		err = kb_error_set(KB_ERROR, "cannot copy build '%s' to '%s'", base, dir);
 	else if (unlink(stamp) < 0)
 		err = kb_error_set(KB_ERROR, "cannot remove '%s': %s", stamp, strerror(errno));
@@ -1114,7 +1113,7 @@ static int run_step(struct lane_build *b, const char *const argv[], const char *
 	 * user's shell) and one under C (the tests) would share no object.
 	 */
 	const char *set_env[] = { path_env, "LANG=C", "LC_ALL=C", NULL, NULL, NULL };
-	struct kb_spawn s;
+	struct kb_process s;
 	int err = 0, status, ws;
 
 	KB_ERROR_CHECK_ALLOC(cmd);
@@ -1139,18 +1138,18 @@ static int run_step(struct lane_build *b, const char *const argv[], const char *
 	 */
 	if (!getenv("CCACHE_DEPEND") && !getenv("CCACHE_NODEPEND"))
 		set_env[set_env[3] ? 4 : 3] = "CCACHE_DEPEND=1";
-	kb_spawn_init(&s, argv);
+	kb_process_init(&s, argv);
 	s.cwd = cwd;
 	s.unset_env = make_unset_env;
 	s.set_env = set_env;
-	s.out = KB_SPAWN_PIPE;
-	s.err = KB_SPAWN_AS_OUT;
-	if (kb_spawn_start(&s) < 0)
+	s.out = KB_PROCESS_PIPE;
+	s.err = KB_PROCESS_AS_OUT;
+	if (kb_process_start(&s) < 0)
 		err = kb_error_set(KB_ERROR, "cannot run '%s': %s", cmd, strerror(errno));
 	if (!err)
 		err = pump(&w, s.pipe_fd);
 	if (s.pid > 0) {
-		status = kb_spawn_wait(&s, &ws) < 0 ? -1 : kb_spawn_exit_code(ws);
+		status = kb_process_wait(&s, &ws) < 0 ? -1 : kb_process_exit_code(ws);
 		if (status != 0 && !err)
 			err = step_failed(&w, cmd, status);
 	}

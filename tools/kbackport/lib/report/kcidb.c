@@ -57,7 +57,6 @@
 #include "util/fsutil.h"
 #include "report/report_priv.h"
 #include "util/error.h"
-#include "util/run.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -14,7 +14,7 @@
 #include "report/report.h"
 #include "report/report_priv.h"
 #include "util/error.h"
-#include "util/run.h"
+#include "util/fsutil.h"
 
 #include <stdlib.h>
 #include <string.h>

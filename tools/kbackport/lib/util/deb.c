@@ -3,7 +3,7 @@
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/fsutil.h"
-#include "util/run.h"
+#include "util/process.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -31,7 +31,8 @@ int kb_deb_download(char **deb, const char *package, const char *version, const 
 		if ((err = kb_tmp_path(&tmp, path.ptr)) < 0 ||
 		    (err = kb_remove_tree(tmp.ptr)) < 0 || (err = kb_mkdir_p(tmp.ptr)) < 0 ||
 		    (err = kb_buf_printf(&got, "%s/%s", tmp.ptr, name.ptr)) < 0 ||
-		    (err = kb_run_logged_ticked(argv, tmp.ptr, log, ticker, "download")) < 0)
+		    (err = kb_process_run_logged_ticked(argv, tmp.ptr, log, ticker,
+							"download")) < 0)
 			goto done;
 		if (!kb_path_exists(got.ptr)) {
 			err = kb_error_set(KB_ENOTFOUND, "apt-get download left no '%s'", path.ptr);
@@ -64,7 +65,7 @@ int kb_deb_unpack(const char *deb, const char *dest, const char *log,
 		goto done;
 	{
 		const char *argv[] = { "dpkg-deb", "-x", deb, tmp.ptr, NULL };
-		if ((err = kb_run_logged_ticked(argv, NULL, log, ticker, "unpack")) < 0)
+		if ((err = kb_process_run_logged_ticked(argv, NULL, log, ticker, "unpack")) < 0)
 			goto done;
 	}
 	/* another kbackport may have unpacked the same package meanwhile */

@@ -3,7 +3,7 @@
 #include "util/buf.h"
 #include "util/dir.h"
 #include "util/error.h"
-#include "util/run.h"
+#include "util/process.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -99,7 +99,7 @@ int kb_remove_tree(const char *path)
 {
 	const char *argv[] = { "rm", "-rf", "--", path, NULL };
 
-	return kb_run(argv, NULL, NULL) == 0 ? 0 :
+	return kb_process_run(argv, NULL, NULL) == 0 ? 0 :
 	       kb_error_set(KB_ERROR, "cannot remove '%s'", path);
 }
 
@@ -232,6 +232,27 @@ done:
 	if (in)
 		fclose(in);
 	return err;
+}
+
+char *kb_file_tail(const char *path, unsigned lines)
+{
+	char *data = NULL, *p, *tail;
+	size_t len = 0;
+	unsigned seen = 0;
+
+	if (kb_read_file(&data, &len, path) < 0)
+		return kb_strdup("");
+	p = data + len;
+	if (p > data && p[-1] == '\n')
+		p--;
+	while (p > data && seen < lines)
+		if (*--p == '\n')
+			seen++;
+	if (*p == '\n')
+		p++;
+	tail = kb_strdup(p);
+	free(data);
+	return tail;
 }
 
 int kb_sha256_hex(char out[65], const void *data, size_t len)

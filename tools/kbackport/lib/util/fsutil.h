@@ -52,6 +52,9 @@ int kb_digest(char **out, const char *data, size_t len, const char *what);
 /* Copy the file `from` to `to` (created or truncated, mode 0644). */
 int kb_copy_file(const char *to, const char *from);
 
+/* The last `lines` lines of the file at `path` (malloc'ed; "" if unreadable). */
+char *kb_file_tail(const char *path, unsigned lines);
+
 /* The SHA-256 of `len` bytes at `data` as 64 hex digits and a NUL. */
 int kb_sha256_hex(char out[65], const void *data, size_t len);
 
