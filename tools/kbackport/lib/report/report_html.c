@@ -10,7 +10,7 @@
  */
 #include "report/report.h"
 #include "report/report_priv.h"
-#include "util/error.h"
+#include "report/report_view.h"
 
 #include <string.h>
 
@@ -70,122 +70,101 @@ static void put_id(struct kb_buf *out, const char *name)
 		kb_buf_putc(out, strchr(" \t\n\"'<>&", *name) ? '_' : *name);
 }
 
-static void put_link(struct kb_buf *out, const char *dir, const char *file)
+/* A status cell: a span, or plain text when it has no status word. */
+static void put_cell(struct kb_buf *out, const struct report_view_cell *c)
+{
+	if (c->word)
+		put_status(out, c->word, c->baseline ? "st-baseline" : NULL, c->text);
+	else
+		put_text(out, c->text);
+}
+
+static void put_link(struct kb_buf *out, const struct report_view_link *l)
 {
 	put(out, "<a href=\"");
-	report_put_url(out, dir);
-	kb_buf_putc(out, '/');
-	report_put_url(out, file);
+	put(out, l->url);
 	put(out, "\">");
-	put_text(out, file);
+	put_text(out, l->name);
 	put(out, "</a>");
 }
 
-static void put_links(struct kb_buf *out, const char *dir, char *const *files, size_t n)
+static void put_links(struct kb_buf *out, const struct report_view_link *l, size_t n)
 {
 	size_t i;
 
-	put(out, "<td class=\"logs\">");
 	for (i = 0; i < n; i++)
-		put_link(out, dir, files[i]);
-	put(out, "</td>");
+		put_link(out, &l[i]);
 }
 
-static void put_apply_status(struct kb_buf *out, const struct kb_report_apply *a)
+/* <td>cell</td> */
+static void put_td(struct kb_buf *out, const struct report_view_cell *c)
 {
-	struct kb_buf text = KB_BUF_INIT;
-
-	report_put_apply_cell(&text, a);
-	kb_buf_carry_oom(out, &text);
-	put_status(out, a->present ? kb_status_name(a->status) : "none", NULL, text.ptr);
-	kb_buf_release(&text);
-}
-
-static void put_test_cell(struct kb_buf *out, const struct kb_report_lane *l)
-{
-	struct kb_buf counts = KB_BUF_INIT;
-
 	put(out, "<td>");
-	put_status(out, kb_verdict_name(l->verdict),
-		   l->baseline && l->verdict == KB_VERDICT_VULNERABLE ? "st-baseline" : NULL,
-		   report_lane_verdict_text(l));
-	if (l->nsuites) {
-		report_put_suite_counts(&counts, l);
+	put_cell(out, c);
+	put(out, "</td>");
+}
+
+/* The test cell: the verdict's span, then the suites' counts and the boot. */
+static void put_test_td(struct kb_buf *out, const struct report_view_row *row)
+{
+	put(out, "<td>");
+	put_cell(out, &row->test);
+	if (row->counts) {
 		put(out, " ");
-		put_text(out, counts.ptr);
+		put_text(out, row->counts);
 	}
-	kb_buf_carry_oom(out, &counts);
-	kb_buf_clear(&counts);
-	report_put_boot_image(&counts, l);
-	if (counts.size)
-		put_text(out, counts.ptr);
-	kb_buf_carry_oom(out, &counts);
+	put_text(out, row->boot);
 	put(out, "</td>");
-	kb_buf_release(&counts);
 }
 
-static void put_branch_cells(struct kb_buf *out, const struct kb_report_branch *b)
+static void put_logs_td(struct kb_buf *out, const struct report_view_row *row)
 {
-	size_t rows = b->nlanes ? b->nlanes : 1;
+	put(out, "<td class=\"logs\">");
+	put_links(out, row->links, row->nlinks);
+	put(out, "</td>");
+}
 
-	kb_buf_printf(out, "<td rowspan=\"%zu\"><a href=\"#", rows);
-	put_id(out, b->name);
+/* The branch's own cells, spanning its rows: name, verdict, apply. */
+static void put_branch_tds(struct kb_buf *out, const struct report_view_branch *vb)
+{
+	kb_buf_printf(out, "<td rowspan=\"%zu\"><a href=\"#", vb->nrows);
+	put_id(out, vb->branch->name);
 	put(out, "\"><code>");
-	put_text(out, b->name);
-	kb_buf_printf(out, "</code></a></td><td rowspan=\"%zu\">", rows);
-	put_status(out, kb_verdict_name(b->verdict), NULL, NULL);
-	kb_buf_printf(out, "</td><td rowspan=\"%zu\">", rows);
-	put_apply_status(out, &b->apply);
+	put_text(out, vb->branch->name);
+	kb_buf_printf(out, "</code></a></td><td rowspan=\"%zu\">", vb->nrows);
+	put_cell(out, &vb->verdict);
+	kb_buf_printf(out, "</td><td rowspan=\"%zu\">", vb->nrows);
+	put_cell(out, &vb->apply);
 	put(out, "</td>");
 }
 
-static void put_row_start(struct kb_buf *out, const struct kb_report_branch *b, const char *lane)
+static void put_row(struct kb_buf *out, const struct report_view_row *row)
 {
+	const struct report_view_cell kind = { NULL, row->kind, false };
+
 	put(out, "<tr data-branch=\"");
-	put_text(out, b->name);
+	put_text(out, row->branch->branch->name);
 	put(out, "\" data-lane=\"");
-	put_text(out, lane);
+	put_text(out, row->kind);
 	put(out, "\">");
-}
-
-static void put_lane_row(struct kb_buf *out, const struct kb_report_branch *b,
-			 const struct kb_report_lane *l, bool first)
-{
-	put_row_start(out, b, kb_lane_kind_name(l->kind));
-	if (first)
-		put_branch_cells(out, b);
-	kb_buf_printf(out, "<td>%s</td><td>", kb_lane_kind_name(l->kind));
-	put_status(out, l->has_build ? kb_build_status_name(l->build) : "none", NULL,
-		   l->has_build ? kb_build_status_name(l->build) : "-");
-	put(out, "</td>");
-	put_test_cell(out, l);
-	put_links(out, l->dir, l->files, l->nfiles);
+	if (row->first)
+		put_branch_tds(out, row->branch);
+	put_td(out, &kind);
+	put_td(out, &row->build);
+	put_test_td(out, row);
+	put_logs_td(out, row);
 	put(out, "</tr>\n");
 }
 
-static void put_bare_row(struct kb_buf *out, const struct kb_report_branch *b)
+static void put_matrix(struct kb_buf *out, const struct report_view *v)
 {
-	put_row_start(out, b, "-");
-	put_branch_cells(out, b);
-	put(out, "<td>-</td><td>-</td><td>-</td>");
-	put_links(out, b->name, b->files, b->nfiles);
-	put(out, "</tr>\n");
-}
-
-static void put_matrix(struct kb_buf *out, const struct kb_report *r)
-{
-	size_t i, j;
+	size_t i;
 
 	put(out, "<table id=\"matrix\">\n<thead><tr><th>branch</th><th>verdict</th>"
 	    "<th>apply</th><th>lane</th><th>build</th><th>test</th><th>logs</th></tr>"
 	    "</thead>\n<tbody>\n");
-	for (i = 0; i < r->nbranches; i++) {
-		const struct kb_report_branch *b = &r->branches[i];
-		if (!b->nlanes)
-			put_bare_row(out, b);
-		for (j = 0; j < b->nlanes; j++)
-			put_lane_row(out, b, &b->lanes[j], j == 0);
-	}
+	for (i = 0; i < v->nrows; i++)
+		put_row(out, &v->rows[i]);
 	put(out, "</tbody>\n</table>\n");
 }
 
@@ -258,30 +237,14 @@ static void put_case_row(struct kb_buf *out, const struct kb_report_lane *l,
 	put(out, "</td></tr>\n");
 }
 
-static bool lane_needs_look(const struct kb_report_lane *l)
+static void put_lane(struct kb_buf *out, const struct report_view_row *row)
 {
+	const struct kb_report_lane *l = row->lane;
 	size_t i, j;
 
-	if (l->verdict != KB_VERDICT_FIXED && !(l->baseline && l->verdict == KB_VERDICT_VULNERABLE))
-		return true;
-	for (i = 0; i < l->nsuites; i++)
-		for (j = 0; j < l->suites[i].ncases; j++)
-			if (l->suites[i].cases[j].status != KB_KTAP_PASS &&
-			    l->suites[i].cases[j].status != KB_KTAP_SKIP &&
-			    !report_case_expected_failure(l, &l->suites[i].cases[j]))
-				return true;
-	return false;
-}
-
-static void put_lane(struct kb_buf *out, const struct kb_report_lane *l)
-{
-	size_t i, j;
-
-	kb_buf_printf(out, "<details%s><summary>%s lane: ", lane_needs_look(l) ? " open" : "",
-		      kb_lane_kind_name(l->kind));
-	put_status(out, kb_verdict_name(l->verdict),
-		   l->baseline && l->verdict == KB_VERDICT_VULNERABLE ? "st-baseline" : NULL,
-		   report_lane_verdict_text(l));
+	kb_buf_printf(out, "<details%s><summary>%s lane: ", row->needs_look ? " open" : "",
+		      row->kind);
+	put_cell(out, &row->test);
 	if (l->commit) {
 		put(out, " <code>");
 		put_text(out, l->commit);
@@ -301,31 +264,24 @@ static void put_lane(struct kb_buf *out, const struct kb_report_lane *l)
 	put(out, "</details>\n");
 }
 
-static void put_files(struct kb_buf *out, const struct kb_report_branch *b)
+static void put_files(struct kb_buf *out, const struct report_view_branch *vb)
 {
-	struct kb_buf mail = KB_BUF_INIT;
-	size_t i;
-
-	if (b->nfiles) {
+	if (vb->nfiles) {
 		put(out, "<p class=\"logs\">files: ");
-		for (i = 0; i < b->nfiles; i++)
-			put_link(out, b->name, b->files[i]);
+		put_links(out, vb->files, vb->nfiles);
 		put(out, "</p>\n");
 	}
-	if (!kb_report_needs_hand(&b->apply))
+	if (!vb->mail.name)
 		return;
-	kb_report_failed_name(&mail, b);
-	kb_buf_carry_oom(out, &mail);
-	put(out, "<p>mail to the author: <a href=\"");
-	report_put_url(out, mail.ptr);
-	put(out, "\">");
-	put_text(out, mail.ptr);
-	put(out, "</a></p>\n");
-	kb_buf_release(&mail);
+	put(out, "<p>mail to the author: ");
+	put_link(out, &vb->mail);
+	put(out, "</p>\n");
 }
 
-static void put_branch(struct kb_buf *out, const struct kb_report_branch *b)
+static void put_branch(struct kb_buf *out, const struct report_view *v,
+		       const struct report_view_branch *vb)
 {
+	const struct kb_report_branch *b = vb->branch;
 	size_t i;
 
 	put(out, "<section id=\"");
@@ -333,7 +289,7 @@ static void put_branch(struct kb_buf *out, const struct kb_report_branch *b)
 	put(out, "\">\n<h2><code>");
 	put_text(out, b->name);
 	put(out, "</code> ");
-	put_status(out, kb_verdict_name(b->verdict), NULL, NULL);
+	put_cell(out, &vb->verdict);
 	put(out, "</h2>\n");
 	if (b->repo || b->ref) {
 		put(out, "<p>tree: <code>");
@@ -349,8 +305,8 @@ static void put_branch(struct kb_buf *out, const struct kb_report_branch *b)
 		put(out, "</p>\n");
 	}
 	for (i = 0; i < b->nlanes; i++)
-		put_lane(out, &b->lanes[i]);
-	put_files(out, b);
+		put_lane(out, &v->rows[vb->row + i]);
+	put_files(out, vb);
 	put(out, "</section>\n");
 }
 
@@ -364,11 +320,10 @@ static void put_opt(struct kb_buf *out, const char *before, const char *text, co
 	put(out, after);
 }
 
-static int put_meta(struct kb_buf *out, const struct kb_report *r)
+static void put_meta(struct kb_buf *out, const struct report_view *v)
 {
-	const struct kb_report_branch **list = NULL;
-	size_t i, n = 0;
-	int err;
+	const struct kb_report *r = v->report;
+	size_t i;
 
 	put(out, "<p class=\"meta\">");
 	put_opt(out, "upstream <code>", r->upstream, "</code> ");
@@ -381,18 +336,14 @@ static int put_meta(struct kb_buf *out, const struct kb_report *r)
 	put_opt(out, " to ", r->finished, "");
 	put(out, "</p>\n");
 	/* which ones, as summary.md says it */
-	if ((err = kb_report_attention(&list, &n, r)) < 0)
-		return err;
-	kb_buf_printf(out, "<p class=\"result\">%zu of %zu branches need attention%s", n,
-		      r->nbranches, n ? ":" : ".");
-	for (i = 0; i < n; i++) {
+	kb_buf_printf(out, "<p class=\"result\">%zu of %zu branches need attention%s",
+		      v->nattention, r->nbranches, v->nattention ? ":" : ".");
+	for (i = 0; i < v->nattention; i++) {
 		put(out, i ? ", <code>" : " <code>");
-		put_text(out, list[i]->name);
-		kb_buf_printf(out, "</code> %s", kb_verdict_name(list[i]->verdict));
+		put_text(out, v->attention[i]->name);
+		kb_buf_printf(out, "</code> %s", kb_verdict_name(v->attention[i]->verdict));
 	}
-	put(out, n ? ".</p>\n" : "</p>\n");
-	free(list);
-	return 0;
+	put(out, v->nattention ? ".</p>\n" : "</p>\n");
 }
 
 static void put_head(struct kb_buf *out, const struct kb_report *r)
@@ -411,50 +362,24 @@ static void put_head(struct kb_buf *out, const struct kb_report *r)
 	put(out, "</h1>\n");
 }
 
-/* A queue fix's cell: its status word, coloured as an apply status. */
-static void put_queued_cell(struct kb_buf *out, const struct kb_report_branch *b, size_t f)
+/* Why a fix was not applied on a branch, as a list item. */
+static void put_skipped(struct kb_buf *out, const struct report_view_skipped *s)
 {
-	struct kb_buf text = KB_BUF_INIT;
-	const char *word = b->queue.error ? "error" :
-			   f < b->queue.nfixes ? kb_status_name(b->queue.fixes[f].apply.status) : "none";
-
-	put(out, "<td>");
-	report_put_queued_cell(&text, b, f);
-	kb_buf_carry_oom(out, &text);
-	put_status(out, word, NULL, text.ptr);
-	put(out, "</td>");
-	kb_buf_release(&text);
-}
-
-/* Why fix `f` was not applied on `b`, as a list item; nothing when it was. */
-static void put_queued_why(struct kb_buf *out, const struct kb_report *r,
-			   const struct kb_report_branch *b, size_t f, struct kb_buf *why)
-{
-	const char *mail = f < b->queue.nfixes ? b->queue.fixes[f].mail : NULL;
-
-	kb_buf_clear(why);
-	report_put_queued_why(why, b, f);
-	kb_buf_carry_oom(out, why);
-	if (!why->size)
-		return;
 	put(out, "<li><code>");
-	put_text(out, b->name);
+	put_text(out, s->branch);
 	put(out, "</code> <code>");
-	put_text(out, r->queue_fixes[f]);
+	put_text(out, s->fix);
 	put(out, "</code>: ");
-	put_text(out, why->ptr);
-	if (mail) {
-		put(out, " (<a href=\"");
-		report_put_url(out, mail);
-		put(out, "\">FAILED mail</a>)");
-	}
+	put_text(out, s->why);
+	if (s->mail)	/* a URL, %-encoded */
+		kb_buf_printf(out, " (<a href=\"%s\">FAILED mail</a>)", s->mail);
 	put(out, "</li>\n");
 }
 
 /* A queue's run: the fix x branch matrix, then why a fix was not applied. */
-static void put_queue(struct kb_buf *out, const struct kb_report *r)
+static void put_queue(struct kb_buf *out, const struct report_view *v)
 {
-	struct kb_buf why = KB_BUF_INIT;
+	const struct kb_report *r = v->report;
 	size_t f, i;
 
 	put(out, "<h2>The queue <code>");
@@ -472,30 +397,31 @@ static void put_queue(struct kb_buf *out, const struct kb_report *r)
 		put_text(out, r->queue_fixes[f]);
 		put(out, "</code></td>");
 		for (i = 0; i < r->nbranches; i++)
-			put_queued_cell(out, &r->branches[i], f);
+			put_td(out, report_view_queued(v, f, i));
 		put(out, "</tr>\n");
 	}
 	put(out, "</tbody>\n</table>\n<ul class=\"queue-skipped\">\n");
-	for (i = 0; i < r->nbranches; i++)
-		for (f = 0; f < r->nqueue_fixes; f++)
-			put_queued_why(out, r, &r->branches[i], f, &why);
-	kb_buf_release(&why);
+	for (i = 0; i < v->nskipped; i++)
+		put_skipped(out, &v->skipped[i]);
 	put(out, "</ul>\n<h2>Lanes</h2>\n");
 }
 
 int kb_report_html(struct kb_buf *out, const struct kb_report *r)
 {
+	struct report_view v;
 	size_t i;
 	int err;
 
-	put_head(out, r);
-	if ((err = put_meta(out, r)) < 0)
+	if ((err = report_view_init(&v, r)) < 0)
 		return err;
+	put_head(out, r);
+	put_meta(out, &v);
 	if (r->queue)
-		put_queue(out, r);
-	put_matrix(out, r);
+		put_queue(out, &v);
+	put_matrix(out, &v);
 	for (i = 0; i < r->nbranches; i++)
-		put_branch(out, &r->branches[i]);
+		put_branch(out, &v, &v.branches[i]);
 	put(out, "</body>\n</html>\n");
+	report_view_release(&v);
 	return kb_buf_check(out);
 }

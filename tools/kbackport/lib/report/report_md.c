@@ -7,106 +7,69 @@
  */
 #include "report/report.h"
 #include "report/report_priv.h"
-#include "util/error.h"
-
-#include <string.h>
+#include "report/report_view.h"
 
 /*
  * Every writer here appends without checking: a failed append leaves `out`
  * failed (util/buf.h), and kb_report_markdown() checks it once at the end.
  */
-static void put_links(struct kb_buf *out, const char *dir, char *const *files, size_t n)
+static void put_links(struct kb_buf *out, const struct report_view_link *l, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		kb_buf_puts(out, i ? ", [" : "[");
-		report_put_md(out, files[i]);
+		report_put_md(out, l[i].name);
 		kb_buf_puts(out, "](");
-		report_put_url(out, dir);
-		kb_buf_putc(out, '/');
-		report_put_url(out, files[i]);
+		kb_buf_puts(out, l[i].url);
 		kb_buf_putc(out, ')');
 	}
 }
 
-/* A cell made in a scratch buffer, then escaped. */
-static void put_cell(struct kb_buf *out, struct kb_buf *cell)
+/* The test cell: "fixed: kbackport_caps 5/6, booted as bzImage". */
+static void put_test_cell(struct kb_buf *out, const struct report_view_row *row)
 {
-	kb_buf_carry_oom(out, cell);
-	report_put_md(out, cell->ptr);
-	kb_buf_release(cell);
-}
-
-static void put_cell_apply(struct kb_buf *out, const struct kb_report_apply *a)
-{
-	struct kb_buf cell = KB_BUF_INIT;
-
-	report_put_apply_cell(&cell, a);
-	put_cell(out, &cell);
-}
-
-static void put_cell_test(struct kb_buf *out, const struct kb_report_lane *l)
-{
-	struct kb_buf cell = KB_BUF_INIT;
-
-	kb_buf_printf(&cell, "%s", report_lane_verdict_text(l));
-	if (l->nsuites) {
-		kb_buf_puts(&cell, ": ");
-		report_put_suite_counts(&cell, l);
+	report_put_md(out, row->test.text);
+	if (row->counts) {
+		kb_buf_puts(out, ": ");
+		report_put_md(out, row->counts);
 	}
-	report_put_boot_image(&cell, l);
-	put_cell(out, &cell);
+	report_put_md(out, row->boot);
 }
 
 /* The branch's own cells, on its first row: name, verdict, apply. */
-static void put_branch_cells(struct kb_buf *out, const struct kb_report_branch *b, bool first)
+static void put_branch_cells(struct kb_buf *out, const struct report_view_row *row)
 {
-	if (!first) {
+	if (!row->first) {
 		kb_buf_puts(out, "| | | ");
 		return;
 	}
 	kb_buf_puts(out, "| ");
-	report_put_md_code(out, b->name);
-	kb_buf_printf(out, " | **%s** | ", kb_verdict_name(b->verdict));
-	put_cell_apply(out, &b->apply);
+	report_put_md_code(out, row->branch->branch->name);
+	kb_buf_printf(out, " | **%s** | ", row->branch->verdict.text);
+	report_put_md(out, row->branch->apply.text);
 	kb_buf_puts(out, " ");
 }
 
-static void put_lane_row(struct kb_buf *out, const struct kb_report_branch *b,
-			 const struct kb_report_lane *l, bool first)
+static void put_row(struct kb_buf *out, const struct report_view_row *row)
 {
-	put_branch_cells(out, b, first);
-	kb_buf_printf(out, "| %s | %s | ", kb_lane_kind_name(l->kind),
-		      l->has_build ? kb_build_status_name(l->build) : "-");
-	put_cell_test(out, l);
+	put_branch_cells(out, row);
+	/* status words, nothing to escape */
+	kb_buf_printf(out, "| %s | %s | ", row->kind, row->build.text);
+	put_test_cell(out, row);
 	kb_buf_puts(out, " | ");
-	put_links(out, l->dir, l->files, l->nfiles);
+	put_links(out, row->links, row->nlinks);
 	kb_buf_puts(out, " |\n");
 }
 
-/* A branch without lanes (conflict, not affected, skipped): one row. */
-static void put_bare_row(struct kb_buf *out, const struct kb_report_branch *b)
+static void put_matrix(struct kb_buf *out, const struct report_view *v)
 {
-	put_branch_cells(out, b, true);
-	kb_buf_puts(out, "| - | - | - | ");
-	put_links(out, b->name, b->files, b->nfiles);
-	kb_buf_puts(out, " |\n");
-}
-
-static void put_matrix(struct kb_buf *out, const struct kb_report *r)
-{
-	size_t i, j;
+	size_t i;
 
 	kb_buf_puts(out, "| branch | verdict | apply | lane | build | test | logs |\n"
 		    "|---|---|---|---|---|---|---|\n");
-	for (i = 0; i < r->nbranches; i++) {
-		const struct kb_report_branch *b = &r->branches[i];
-		if (!b->nlanes)
-			put_bare_row(out, b);
-		for (j = 0; j < b->nlanes; j++)
-			put_lane_row(out, b, &b->lanes[j], j == 0);
-	}
+	for (i = 0; i < v->nrows; i++)
+		put_row(out, &v->rows[i]);
 }
 
 static void put_item(struct kb_buf *out, const char *indent, const char *label, const char *text)
@@ -194,14 +157,14 @@ static void put_lane_apply(struct kb_buf *out, const struct kb_report_lane *l)
 	put_items(out, "  ", a->notes);
 }
 
-static void put_lane_reasons(struct kb_buf *out, const struct kb_report_lane *l)
+static void put_lane_reasons(struct kb_buf *out, const struct report_view_row *row)
 {
-	if (!l->nreason)
+	if (!row->lane->nreason)
 		return;
-	kb_buf_printf(out, "- %s lane, ", kb_lane_kind_name(l->kind));
-	report_put_md(out, report_lane_verdict_text(l));
+	kb_buf_printf(out, "- %s lane, ", row->kind);
+	report_put_md(out, row->test.text);
 	kb_buf_puts(out, ":\n");
-	put_items(out, "  ", l->reason);
+	put_items(out, "  ", row->lane->reason);
 }
 
 static void put_where(struct kb_buf *out, const struct kb_report_branch *b)
@@ -220,66 +183,56 @@ static void put_where(struct kb_buf *out, const struct kb_report_branch *b)
 	kb_buf_putc(out, '\n');
 }
 
-static void put_mail_link(struct kb_buf *out, const struct kb_report_branch *b)
+static void put_mail_link(struct kb_buf *out, const struct report_view_branch *vb)
 {
-	struct kb_buf name = KB_BUF_INIT;
-
-	if (!kb_report_needs_hand(&b->apply))
+	if (!vb->mail.name)
 		return;
-	kb_report_failed_name(&name, b);
-	kb_buf_carry_oom(out, &name);
-	kb_buf_puts(out, "- mail to the author: [");
-	report_put_md(out, name.ptr);
-	kb_buf_puts(out, "](");
-	report_put_url(out, name.ptr);
-	kb_buf_puts(out, ")\n");
-	kb_buf_release(&name);
+	kb_buf_puts(out, "- mail to the author: ");
+	put_links(out, &vb->mail, 1);
+	kb_buf_putc(out, '\n');
 }
 
-static void put_branch(struct kb_buf *out, const struct kb_report_branch *b)
+static void put_branch(struct kb_buf *out, const struct report_view *v,
+		       const struct report_view_branch *vb)
 {
+	const struct kb_report_branch *b = vb->branch;
 	size_t i;
 
 	kb_buf_puts(out, "\n## ");
 	report_put_md_code(out, b->name);
-	kb_buf_printf(out, ": %s\n\n", kb_verdict_name(b->verdict));
+	kb_buf_printf(out, ": %s\n\n", vb->verdict.text);
 	put_where(out, b);
 	put_apply(out, &b->apply);
 	put_item(out, "", "note: ", b->note);
 	for (i = 0; i < b->nlanes; i++)
 		put_lane_apply(out, &b->lanes[i]);
 	for (i = 0; i < b->nlanes; i++)
-		put_lane_reasons(out, &b->lanes[i]);
-	if (b->nfiles) {
+		put_lane_reasons(out, &v->rows[vb->row + i]);
+	if (vb->nfiles) {
 		kb_buf_puts(out, "- files: ");
-		put_links(out, b->name, b->files, b->nfiles);
+		put_links(out, vb->files, vb->nfiles);
 		kb_buf_putc(out, '\n');
 	}
-	put_mail_link(out, b);
+	put_mail_link(out, vb);
 }
 
-static int put_attention(struct kb_buf *out, const struct kb_report *r)
+static void put_attention(struct kb_buf *out, const struct report_view *v)
 {
-	const struct kb_report_branch **list = NULL;
-	size_t i, n = 0;
-	int err;
+	size_t i, n = v->nattention;
 
-	if ((err = kb_report_attention(&list, &n, r)) < 0)
-		return err;
 	if (!n)
 		kb_buf_printf(out, "- result: all %zu branches are verified, fixed, not affected "
-			      "or skipped\n", r->nbranches);
+			      "or skipped\n", v->report->nbranches);
 	else
-		kb_buf_printf(out, "- result: %zu of %zu branches need attention:", n, r->nbranches);
+		kb_buf_printf(out, "- result: %zu of %zu branches need attention:", n,
+			      v->report->nbranches);
 	for (i = 0; i < n; i++) {
 		kb_buf_puts(out, i ? ", " : " ");
-		report_put_md_code(out, list[i]->name);
-		kb_buf_printf(out, " %s", kb_verdict_name(list[i]->verdict));
+		report_put_md_code(out, v->attention[i]->name);
+		kb_buf_printf(out, " %s", kb_verdict_name(v->attention[i]->verdict));
 	}
 	if (n)
 		kb_buf_putc(out, '\n');
-	free(list);
-	return 0;
 }
 
 /* `before` and `text` escaped (put_md_code or put_md); nothing without a text. */
@@ -294,8 +247,10 @@ static void put_opt(struct kb_buf *out, const char *before, const char *text, bo
 		report_put_md(out, text);
 }
 
-static int put_head(struct kb_buf *out, const struct kb_report *r)
+static void put_head(struct kb_buf *out, const struct report_view *v)
 {
+	const struct kb_report *r = v->report;
+
 	kb_buf_puts(out, "# ");
 	report_put_md(out, r->fix);
 	put_opt(out, ": ", r->subject, false);
@@ -311,13 +266,13 @@ static int put_head(struct kb_buf *out, const struct kb_report *r)
 	put_opt(out, ", ", r->started, false);
 	put_opt(out, " to ", r->finished, false);
 	kb_buf_putc(out, '\n');
-	return put_attention(out, r);
+	put_attention(out, v);
 }
 
 /* A queue's run: the fix x branch matrix of statuses. */
-static void put_queue_matrix(struct kb_buf *out, const struct kb_report *r)
+static void put_queue_matrix(struct kb_buf *out, const struct report_view *v)
 {
-	struct kb_buf cell = KB_BUF_INIT;
+	const struct kb_report *r = v->report;
 	size_t f, i;
 
 	kb_buf_puts(out, "## The queue ");
@@ -335,8 +290,7 @@ static void put_queue_matrix(struct kb_buf *out, const struct kb_report *r)
 		report_put_md_code(out, r->queue_fixes[f]);
 		for (i = 0; i < r->nbranches; i++) {
 			kb_buf_puts(out, " | ");
-			report_put_queued_cell(&cell, &r->branches[i], f);
-			put_cell(out, &cell);
+			report_put_md(out, report_view_queued(v, f, i)->text);
 		}
 		kb_buf_puts(out, " |");
 	}
@@ -344,52 +298,43 @@ static void put_queue_matrix(struct kb_buf *out, const struct kb_report *r)
 }
 
 /* Every fix not applied on a branch, and why, with its FAILED mail. */
-static void put_queue_skipped(struct kb_buf *out, const struct kb_report *r)
+static void put_queue_skipped(struct kb_buf *out, const struct report_view *v)
 {
-	struct kb_buf why = KB_BUF_INIT;
-	size_t f, i;
+	const struct report_view_skipped *s;
+	size_t i;
 
-	for (i = 0; i < r->nbranches; i++) {
-		const struct kb_report_branch *b = &r->branches[i];
-		for (f = 0; f < r->nqueue_fixes; f++) {
-			const char *mail = f < b->queue.nfixes ? b->queue.fixes[f].mail : NULL;
-			kb_buf_clear(&why);
-			report_put_queued_why(&why, b, f);
-			kb_buf_carry_oom(out, &why);
-			if (!why.size)
-				continue;
-			kb_buf_puts(out, "- ");
-			report_put_md_code(out, b->name);
-			kb_buf_puts(out, " ");
-			report_put_md_code(out, r->queue_fixes[f]);
-			kb_buf_puts(out, ": ");
-			report_put_md(out, why.ptr);
-			if (mail) {
-				kb_buf_puts(out, " ([FAILED mail](");
-				report_put_url(out, mail);
-				kb_buf_puts(out, "))");
-			}
-			kb_buf_putc(out, '\n');
-		}
+	for (i = 0; i < v->nskipped; i++) {
+		s = &v->skipped[i];
+		kb_buf_puts(out, "- ");
+		report_put_md_code(out, s->branch);
+		kb_buf_puts(out, " ");
+		report_put_md_code(out, s->fix);
+		kb_buf_puts(out, ": ");
+		report_put_md(out, s->why);
+		if (s->mail)
+			kb_buf_printf(out, " ([FAILED mail](%s))", s->mail);
+		kb_buf_putc(out, '\n');
 	}
-	kb_buf_release(&why);
 	kb_buf_puts(out, "\n## Lanes\n\n");
 }
 
 int kb_report_markdown(struct kb_buf *out, const struct kb_report *r)
 {
+	struct report_view v;
 	size_t i;
 	int err;
 
-	if ((err = put_head(out, r)) < 0)
+	if ((err = report_view_init(&v, r)) < 0)
 		return err;
+	put_head(out, &v);
 	kb_buf_puts(out, "\n");
 	if (r->queue) {
-		put_queue_matrix(out, r);
-		put_queue_skipped(out, r);
+		put_queue_matrix(out, &v);
+		put_queue_skipped(out, &v);
 	}
-	put_matrix(out, r);
+	put_matrix(out, &v);
 	for (i = 0; i < r->nbranches; i++)
-		put_branch(out, &r->branches[i]);
+		put_branch(out, &v, &v.branches[i]);
+	report_view_release(&v);
 	return kb_buf_check(out);
 }
