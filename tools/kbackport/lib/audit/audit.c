@@ -97,6 +97,7 @@ struct scan {
 	/* output */
 	struct kb_call **calls;
 	size_t *n;
+	size_t acalls;		/* room in *calls: the caller's *n to begin with */
 	const char *path;
 	size_t line_off, line_no;
 	int err;
@@ -859,18 +860,17 @@ static int fill_call(struct scan *s, struct kb_call *call, size_t i)
 
 static void add_call(struct scan *s, size_t i)
 {
-	struct kb_call call, *p;
+	struct kb_call call;
 	int err;
 
 	memset(&call, 0, sizeof(call));
 	if ((err = fill_call(s, &call, i)) < 0 ||
-	    !(p = realloc(*s->calls, (*s->n + 1) * sizeof(*p)))) {
+	    (err = KB_ARRAY_GROW(*s->calls, s->acalls, *s->n + 1)) < 0) {
 		call_release(&call);
-		s->err = err < 0 ? err : kb_error_oom();
+		s->err = err;
 		return;
 	}
-	p[(*s->n)++] = call;
-	*s->calls = p;
+	(*s->calls)[(*s->n)++] = call;
 }
 
 static bool is_callee(const struct scan *s, size_t i)
@@ -1164,6 +1164,7 @@ int kb_audit_scan(struct kb_call **calls, size_t *n, const struct kb_audit_rules
 	s.len = len;
 	s.calls = calls;
 	s.n = n;
+	s.acalls = *n;
 	s.path = path;
 	s.line_no = 1;
 	if ((err = make_code_view(&s)) < 0 || (err = tokenize(&s)) < 0 ||

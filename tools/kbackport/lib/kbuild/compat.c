@@ -1,4 +1,5 @@
 #include "kbuild/compat.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -115,14 +116,15 @@ static int read_add_file(struct kb_compat_step *s, const char *rules_path)
 static int add_step(struct kb_compat_rule *r, unsigned op, char **words, unsigned line,
 		    const char *path)
 {
-	struct kb_compat_step **v = ops[op].condition ? &r->when : &r->actions;
+	struct kb_compat_step **v = ops[op].condition ? &r->when : &r->actions, *s;
 	size_t *n = ops[op].condition ? &r->nwhen : &r->nactions;
-	struct kb_compat_step *s = realloc(*v, (*n + 1) * sizeof(**v));
+	size_t *alloc = ops[op].condition ? &r->awhen : &r->aactions;
 	unsigned i;
+	int err;
 
-	KB_ERROR_CHECK_ALLOC(s);
-	*v = s;
-	s = memset(&s[(*n)++], 0, sizeof(*s));
+	if ((err = KB_ARRAY_GROW(*v, *alloc, *n + 1)) < 0)
+		return err;
+	s = memset(&(*v)[(*n)++], 0, sizeof(*s));
 	s->op = ops[op].op;
 	s->line = line;
 	for (i = 0; i < ops[op].nargs; i++) {
@@ -153,12 +155,9 @@ static int parse_line(struct kb_compat *c, const char *text, unsigned line)
 			err = kb_error_set(KB_EINVALID, "%s:%u: 'rule' takes a name", c->path, line);
 			goto done;
 		}
-		if (!(r = realloc(c->rules, (c->n + 1) * sizeof(*r)))) {
-			err = kb_error_oom();
+		if ((err = KB_ARRAY_GROW(c->rules, c->alloc, c->n + 1)) < 0)
 			goto done;
-		}
-		c->rules = r;
-		r = memset(&r[c->n++], 0, sizeof(*r));
+		r = memset(&c->rules[c->n++], 0, sizeof(*r));
 		r->name = words[1];
 		r->line = line;
 		words[1] = NULL;
