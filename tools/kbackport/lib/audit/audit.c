@@ -725,8 +725,10 @@ static int cond_at(char **out, const struct scan *s, size_t off)
 	if (!lo || !s->marks[lo - 1].sym_len)
 		return 0;
 	m = &s->marks[lo - 1];
-	if ((m->neg && (err = kb_buf_putc(&buf, '!')) < 0) ||
-	    (err = kb_buf_put(&buf, s->src + m->sym_off, m->sym_len)) < 0) {
+	if (m->neg)
+		kb_buf_putc(&buf, '!');
+	kb_buf_put(&buf, s->src + m->sym_off, m->sym_len);
+	if ((err = kb_buf_check(&buf)) < 0) {
 		kb_buf_release(&buf);
 		return err;
 	}
@@ -1442,9 +1444,11 @@ static int walk_cb(const char *root, const git_tree_entry *entry, void *data)
 	int err;
 
 	kb_buf_clear(&w->path);
-	if ((err = kb_buf_puts(&w->path, root)) < 0 ||
-	    (err = kb_buf_puts(&w->path, git_tree_entry_name(entry))) < 0 ||
-	    (type == GIT_OBJECT_TREE && (err = kb_buf_putc(&w->path, '/')) < 0))
+	kb_buf_puts(&w->path, root);
+	kb_buf_puts(&w->path, git_tree_entry_name(entry));
+	if (type == GIT_OBJECT_TREE)
+		kb_buf_putc(&w->path, '/');
+	if ((err = kb_buf_check(&w->path)) < 0)
 		goto done;
 	if (type == GIT_OBJECT_TREE)
 		return wanted(w, w->path.ptr, true) ? 0 : 1;

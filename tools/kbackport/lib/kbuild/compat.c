@@ -357,9 +357,9 @@ static int act(git_oid *tree, struct kb_buf *cc, const struct kb_compat_step *s,
 	if (s->op == KB_COMPAT_COPY)
 		err = put(tree, repo, s->arg[1], data, len, mode);
 	else if (s->op == KB_COMPAT_APPEND) {
-		if (kb_buf_put(&text, data, len) < 0 || kb_buf_puts(&text, s->arg[1]) < 0)
-			err = kb_error_oom();
-		else
+		kb_buf_put(&text, data, len);
+		kb_buf_puts(&text, s->arg[1]);
+		if ((err = kb_buf_check(&text)) == 0)
 			err = put(tree, repo, s->arg[0], text.ptr, text.size, mode);
 	} else if (!replace_all(&text, data, s->arg[1], s->arg[2]))
 		err = kb_error_set(KB_ENOTFOUND, "line %u: '%s' has no '%s'", s->line, s->arg[0],
