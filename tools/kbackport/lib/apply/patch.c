@@ -386,23 +386,24 @@ static int decode_header(char **out, struct parser *p, const char *s, size_t lin
 			ws = ws ? ws : s;
 			continue;
 		}
+		/* d.out is checked once at the end; decoding a word may fail apart from it */
 		if ((n = encoded_word(s, &w))) {
 			if (ws && !after_word)
-				err = kb_buf_put(&d.out, ws, (size_t)(s - ws));
-			if (!err)
-				err = add_word(&d, &w);
+				kb_buf_put(&d.out, ws, (size_t)(s - ws));
+			err = add_word(&d, &w);
 			after_word = true;
 		} else {
 			n = 1;
-			if ((err = flush_words(&d)) == 0 && ws)
-				err = kb_buf_put(&d.out, ws, (size_t)(s - ws));
-			if (!err)
-				err = kb_buf_putc(&d.out, *s);
+			if ((err = flush_words(&d)) == 0) {
+				if (ws)
+					kb_buf_put(&d.out, ws, (size_t)(s - ws));
+				kb_buf_putc(&d.out, *s);
+			}
 			after_word = false;
 		}
 		ws = NULL;
 	}
-	if (!err && (err = flush_words(&d)) == 0) {
+	if (!err && (err = flush_words(&d)) == 0 && (err = kb_buf_check(&d.out)) == 0) {
 		fold_controls(&d.out);
 		if (!(*out = kb_buf_detach(&d.out)))
 			err = kb_error_oom();
