@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/interrupt.h"
 #include "util/closest.h"
@@ -59,17 +60,14 @@ void cli_error_last(void)
 	cli_error("%s", kb_error_last());
 }
 
-int cli_strv_add(const char ***v, size_t *n, const char *s)
+int cli_strv_add(const char ***v, size_t *n, size_t *alloc, const char *s)
 {
-	const char **grown = realloc(*v, (*n + 2) * sizeof(*grown));
-
-	if (!grown) {
+	if (KB_ARRAY_GROW(*v, *alloc, *n + 2) < 0) {
 		cli_error("out of memory");
 		return EXIT_USAGE;
 	}
-	*v = grown;
-	grown[(*n)++] = s;
-	grown[*n] = NULL;
+	(*v)[(*n)++] = s;
+	(*v)[*n] = NULL;
 	return 0;
 }
 
@@ -83,21 +81,21 @@ int cli_no_arguments(int argc, char **argv)
 
 int cli_branches_add(struct cli_branches *b, const char *name)
 {
-	return cli_strv_add(&b->names, &b->n, name);
+	return cli_strv_add(&b->names, &b->n, &b->alloc, name);
 }
 
 void cli_branches_release(struct cli_branches *b)
 {
 	free(b->names);
 	b->names = NULL;
-	b->n = 0;
+	b->n = b->alloc = 0;
 }
 
 int cli_target_option(struct cli_target *t, int c, const char *arg)
 {
 	switch (c) {
 	case 'c': t->config = arg; return 0;
-	case 'f': return cli_strv_add(&t->fixes, &t->nfixes, arg);
+	case 'f': return cli_strv_add(&t->fixes, &t->nfixes, &t->afixes, arg);
 	case 'b': return cli_branches_add(&t->branches, arg) < 0 ? EXIT_USAGE : 0;
 	case 'w': t->workdir = arg; return 0;
 	case CLI_OPT_COLOR: return cli_color_option(arg);
@@ -109,7 +107,7 @@ void cli_target_release(struct cli_target *t)
 {
 	free(t->fixes);
 	t->fixes = NULL;
-	t->nfixes = 0;
+	t->nfixes = t->afixes = 0;
 	cli_branches_release(&t->branches);
 }
 

@@ -51,10 +51,11 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_error_last(void);
 
 /*
- * Append `s` to the list `*v` of `*n` strings, kept NULL-terminated: the
- * values of a repeatable option. Returns 0, or EXIT_USAGE when out of memory.
+ * Append `s` to the list `*v` of `*n` strings (room for `*alloc`), kept
+ * NULL-terminated: the values of a repeatable option. Returns 0, or
+ * EXIT_USAGE when out of memory.
  */
-int cli_strv_add(const char ***v, size_t *n, const char *s);
+int cli_strv_add(const char ***v, size_t *n, size_t *alloc, const char *s);
 
 /*
  * getopt_long() returned '?' (main sets opterr to 0): the bad option as
@@ -128,7 +129,7 @@ int cli_no_arguments(int argc, char **argv);
 /* --branch values; NULL-terminated list of names given on the command line. */
 struct cli_branches {
 	const char **names;
-	size_t n;
+	size_t n, alloc;
 };
 
 int cli_branches_add(struct cli_branches *b, const char *name);
@@ -142,7 +143,7 @@ void cli_branches_release(struct cli_branches *b);
 struct cli_target {
 	const char *config;
 	const char **fixes;
-	size_t nfixes;
+	size_t nfixes, afixes;
 	struct cli_branches branches;
 	const char *workdir;
 };

@@ -55,11 +55,11 @@ static const struct cli_usage usage = {
 struct audit_opts {
 	const char *config;
 	const char **fixes;
-	size_t nfixes;
+	size_t nfixes, afixes;
 	const struct kb_audit_rules *rules;	/* the fix's, once loaded */
 	struct cli_branches branches;
 	const char **paths;
-	size_t npaths;
+	size_t npaths, apaths;
 	bool all, json;
 };
 
@@ -79,7 +79,7 @@ static int parse_options(struct audit_opts *o, int argc, char **argv)
 		switch (c) {
 		case 'c': o->config = optarg; break;
 		case 'f':
-			if (cli_strv_add(&o->fixes, &o->nfixes, optarg))
+			if (cli_strv_add(&o->fixes, &o->nfixes, &o->afixes, optarg))
 				return EXIT_USAGE;
 			break;
 		case 'b':
@@ -87,7 +87,7 @@ static int parse_options(struct audit_opts *o, int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'p':
-			if (cli_strv_add(&o->paths, &o->npaths, optarg))
+			if (cli_strv_add(&o->paths, &o->npaths, &o->apaths, optarg))
 				return EXIT_USAGE;
 			break;
 		case 'a': o->all = true; break;

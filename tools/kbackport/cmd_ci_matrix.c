@@ -118,40 +118,46 @@ static int parse_options(struct ci_cli *o, int argc, char **argv)
 static int artifact_name(struct kb_buf *out, const char *branch)
 {
 	const char *p;
-	int err = kb_buf_puts(out, "reports-");
 
-	for (p = branch; *p && !err; p++)
-		err = strchr("\":<>|*?\\/%\r\n", *p) ? kb_buf_printf(out, "%%%02X", (unsigned char)*p)
-						    : kb_buf_putc(out, *p);
-	return err;
+	kb_buf_puts(out, "reports-");
+	for (p = branch; *p; p++)
+		if (strchr("\":<>|*?\\/%\r\n", *p))
+			kb_buf_printf(out, "%%%02X", (unsigned char)*p);
+		else
+			kb_buf_putc(out, *p);
+	return kb_buf_check(out);
 }
 
 /* `s` as one shell word: bare when it is plainly safe, else single-quoted. */
 static int sh_quote(struct kb_buf *out, const char *s)
 {
 	const char *p;
-	int err;
 
 	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 			 "0123456789@%+=:,./_-") == strlen(s))
 		return kb_buf_puts(out, s);
-	err = kb_buf_putc(out, '\'');
-	for (p = s; *p && !err; p++)
-		err = *p == '\'' ? kb_buf_puts(out, "'\\''") : kb_buf_putc(out, *p);
-	return err ? err : kb_buf_putc(out, '\'');
+	kb_buf_putc(out, '\'');
+	for (p = s; *p; p++)
+		if (*p == '\'')
+			kb_buf_puts(out, "'\\''");
+		else
+			kb_buf_putc(out, *p);
+	kb_buf_putc(out, '\'');
+	return kb_buf_check(out);
 }
 
 /* What a job runs: "kbackport run [--config FILE] --branch NAME". */
 static int run_command(struct kb_buf *out, const char *config, const char *branch)
 {
-	int err = kb_buf_puts(out, "kbackport run ");
-
-	if (!err && config && (err = kb_buf_puts(out, "--config ")) == 0 &&
-	    (err = sh_quote(out, config)) == 0)
-		err = kb_buf_putc(out, ' ');
-	if (!err)
-		err = kb_buf_puts(out, "--branch ");
-	return err ? err : sh_quote(out, branch);
+	kb_buf_puts(out, "kbackport run ");
+	if (config) {
+		kb_buf_puts(out, "--config ");
+		sh_quote(out, config);
+		kb_buf_putc(out, ' ');
+	}
+	kb_buf_puts(out, "--branch ");
+	sh_quote(out, branch);
+	return kb_buf_check(out);
 }
 
 static json_t *job_json(const struct kb_branch *b, const char *config)
@@ -193,12 +199,12 @@ static const char *job_str(const json_t *job, const char *key)
 static int put_json(struct kb_buf *out, const json_t *doc, size_t flags)
 {
 	char *s = json_dumps(doc, flags | JSON_ENCODE_ANY);
-	int err;
 
 	KB_ERROR_CHECK_ALLOC(s);
-	err = kb_buf_puts(out, s);
+	kb_buf_puts(out, s);
+	kb_buf_putc(out, '\n');
 	free(s);
-	return err < 0 ? err : kb_buf_putc(out, '\n');
+	return kb_buf_check(out);
 }
 
 static int emit_github(struct kb_buf *out, const json_t *jobs)
@@ -265,17 +271,20 @@ static int emit_gitlab_job(struct kb_buf *out, const json_t *job)
 	bool kernel = !json_is_null(json_object_get(job, "kernel"));
 	int err;
 
-	if ((err = kb_buf_printf(out, "\n# %s\n", kernel ?
-				 "a distribution kernel package, booted as shipped" :
-				 "a git branch: the fix applied, built and tested")) < 0 ||
-	    (err = put_job_name(out, job_str(job, "branch"))) < 0 ||
-	    (err = kb_buf_puts(out, ":\n  stage: backport\n  script:\n"
-			       "    - 'if [ -n \"${KBACKPORT_PREPARE:-}\" ]; then sh -c \"$KBACKPORT_PREPARE\"; fi'\n"
-			       "    - ")) < 0 ||
-	    (err = put_yaml_str(out, job_str(job, "run"))) < 0 ||
-	    (err = kb_buf_puts(out, "\n  allow_failure:\n    exit_codes: [1]\n"
-			       "  artifacts:\n    name: ")) < 0 ||
-	    (err = put_yaml_str(out, job_str(job, "artifact"))) < 0)
+	/* the quoted scalars are JSON strings made apart from `out`: checked each */
+	kb_buf_printf(out, "\n# %s\n", kernel ?
+		      "a distribution kernel package, booted as shipped" :
+		      "a git branch: the fix applied, built and tested");
+	if ((err = put_job_name(out, job_str(job, "branch"))) < 0)
+		return err;
+	kb_buf_puts(out, ":\n  stage: backport\n  script:\n"
+		    "    - 'if [ -n \"${KBACKPORT_PREPARE:-}\" ]; then sh -c \"$KBACKPORT_PREPARE\"; fi'\n"
+		    "    - ");
+	if ((err = put_yaml_str(out, job_str(job, "run"))) < 0)
+		return err;
+	kb_buf_puts(out, "\n  allow_failure:\n    exit_codes: [1]\n"
+		    "  artifacts:\n    name: ");
+	if ((err = put_yaml_str(out, job_str(job, "artifact"))) < 0)
 		return err;
 	/* every job's reports/latest would land on the same path in the report job */
 	return kb_buf_puts(out, "\n    when: always\n    paths:\n      - reports/\n"
@@ -292,14 +301,15 @@ static int emit_gitlab_needs(struct kb_buf *out, const json_t *jobs)
 		return kb_buf_printf(out, "  # more branch jobs than GitLab lets `needs:` list (%d):\n"
 				     "  # the report stage waits for all of them and takes their artifacts\n",
 				     GITLAB_MAX_NEEDS);
-	if ((err = kb_buf_puts(out, "  needs:\n")) < 0)
-		return err;
-	json_array_foreach(jobs, i, job)
-		if ((err = kb_buf_puts(out, "    - ")) < 0 ||
-		    (err = put_job_name(out, job_str(job, "branch"))) < 0 ||
-		    (err = kb_buf_putc(out, '\n')) < 0)
+	kb_buf_puts(out, "  needs:\n");
+	json_array_foreach(jobs, i, job) {
+		kb_buf_puts(out, "    - ");
+		/* its own buffer and JSON string may fail apart from `out` */
+		if ((err = put_job_name(out, job_str(job, "branch"))) < 0)
 			return err;
-	return 0;
+		kb_buf_putc(out, '\n');
+	}
+	return kb_buf_check(out);
 }
 
 static int emit_gitlab(struct kb_buf *out, const json_t *jobs)
@@ -308,14 +318,13 @@ static int emit_gitlab(struct kb_buf *out, const json_t *jobs)
 	size_t i;
 	int err;
 
-	if ((err = kb_buf_puts(out, gitlab_head)) < 0)
-		return err;
+	kb_buf_puts(out, gitlab_head);
 	json_array_foreach(jobs, i, job)
 		if ((err = emit_gitlab_job(out, job)) < 0)
 			return err;
-	if ((err = kb_buf_puts(out, "\n# every branch's run directory, merged into one report\n"
-			       "report:\n  stage: report\n  when: always\n")) < 0 ||
-	    (err = emit_gitlab_needs(out, jobs)) < 0)
+	kb_buf_puts(out, "\n# every branch's run directory, merged into one report\n"
+		    "report:\n  stage: report\n  when: always\n");
+	if ((err = emit_gitlab_needs(out, jobs)) < 0)
 		return err;
 	return kb_buf_puts(out, "  script:\n"
 			   "    - kbackport report --merge reports/*/ --output reports/merged\n"

@@ -1,4 +1,5 @@
 /* kbackport fix new: a fix directory made from a patch, an mbox or a commit. */
+#include "util/array.h"
 #include "util/buf.h"
 #include "cli.h"
 #include "util/error.h"
@@ -128,7 +129,7 @@ static int parse_options(struct fix_new_opts *o, int argc, char **argv)
 struct drafts {
 	struct kb_fix_draft **v;
 	char **origins;
-	size_t n;
+	size_t n, alloc, aorigins;
 };
 
 static void drafts_release(struct drafts *d)
@@ -145,16 +146,13 @@ static void drafts_release(struct drafts *d)
 
 static int drafts_add(struct drafts *d, struct kb_fix_draft *draft, const char *origin)
 {
-	struct kb_fix_draft **v = reallocarray(d->v, d->n + 1, sizeof(*v));
-	char **o;
+	int err;
 
-	if (v)
-		d->v = v;
-	if (!v || !(o = reallocarray(d->origins, d->n + 1, sizeof(*o)))) {
+	if ((err = KB_ARRAY_GROW(d->v, d->alloc, d->n + 1)) < 0 ||
+	    (err = KB_ARRAY_GROW(d->origins, d->aorigins, d->n + 1)) < 0) {
 		kb_fix_draft_free(draft);
-		return kb_error_oom();
+		return err;
 	}
-	d->origins = o;
 	d->v[d->n] = draft;
 	KB_ERROR_CHECK_ALLOC(d->origins[d->n++] = kb_strdup(origin));
 	return 0;
@@ -295,7 +293,7 @@ static int write_one(const struct kb_fix_draft *draft, const char *backports)
 static int fix_new(int argc, char **argv)
 {
 	struct fix_new_opts o = { .backports = "backports" };
-	struct drafts d = { NULL, NULL, 0 };
+	struct drafts d = { 0 };
 	size_t i;
 	int rc;
 

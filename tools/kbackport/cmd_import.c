@@ -77,9 +77,9 @@ static const struct cli_usage usage = {
 struct import_opts {
 	const char *repo, *downloads;
 	const char **packages;
-	size_t npackages;
+	size_t npackages, apackages;
 	const char **trees;
-	size_t ntrees;
+	size_t ntrees, atrees;
 	const char *prefix;
 	bool json, quiet;
 	double tick_interval;	/* 0: no progress lines */
@@ -109,11 +109,11 @@ static int parse_options(struct import_opts *o, int argc, char **argv)
 		case 'r': o->repo = optarg; break;
 		case 'd': o->downloads = optarg; break;
 		case 'p':
-			if (cli_strv_add(&o->packages, &o->npackages, optarg))
+			if (cli_strv_add(&o->packages, &o->npackages, &o->apackages, optarg))
 				return EXIT_USAGE;
 			break;
 		case 't':
-			if (cli_strv_add(&o->trees, &o->ntrees, optarg))
+			if (cli_strv_add(&o->trees, &o->ntrees, &o->atrees, optarg))
 				return EXIT_USAGE;
 			break;
 		case 'P': o->prefix = optarg; break;

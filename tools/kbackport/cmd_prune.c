@@ -66,9 +66,9 @@ static const struct cli_usage usage = {
 struct prune_opts {
 	const char *config;
 	const char **fixes;
-	size_t nfixes;
+	size_t nfixes, afixes;
 	const char **queues;
-	size_t nqueues;
+	size_t nqueues, aqueues;
 	struct cli_branches branches;
 	bool stale, all, dry_run, json;
 };
@@ -80,8 +80,8 @@ static int parse_options(struct prune_opts *o, int argc, char **argv)
 	while (!rc && (c = cli_getopt(argc, argv, &usage)) != -1) {
 		switch (c) {
 		case 'c': o->config = optarg; break;
-		case 'f': rc = cli_strv_add(&o->fixes, &o->nfixes, optarg); break;
-		case 'Q': rc = cli_strv_add(&o->queues, &o->nqueues, optarg); break;
+		case 'f': rc = cli_strv_add(&o->fixes, &o->nfixes, &o->afixes, optarg); break;
+		case 'Q': rc = cli_strv_add(&o->queues, &o->nqueues, &o->aqueues, optarg); break;
 		case 'b': rc = cli_branches_add(&o->branches, optarg) < 0 ? EXIT_USAGE : 0; break;
 		case 's': o->stale = true; break;
 		case 'a': o->all = true; break;

@@ -72,7 +72,7 @@ static const struct cli_usage usage = {
 struct report_cli {
 	const char *reports;
 	const char **merge;
-	size_t nmerge;
+	size_t nmerge, amerge;
 	const char *output;
 	const char *url;
 	const char *rundir;
@@ -87,7 +87,7 @@ static int parse_options(struct report_cli *o, int argc, char **argv)
 		switch (c) {
 		case 'r': o->reports = optarg; break;
 		case 'm':
-			if (cli_strv_add(&o->merge, &o->nmerge, optarg))
+			if (cli_strv_add(&o->merge, &o->nmerge, &o->amerge, optarg))
 				return EXIT_USAGE;
 			break;
 		case 'o': o->output = optarg; break;
@@ -98,7 +98,7 @@ static int parse_options(struct report_cli *o, int argc, char **argv)
 		}
 	}
 	for (; o->nmerge && optind < argc; optind++)
-		if (cli_strv_add(&o->merge, &o->nmerge, argv[optind]))
+		if (cli_strv_add(&o->merge, &o->nmerge, &o->amerge, argv[optind]))
 			return EXIT_USAGE;
 	if (optind < argc)
 		o->rundir = argv[optind++];

@@ -568,12 +568,12 @@ static int set_paths(struct kb_config *config, const char *path)
 		return kb_error_set(KB_ERROR, "cannot get the current directory: %s",
 				    strerror(errno));
 	if (cwd)
-		err = kb_buf_puts(&dir, cwd);
-	if (!err && slash)
-		err = kb_buf_printf(&dir, "%s%.*s", cwd ? "/" : "",
-				    (int)(slash == path ? 1 : slash - path), path);
+		kb_buf_puts(&dir, cwd);
+	if (slash)
+		kb_buf_printf(&dir, "%s%.*s", cwd ? "/" : "",
+			      (int)(slash == path ? 1 : slash - path), path);
 	free(cwd);
-	if (err < 0)
+	if ((err = kb_buf_check(&dir)) < 0)
 		return err;
 	config->dir = kb_buf_detach(&dir);
 	return 0;

@@ -4,6 +4,7 @@
  * every `variant: {FIX: NAME}` of the config names a fix there is).
  */
 #include "fixset.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "apply/series.h"
@@ -13,19 +14,23 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static int append_fixes(struct kb_fix ***all, size_t *n, struct kb_fix **more,
-			size_t nmore)
-{
-	struct kb_fix **v = realloc(*all, (*n + nmore + 1) * sizeof(*v));
+/* The fixes loaded so far, NULL-terminated. */
+struct fix_list {
+	struct kb_fix **v;
+	size_t n, alloc;
+};
 
-	if (!v) {
+static int append_fixes(struct fix_list *all, struct kb_fix **more, size_t nmore)
+{
+	int err;
+
+	if ((err = KB_ARRAY_GROW(all->v, all->alloc, all->n + nmore + 1)) < 0) {
 		kb_fix_free_all(more, nmore);
-		return kb_error_oom();
+		return err;
 	}
-	memcpy(v + *n, more, nmore * sizeof(*v));
-	*n += nmore;
-	v[*n] = NULL;
-	*all = v;
+	memcpy(all->v + all->n, more, nmore * sizeof(*more));
+	all->n += nmore;
+	all->v[all->n] = NULL;
 	free(more);
 	return 0;
 }
@@ -37,7 +42,7 @@ static bool is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static int load_dir(struct kb_fix ***all, size_t *n, const char *dir)
+static int load_dir(struct fix_list *all, const char *dir)
 {
 	struct kb_fix **more = NULL, *one = NULL;
 	size_t nmore = 0;
@@ -56,7 +61,7 @@ static int load_dir(struct kb_fix ***all, size_t *n, const char *dir)
 	} else if ((err = kb_fix_load_all(&more, &nmore, dir)) < 0) {
 		return err;
 	}
-	return append_fixes(all, n, more, nmore);
+	return append_fixes(all, more, nmore);
 }
 
 /*
@@ -133,24 +138,26 @@ int kb_fix_set_load(struct kb_fix ***out, size_t *n, const char *const *dirs,
 		    size_t ndirs, const struct kb_config *config)
 {
 	struct kb_buf def = KB_BUF_INIT;
+	struct fix_list all = { 0 };
 	size_t i;
 	int err = 0;
 
 	*out = NULL;
 	*n = 0;
 	for (i = 0; i < ndirs && !err; i++)
-		err = load_dir(out, n, dirs[i]);
+		err = load_dir(&all, dirs[i]);
 	if (!ndirs) {
 		if ((err = kb_buf_printf(&def, "%s/backports", config->dir)) == 0)
-			err = load_dir(out, n, def.ptr);
+			err = load_dir(&all, def.ptr);
 		kb_buf_release(&def);
 	}
-	if (!err && (err = check_unique_ids(*out, *n)) == 0)
-		err = check_variant_fixes(*out, *n, config);
+	if (!err && (err = check_unique_ids(all.v, all.n)) == 0)
+		err = check_variant_fixes(all.v, all.n, config);
 	if (err < 0) {
-		kb_fix_free_all(*out, *n);
-		*out = NULL;
-		*n = 0;
+		kb_fix_free_all(all.v, all.n);
+		return err;
 	}
+	*out = all.v;
+	*n = all.n;
 	return err;
 }

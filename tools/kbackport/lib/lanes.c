@@ -1,4 +1,5 @@
 #include "lanes.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "apply/commit.h"
 #include "util/error.h"
@@ -42,13 +43,19 @@ int kb_prefix_ref(char **out, const char *fix_id, const char *branch)
 	return err;
 }
 
+/* The lanes found so far, bottom first. */
+struct lanes {
+	struct kb_lane *v;
+	size_t n, alloc;
+};
+
 /* Append a lane for `ref`; a ref that does not exist adds nothing. */
-static int add_lane(struct kb_lane **lanes, size_t *n, git_repository *repo,
-		    enum kb_lane_kind kind, const char *ref, int missing_ok)
+static int add_lane(struct lanes *l, git_repository *repo, enum kb_lane_kind kind,
+		    const char *ref, int missing_ok)
 {
 	git_object *obj = NULL;
 	git_commit *commit = NULL;
-	struct kb_lane *v, *lane;
+	struct kb_lane *lane;
 	int err;
 
 	if ((err = git_revparse_single(&obj, repo, ref)) < 0) {
@@ -60,12 +67,11 @@ static int add_lane(struct kb_lane **lanes, size_t *n, git_repository *repo,
 	git_object_free(obj);
 	if (err < 0)
 		return kb_error_git(err, "ref '%s' is not a commit", ref);
-	if (!(v = realloc(*lanes, (*n + 1) * sizeof(*v)))) {
+	if ((err = KB_ARRAY_GROW(l->v, l->alloc, l->n + 1)) < 0) {
 		git_commit_free(commit);
-		return kb_error_oom();
+		return err;
 	}
-	*lanes = v;
-	lane = &v[(*n)++];
+	lane = &l->v[l->n++];
 	lane->kind = kind;
 	git_oid_cpy(&lane->commit, git_commit_id(commit));
 	git_oid_cpy(&lane->tree, git_commit_tree_id(commit));
@@ -112,21 +118,34 @@ static int drop_stale(struct kb_lane *lanes, size_t *n, size_t before, git_repos
 }
 
 /* add_lane of a lane above the branch, kept only when it is built on the lane below. */
-static int add_lane_above(struct kb_lane **lanes, size_t *n, git_repository *repo,
-			  enum kb_lane_kind kind, const char *ref, struct kb_buf *passed_over)
+static int add_lane_above(struct lanes *l, git_repository *repo, enum kb_lane_kind kind,
+			  const char *ref, struct kb_buf *passed_over)
 {
-	size_t before = *n;
+	size_t before = l->n;
 	int err;
 
-	if ((err = add_lane(lanes, n, repo, kind, ref, 1)) < 0)
+	if ((err = add_lane(l, repo, kind, ref, 1)) < 0)
 		return err;
-	return drop_stale(*lanes, n, before, repo, passed_over);
+	return drop_stale(l->v, &l->n, before, repo, passed_over);
+}
+
+/* Hand the lanes to the caller, or free them on error. */
+static int lanes_out(struct kb_lane **out, size_t *n, struct lanes *l, int err)
+{
+	if (err < 0) {
+		kb_lanes_free(l->v, l->n);
+		return err;
+	}
+	*out = l->v;
+	*n = l->n;
+	return err;
 }
 
 int kb_branch_lanes(struct kb_lane **out, size_t *n, char **passed_over, git_repository *repo,
 		    const struct kb_branch *branch, const char *fix_id)
 {
 	struct kb_buf skipped = KB_BUF_INIT;
+	struct lanes l = { 0 };
 	char *prefix = NULL, *backport = NULL;
 	int err;
 
@@ -136,13 +155,13 @@ int kb_branch_lanes(struct kb_lane **out, size_t *n, char **passed_over, git_rep
 		*passed_over = NULL;
 	if ((err = kb_backport_ref(&backport, fix_id, branch->name)) < 0)
 		goto done;
-	if ((err = add_lane(out, n, repo, KB_LANE_AS_IS, branch->ref, 0)) < 0)
+	if ((err = add_lane(&l, repo, KB_LANE_AS_IS, branch->ref, 0)) < 0)
 		goto done;
 	if (branch->pre_fix &&
 	    ((err = kb_prefix_ref(&prefix, fix_id, branch->name)) < 0 ||
-	     (err = add_lane_above(out, n, repo, KB_LANE_PRE_FIX, prefix, &skipped)) < 0))
+	     (err = add_lane_above(&l, repo, KB_LANE_PRE_FIX, prefix, &skipped)) < 0))
 		goto done;
-	if ((err = add_lane_above(out, n, repo, KB_LANE_BACKPORT, backport, &skipped)) < 0)
+	if ((err = add_lane_above(&l, repo, KB_LANE_BACKPORT, backport, &skipped)) < 0)
 		goto done;
 	if (passed_over && skipped.size)
 		*passed_over = kb_buf_detach(&skipped);
@@ -150,12 +169,7 @@ done:
 	kb_buf_release(&skipped);
 	free(prefix);
 	free(backport);
-	if (err < 0) {
-		kb_lanes_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-	}
-	return err;
+	return lanes_out(out, n, &l, err);
 }
 
 int kb_queue_lanes(struct kb_lane **out, size_t *n, git_repository *repo,
@@ -163,22 +177,18 @@ int kb_queue_lanes(struct kb_lane **out, size_t *n, git_repository *repo,
 		   const char *queue_ref)
 {
 	struct kb_buf skipped = KB_BUF_INIT;
+	struct lanes l = { 0 };
 	int err;
 
 	*out = NULL;
 	*n = 0;
-	err = add_lane(out, n, repo, KB_LANE_AS_IS, branch->ref, 0);
+	err = add_lane(&l, repo, KB_LANE_AS_IS, branch->ref, 0);
 	if (!err && pre_fix_ref)
-		err = add_lane_above(out, n, repo, KB_LANE_PRE_FIX, pre_fix_ref, &skipped);
+		err = add_lane_above(&l, repo, KB_LANE_PRE_FIX, pre_fix_ref, &skipped);
 	if (!err && queue_ref)
-		err = add_lane_above(out, n, repo, KB_LANE_BACKPORT, queue_ref, &skipped);
+		err = add_lane_above(&l, repo, KB_LANE_BACKPORT, queue_ref, &skipped);
 	kb_buf_release(&skipped);	/* this run wrote them: they are on the lanes below */
-	if (err < 0) {
-		kb_lanes_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-	}
-	return err;
+	return lanes_out(out, n, &l, err);
 }
 
 void kb_lanes_free(struct kb_lane *lanes, size_t n)

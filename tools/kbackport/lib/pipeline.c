@@ -1,5 +1,6 @@
 /* One branch through apply -> build -> test -> verdict (see pipeline.h). */
 #include "pipeline.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "boot/distro.h"
 #include "util/error.h"
@@ -82,12 +83,11 @@ static struct kb_ticker ticker(struct walk *w)
 static struct kb_lane_run *new_lane(struct kb_branch_run *b, const char *fix,
 				    enum kb_lane_kind kind, const char *ref)
 {
-	struct kb_lane_run *v = realloc(b->lanes, (b->nlanes + 1) * sizeof(*v));
+	struct kb_lane_run *v;
 
-	if (!v)
+	if (KB_ARRAY_GROW(b->lanes, b->alanes, b->nlanes + 1) < 0)
 		return NULL;
-	b->lanes = v;
-	v = memset(&v[b->nlanes++], 0, sizeof(*v));
+	v = memset(&b->lanes[b->nlanes++], 0, sizeof(*v));
 	v->fix = fix;
 	v->kind = kind;
 	return (v->ref = kb_strdup(ref)) ? v : NULL;

@@ -69,7 +69,7 @@ struct kb_branch_run {
 				 * detect, the lanes' verdicts are for them */
 	size_t njudged;
 	struct kb_lane_run *lanes;
-	size_t nlanes;
+	size_t nlanes, alanes;	/* alanes: how many `lanes` holds, as the pipeline grows it */
 	enum kb_verdict verdict;
 	char *note;		/* a warning on the verdict, or why it was skipped */
 	char *error;		/* why the branch could not be looked at, or NULL */

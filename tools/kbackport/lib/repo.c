@@ -1,4 +1,5 @@
 #include "repo.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/closest.h"
 #include "util/error.h"
@@ -27,24 +28,17 @@ static const char *short_ref(const char *name)
 static void closest_ref(struct kb_buf *hint, git_repository *repo, const char *ref)
 {
 	git_reference_iterator *it = NULL;
-	const char *name, *near, **names = NULL, **grown;
-	char **owned = NULL, **grown_owned;
-	size_t n = 0, alloc = 0, i;
+	const char *name, *near, **names = NULL;
+	char **owned = NULL;
+	size_t n = 0, alloc = 0, aowned = 0, i;
 
 	if (git_reference_iterator_glob_new(&it, repo, "refs/*") < 0)
 		goto done;
 	while (git_reference_next_name(&name, it) == 0) {
 		if (!(name = short_ref(name)))
 			continue;
-		if (n == alloc) {
-			alloc = alloc ? 2 * alloc : 64;
-			if (!(grown = realloc(names, alloc * sizeof(*names))))
-				goto done;
-			names = grown;
-			if (!(grown_owned = realloc(owned, alloc * sizeof(*owned))))
-				goto done;
-			owned = grown_owned;
-		}
+		if (KB_ARRAY_GROW(names, alloc, n + 1) < 0 || KB_ARRAY_GROW(owned, aowned, n + 1) < 0)
+			goto done;
 		if (!(owned[n] = strdup(name)))
 			goto done;
 		names[n] = owned[n];

@@ -1,4 +1,5 @@
 #include "apply/apply.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -6,18 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Append one output to `*v` (`*n` entries); takes `data` in every case. */
-static int push_output(struct kb_apply_output **v, size_t *n, const char *path,
+/* Append one output to `*v` (`*n` entries, room for `*alloc`); takes `data` in every case. */
+static int push_output(struct kb_apply_output **v, size_t *n, size_t *alloc, const char *path,
 		       char *data, size_t len, git_filemode_t mode)
 {
-	struct kb_apply_output *nv, *o;
+	struct kb_apply_output *o;
+	int err;
 
-	if (!(nv = realloc(*v, (*n + 1) * sizeof(*nv)))) {
+	if ((err = KB_ARRAY_GROW(*v, *alloc, *n + 1)) < 0) {
 		free(data);
-		return kb_error_oom();
+		return err;
 	}
-	*v = nv;
-	o = &nv[(*n)++];
+	o = &(*v)[(*n)++];
 	o->data = data;
 	o->len = len;
 	o->mode = mode;
@@ -30,14 +31,15 @@ static int push_output(struct kb_apply_output **v, size_t *n, const char *path,
 static int add_output(struct kb_apply *apply, const char *path, char *data,
 		      size_t len, git_filemode_t mode)
 {
-	return push_output(&apply->outputs, &apply->noutputs, path, data, len, mode);
+	return push_output(&apply->outputs, &apply->noutputs, &apply->aoutputs, path, data, len,
+			   mode);
 }
 
 /* A file's contents with the change undone (the pre-fix state). */
 static int add_undo(struct kb_apply *apply, const char *path, char *data,
 		    size_t len, git_filemode_t mode)
 {
-	return push_output(&apply->undo, &apply->nundo, path, data, len, mode);
+	return push_output(&apply->undo, &apply->nundo, &apply->aundo, path, data, len, mode);
 }
 
 /* The patch's preimage blob, when the object store has it. */
@@ -132,7 +134,7 @@ struct cand {
 
 struct cands {
 	struct cand *v;
-	size_t n;
+	size_t n, alloc;
 };
 
 static void cands_release(struct cands *c)
@@ -149,10 +151,12 @@ static void cands_release(struct cands *c)
 static int cands_add(struct cands *c, const struct kb_file_patch *fwd,
 		     const struct kb_file_patch *rev, const char *from)
 {
-	struct cand *v = realloc(c->v, (c->n + 1) * sizeof(*v));
+	struct cand *v;
+	int err;
 
-	KB_ERROR_CHECK_ALLOC(v);
-	c->v = v;
+	if ((err = KB_ARRAY_GROW(c->v, c->alloc, c->n + 1)) < 0)
+		return err;
+	v = c->v;
 	memset(&v[c->n], 0, sizeof(*v));
 	v[c->n].fwd = fwd;
 	v[c->n].rev = rev;
@@ -312,7 +316,7 @@ static int create_file(struct kb_apply *apply, struct kb_file_result *fr,
 		       const struct kb_locate_opts *opts)
 {
 	const char *path = fr->fp->new_path, *buf;
-	struct cands c = { NULL, 0 };
+	struct cands c = { 0 };
 	git_filemode_t mode;
 	size_t len;
 	int err;
@@ -344,7 +348,7 @@ static int delete_file(struct kb_apply *apply, struct kb_file_result *fr,
 {
 	const char *path = fr->fp->old_path, *buf;
 	git_filemode_t mode = GIT_FILEMODE_BLOB;
-	struct cands c = { NULL, 0 };
+	struct cands c = { 0 };
 	size_t len;
 	int err;
 
@@ -384,7 +388,7 @@ static int apply_file(struct kb_apply *apply, struct kb_file_result *fr,
 {
 	const struct kb_file_patch *fp = fr->fp;
 	git_filemode_t mode = GIT_FILEMODE_BLOB;
-	struct cands c = { NULL, 0 };
+	struct cands c = { 0 };
 	const char *buf;
 	size_t len = 0;
 	int err;

@@ -42,9 +42,9 @@ struct kb_apply {
 	const struct kb_patch *patch;	/* borrowed */
 	struct kb_file_result *files;	/* patch->nfiles entries */
 	struct kb_apply_output *outputs;	/* APPLIES files: the new contents */
-	size_t noutputs;
+	size_t noutputs, aoutputs;	/* aoutputs, aundo: how many are allocated */
 	struct kb_apply_output *undo;	/* PRESENT files: the change undone */
-	size_t nundo;
+	size_t nundo, aundo;
 	/*
 	 * APPLIES: every file applies; PRESENT: every file has the change;
 	 * PARTIAL: each file is in, applies or is partial, and not all alike;

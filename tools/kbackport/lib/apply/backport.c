@@ -540,7 +540,7 @@ static int prereqs(struct kb_result *res, struct lane *lane, const struct kb_app
 				err = prereq_notes(&notes, found, n, kb_file_patch_path(fr->fp));
 			for (h = 0; h < n && !err; h++) {
 				res->hunks[k + h].needs = found[h];
-				found[h] = (struct kb_prereqs){ NULL, 0 };
+				found[h] = (struct kb_prereqs){ 0 };
 			}
 			for (h = 0; h < n; h++)
 				kb_prereqs_release(&found[h]);

@@ -72,18 +72,21 @@ int kb_commit_message(char **out, const struct kb_fix *fix,
 	int err;
 
 	*out = NULL;
-	if (has_upstream_line(body))
-		err = kb_buf_printf(&msg, "%s\n\n%s", fix->subject, body);
-	else if (!fix->upstream) {	/* no upstream commit to name: as git am writes it */
-		if ((err = kb_buf_printf(&msg, "%s\n", fix->subject)) == 0 && *body)
+	if (has_upstream_line(body)) {
+		kb_buf_printf(&msg, "%s\n\n%s", fix->subject, body);
+	} else {
+		if (!fix->upstream)	/* no upstream commit to name: as git am writes it */
+			kb_buf_printf(&msg, "%s\n", fix->subject);
+		else
+			kb_buf_printf(&msg, "%s\n\ncommit %s upstream.\n", fix->subject,
+				      fix->upstream);
+		if (*body)
 			kb_buf_printf(&msg, "\n%s", body);
-	} else if ((err = kb_buf_printf(&msg, "%s\n\ncommit %s upstream.\n", fix->subject,
-				      fix->upstream)) == 0 && *body)
-		kb_buf_printf(&msg, "\n%s", body);
-	if (err < 0)
-		goto done;
+	}
 	if (variant && variant->note)
 		put_note(&msg, variant->note);
+	if ((err = kb_buf_check(&msg)) < 0)
+		goto done;
 	if (!msg.ptr) {
 		err = kb_error_oom();
 		goto done;

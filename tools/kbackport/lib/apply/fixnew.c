@@ -1,4 +1,5 @@
 #include "apply/fixnew.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "fix.h"
@@ -246,21 +247,26 @@ static int draft_from_commit(struct kb_fix_draft **out, git_commit *commit, cons
 	return err;
 }
 
-static int drafts_push(struct kb_fix_draft ***v, size_t *n, struct kb_fix_draft *d)
-{
-	struct kb_fix_draft **grown = reallocarray(*v, *n + 1, sizeof(**v));
+/* The drafts made so far, in the order asked. */
+struct drafts {
+	struct kb_fix_draft **v;
+	size_t n, alloc;
+};
 
-	if (!grown) {
+static int drafts_push(struct drafts *all, struct kb_fix_draft *d)
+{
+	int err;
+
+	if ((err = KB_ARRAY_GROW(all->v, all->alloc, all->n + 1)) < 0) {
 		kb_fix_draft_free(d);
-		return kb_error_oom();
+		return err;
 	}
-	*v = grown;
-	(*v)[(*n)++] = d;
+	all->v[all->n++] = d;
 	return 0;
 }
 
 /* Every commit of `range` (A..B), oldest first, merges left out, as git format-patch. */
-static int drafts_from_range(struct kb_fix_draft ***v, size_t *n, git_repository *repo,
+static int drafts_from_range(struct drafts *all, git_repository *repo,
 			     const char *repo_path, const char *range,
 			     const struct kb_fix_draft_opts *opts)
 {
@@ -268,7 +274,7 @@ static int drafts_from_range(struct kb_fix_draft ***v, size_t *n, git_repository
 	git_revwalk *walk = NULL;
 	git_commit *commit = NULL;
 	struct kb_fix_draft *d;
-	size_t before = *n;
+	size_t before = all->n;
 	git_oid oid;
 	int err;
 
@@ -288,14 +294,14 @@ static int drafts_from_range(struct kb_fix_draft ***v, size_t *n, git_repository
 			if ((err = kb_buf_printf(&origin, "%s %.12s (in %s)", repo_path,
 						 git_oid_tostr_s(&oid), range)) == 0 &&
 			    (err = draft_from_commit(&d, commit, origin.ptr, opts)) == 0)
-				err = drafts_push(v, n, d);
+				err = drafts_push(all, d);
 		}
 		git_commit_free(commit);
 		commit = NULL;
 	}
 	if (err == GIT_ITEROVER)
 		err = 0;
-	if (!err && *n == before)
+	if (!err && all->n == before)
 		err = kb_error_set(KB_EINVALID, "'%s' holds no commit to make a fix of", range);
 done:
 	git_revwalk_free(walk);
@@ -312,6 +318,7 @@ int kb_fix_drafts_from_commits(struct kb_fix_draft ***out, size_t *n, const char
 	git_commit *commit = NULL;
 	struct kb_buf origin = KB_BUF_INIT;
 	struct kb_fix_draft *d;
+	struct drafts all = { 0 };
 	size_t i;
 	int err;
 
@@ -323,7 +330,7 @@ int kb_fix_drafts_from_commits(struct kb_fix_draft ***out, size_t *n, const char
 	}
 	for (i = 0; i < nrevs && !err; i++) {
 		if (strstr(revs[i], "..")) {
-			err = drafts_from_range(out, n, repo, repo_path, revs[i], opts);
+			err = drafts_from_range(&all, repo, repo_path, revs[i], opts);
 			continue;
 		}
 		if ((err = git_revparse_single(&obj, repo, revs[i])) < 0 ||
@@ -336,7 +343,7 @@ int kb_fix_drafts_from_commits(struct kb_fix_draft ***out, size_t *n, const char
 			kb_buf_clear(&origin);
 			if ((err = kb_buf_printf(&origin, "%s %s", repo_path, revs[i])) == 0 &&
 			    (err = draft_from_commit(&d, commit, origin.ptr, opts)) == 0)
-				err = drafts_push(out, n, d);
+				err = drafts_push(&all, d);
 		}
 		git_commit_free(commit);
 		commit = NULL;
@@ -345,11 +352,12 @@ int kb_fix_drafts_from_commits(struct kb_fix_draft ***out, size_t *n, const char
 	}
 done:
 	if (err < 0) {
-		for (i = 0; i < *n; i++)
-			kb_fix_draft_free((*out)[i]);
-		free(*out);
-		*out = NULL;
-		*n = 0;
+		for (i = 0; i < all.n; i++)
+			kb_fix_draft_free(all.v[i]);
+		free(all.v);
+	} else {
+		*out = all.v;
+		*n = all.n;
 	}
 	git_repository_free(repo);
 	kb_buf_release(&origin);
@@ -389,14 +397,10 @@ static bool is_separator(const char *line, size_t n)
 
 static int push(size_t **starts, size_t *n, size_t *cap, size_t at)
 {
-	size_t *v;
+	int err;
 
-	if (*n == *cap) {
-		*cap = *cap ? *cap * 2 : 8;
-		v = reallocarray(*starts, *cap, sizeof(*v));
-		KB_ERROR_CHECK_ALLOC(v);
-		*starts = v;
-	}
+	if ((err = KB_ARRAY_GROW(*starts, *cap, *n + 1)) < 0)
+		return err;
 	(*starts)[(*n)++] = at;
 	return 0;
 }

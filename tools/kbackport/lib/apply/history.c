@@ -1,5 +1,6 @@
 /* A branch's history and a fix: the index of a repository, and the answer (history.h). */
 #include "apply/history.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/fsutil.h"
@@ -59,7 +60,7 @@ struct path_hist {
 	bool dirty;
 	/* in memory, for this run: the hunks of commits[i], read once */
 	struct zhunks *hunks;
-	size_t nhunks;
+	size_t nhunks, ahunks;
 };
 
 struct reach {
@@ -83,7 +84,7 @@ struct index {
 	char *text;
 	size_t ntext, atext;
 	git_oid *roots;
-	size_t nroots;
+	size_t nroots, aroots;
 	uint32_t *table;	/* oid hash -> commit + 1 */
 	size_t tsize;
 	uint32_t *by_key;	/* FACT_REF / FACT_REVERT_SHA facts sorted by their first 7 hex */
@@ -91,9 +92,9 @@ struct index {
 	uint32_t *subjects;	/* FACT_REVERT_SUBJECT facts */
 	size_t nsubjects;
 	struct path_hist **paths;
-	size_t npaths;
+	size_t npaths, apaths;
 	struct reach *reach;
-	size_t nreach;
+	size_t nreach, areach;
 	uint32_t *mark;		/* scratch for walks, stamped */
 	size_t amark;
 	uint32_t mark_stamp;
@@ -107,7 +108,7 @@ struct index {
 struct kb_history {
 	char *cache_dir;
 	struct index **repos;
-	size_t nrepos;
+	size_t nrepos, arepos;
 	/* kb_history_expect(): the fixes whose paths one walk covers at once */
 	const struct kb_fix *const *expect;
 	size_t nexpect;
@@ -121,24 +122,6 @@ const char *kb_history_state_name(enum kb_history_state state)
 	default: return "not-found";
 	}
 }
-
-static void *grow(void *ptr, size_t *alloc, size_t need, size_t size)
-{
-	size_t n = *alloc ? *alloc : 64;
-	void *p;
-
-	if (need <= *alloc && ptr)
-		return ptr;
-	while (n < need)
-		n *= 2;
-	if (!(p = realloc(ptr, n * size)))
-		return NULL;
-	*alloc = n;
-	return p;
-}
-
-#define GROW(arr, alloc, need) \
-	((arr) = grow((arr), &(alloc), (need), sizeof(*(arr))))
 
 /* ---- the index in memory ---- */
 
@@ -155,6 +138,17 @@ static void path_free(struct path_hist *p)
 		free(p->hunks[i].v);
 	free(p->hunks);
 	free(p);
+}
+
+/* Room for `need` commits and their hashes: both grow by one count, p->alloc. */
+static int path_grow(struct path_hist *p, size_t need)
+{
+	size_t a = p->alloc;
+	int err;
+
+	if ((err = KB_ARRAY_GROW(p->hashes, a, need)) < 0)
+		return err;
+	return KB_ARRAY_GROW(p->commits, p->alloc, need);
 }
 
 static void index_free(struct index *ix)
@@ -237,12 +231,13 @@ static int add_fact(struct index *ix, uint32_t c, enum fact_kind kind, uint8_t f
 		    const char *text)
 {
 	size_t len = strlen(text);
+	int err;
 
 	if (len > 0xffff)
 		len = 0xffff;
-	if (!GROW(ix->facts, ix->afacts, ix->nfacts + 1) ||
-	    !GROW(ix->text, ix->atext, ix->ntext + len + 1))
-		return kb_error_oom();
+	if ((err = KB_ARRAY_GROW(ix->facts, ix->afacts, ix->nfacts + 1)) < 0 ||
+	    (err = KB_ARRAY_GROW(ix->text, ix->atext, ix->ntext + len + 1)) < 0)
+		return err;
 	ix->facts[ix->nfacts] = (struct fact){ c, (uint32_t)ix->ntext, (uint16_t)len,
 					       (uint8_t)kind, form };
 	memcpy(ix->text + ix->ntext, text, len);
@@ -295,11 +290,12 @@ static int add_commit(struct index *ix, git_commit *commit)
 	uint32_t c = (uint32_t)ix->ncommits, g = 0;
 	unsigned int i, n = git_commit_parentcount(commit);
 	int64_t p;
+	int err;
 
-	if (!GROW(ix->commits, ix->acommits, ix->ncommits + 1) ||
-	    !GROW(ix->gen, ix->agen, ix->ncommits + 1) ||
-	    !GROW(ix->parents, ix->aparents, ix->nparents + n))
-		return kb_error_oom();
+	if ((err = KB_ARRAY_GROW(ix->commits, ix->acommits, ix->ncommits + 1)) < 0 ||
+	    (err = KB_ARRAY_GROW(ix->gen, ix->agen, ix->ncommits + 1)) < 0 ||
+	    (err = KB_ARRAY_GROW(ix->parents, ix->aparents, ix->nparents + n)) < 0)
+		return err;
 	memset(&ix->commits[c], 0, sizeof(ix->commits[c]));
 	git_oid_cpy(&ix->commits[c].id, git_commit_id(commit));
 	ix->commits[c].parents = (uint32_t)ix->nparents;
@@ -411,12 +407,12 @@ static void index_load(struct index *ix)
 	    (size_t)(r.end - r.p) != (size_t)nr * GIT_OID_RAWSZ + (size_t)nc * sizeof(struct hcommit) +
 				      (size_t)np * 4 + (size_t)nf * sizeof(struct fact) + nt)
 		goto bad;
-	if (!(ix->roots = malloc(((size_t)nr + 1) * sizeof(*ix->roots))) ||
-	    !GROW(ix->commits, ix->acommits, (size_t)nc + 1) ||
-	    !GROW(ix->gen, ix->agen, (size_t)nc + 1) ||
-	    !GROW(ix->parents, ix->aparents, (size_t)np + 1) ||
-	    !GROW(ix->facts, ix->afacts, (size_t)nf + 1) ||
-	    !GROW(ix->text, ix->atext, (size_t)nt + 1))
+	if (KB_ARRAY_GROW(ix->roots, ix->aroots, (size_t)nr + 1) < 0 ||
+	    KB_ARRAY_GROW(ix->commits, ix->acommits, (size_t)nc + 1) < 0 ||
+	    KB_ARRAY_GROW(ix->gen, ix->agen, (size_t)nc + 1) < 0 ||
+	    KB_ARRAY_GROW(ix->parents, ix->aparents, (size_t)np + 1) < 0 ||
+	    KB_ARRAY_GROW(ix->facts, ix->afacts, (size_t)nf + 1) < 0 ||
+	    KB_ARRAY_GROW(ix->text, ix->atext, (size_t)nt + 1) < 0)
 		goto bad;
 	rd(&r, ix->roots, (size_t)nr * GIT_OID_RAWSZ);
 	rd(&r, ix->commits, (size_t)nc * sizeof(struct hcommit));
@@ -520,8 +516,7 @@ static void path_load(struct path_hist *p, const struct index *ix)
 	n = rd32(&r);
 	if (r.bad || memcmp(name, p->path, len) ||
 	    (size_t)(r.end - r.p) != (size_t)n * (4 + GIT_OID_RAWSZ) ||
-	    !GROW(p->commits, p->alloc, (size_t)n + 1) ||
-	    !(p->hashes = malloc(p->alloc * sizeof(*p->hashes))))
+	    path_grow(p, (size_t)n + 1) < 0)
 		goto done;
 	for (i = 0; i < n; i++) {
 		p->commits[i] = rd32(&r);
@@ -589,7 +584,7 @@ static int index_open(struct index **out, struct kb_history *h, git_repository *
 			return 0;
 		}
 	if (!(ix = calloc(1, sizeof(*ix))) ||
-	    !(h->repos = realloc(h->repos, (h->nrepos + 1) * sizeof(*h->repos)))) {
+	    KB_ARRAY_GROW(h->repos, h->arepos, h->nrepos + 1) < 0) {
 		free(ix);
 		free(key);
 		return kb_error_oom();
@@ -645,12 +640,8 @@ static int index_extend(struct index *ix, git_repository *repo, const git_oid *t
 	if (err == GIT_ITEROVER)
 		err = 0;
 	if (!err) {
-		git_oid *roots = realloc(ix->roots, (ix->nroots + 1) * sizeof(*roots));
-		if (!roots) {
-			err = kb_error_oom();
+		if ((err = KB_ARRAY_GROW(ix->roots, ix->aroots, ix->nroots + 1)) < 0)
 			goto done;
-		}
-		ix->roots = roots;
 		git_oid_cpy(&ix->roots[ix->nroots++], tip);
 		ix->dirty = true;
 	}
@@ -780,16 +771,12 @@ static int reach_of(const struct reach **out, struct index *ix, uint32_t tip)
 		}
 	}
 	free(stack);
-	{
-		struct reach *r = realloc(ix->reach, (ix->nreach + 1) * sizeof(*r));
-		if (!r) {
-			free(bits);
-			return kb_error_oom();
-		}
-		ix->reach = r;
-		ix->reach[ix->nreach++] = (struct reach){ tip, bits, ix->ncommits };
-		*out = &ix->reach[ix->nreach - 1];
+	if (KB_ARRAY_GROW(ix->reach, ix->areach, ix->nreach + 1) < 0) {
+		free(bits);
+		return KB_ENOMEM;
 	}
+	ix->reach[ix->nreach++] = (struct reach){ tip, bits, ix->ncommits };
+	*out = &ix->reach[ix->nreach - 1];
 	return 0;
 }
 
@@ -875,7 +862,7 @@ static int index_tags(struct index *ix, git_repository *repo)
 	while (git_reference_next(&ref, it) == 0) {
 		if (git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT) == 0 &&
 		    (c = find_commit(ix, git_object_id(obj))) >= 0 &&
-		    GROW(list, alloc, n + 1) &&
+		    KB_ARRAY_GROW(list, alloc, n + 1) == 0 &&
 		    (list[n].name = kb_strdup(git_reference_shorthand(ref))))
 			list[n++].commit = (uint32_t)c;
 		git_object_free(obj);
@@ -921,18 +908,17 @@ done:
 
 static struct path_hist *path_get(struct index *ix, const char *path)
 {
-	struct path_hist *p, **grown;
+	struct path_hist *p;
 	size_t i;
 
 	for (i = 0; i < ix->npaths; i++)
 		if (!strcmp(ix->paths[i]->path, path))
 			return ix->paths[i];
 	if (!(p = calloc(1, sizeof(*p))) || !(p->path = kb_strdup(path)) ||
-	    !(grown = realloc(ix->paths, (ix->npaths + 1) * sizeof(*grown)))) {
+	    KB_ARRAY_GROW(ix->paths, ix->apaths, ix->npaths + 1) < 0) {
 		path_free(p);
 		return NULL;
 	}
-	ix->paths = grown;
 	ix->paths[ix->npaths++] = p;
 	path_load(p, ix);
 	return p;
@@ -1021,11 +1007,10 @@ static int file_patchid(git_oid *out, bool *changed, git_repository *repo, git_t
 
 static int path_add(struct path_hist *p, uint32_t c, const git_oid *hash)
 {
-	size_t a = p->alloc;
+	int err;
 
-	if (!GROW(p->commits, p->alloc, p->n + 1) ||
-	    (p->alloc != a && !(p->hashes = realloc(p->hashes, p->alloc * sizeof(*p->hashes)))))
-		return kb_error_oom();
+	if ((err = path_grow(p, p->n + 1)) < 0)
+		return err;
 	p->commits[p->n] = c;
 	git_oid_cpy(&p->hashes[p->n++], hash);
 	p->dirty = true;
@@ -1147,11 +1132,11 @@ struct look {
 	const struct reach *reach;
 	uint32_t tip;
 	char **names;		/* the fix's commits: upstream, From, its message's */
-	size_t nnames;
+	size_t nnames, anames;
 	struct path_hist **paths;	/* every file of the fix and its variants */
-	size_t npaths;
+	size_t npaths, apaths;
 	struct event *events;
-	size_t nevents;
+	size_t nevents, aevents;
 };
 
 static void look_release(struct look *l)
@@ -1176,21 +1161,18 @@ static bool is_sha_text(const char *s)
 
 static int add_name(struct look *l, const char *hex)
 {
-	char **grown;
 	size_t i;
+	int err;
 
 	if (!hex || !is_sha_text(hex))
 		return 0;
 	for (i = 0; i < l->nnames; i++)
 		if (same_sha(l->names[i], hex))
 			return 0;
-	if (!(grown = realloc(l->names, (l->nnames + 1) * sizeof(*grown))) ||
-	    !(grown[l->nnames] = kb_strdup(hex))) {
-		if (grown)
-			l->names = grown;
+	if ((err = KB_ARRAY_GROW(l->names, l->anames, l->nnames + 1)) < 0)
+		return err;
+	if (!(l->names[l->nnames] = kb_strdup(hex)))
 		return kb_error_oom();
-	}
-	l->names = grown;
 	l->nnames++;
 	return 0;
 }
@@ -1222,16 +1204,15 @@ static int look_names(struct look *l)
 
 static int look_path(struct look *l, const char *path)
 {
-	struct path_hist *p, **grown;
+	struct path_hist *p;
 	size_t i;
 
 	for (i = 0; i < l->npaths; i++)
 		if (!strcmp(l->paths[i]->path, path))
 			return 0;
 	if (!(p = path_get(l->ix, path)) ||
-	    !(grown = realloc(l->paths, (l->npaths + 1) * sizeof(*grown))))
+	    KB_ARRAY_GROW(l->paths, l->apaths, l->npaths + 1) < 0)
 		return kb_error_oom();
-	l->paths = grown;
 	l->paths[l->npaths++] = p;
 	return 0;
 }
@@ -1294,7 +1275,6 @@ static int add_event(struct look *l, uint32_t c, bool revert, const char *varian
 static int add_event(struct look *l, uint32_t c, bool revert, const char *variant,
 		     const char *fmt, ...)
 {
-	struct event *grown;
 	va_list ap;
 	char *text = NULL;
 	size_t i;
@@ -1306,12 +1286,11 @@ static int add_event(struct look *l, uint32_t c, bool revert, const char *varian
 	va_start(ap, fmt);
 	n = vasprintf(&text, fmt, ap);
 	va_end(ap);
-	if (n < 0 || !(grown = realloc(l->events, (l->nevents + 1) * sizeof(*grown)))) {
+	if (n < 0 || KB_ARRAY_GROW(l->events, l->aevents, l->nevents + 1) < 0) {
 		if (n >= 0)
 			free(text);
 		return kb_error_oom();
 	}
-	l->events = grown;
 	l->events[l->nevents++] = (struct event){ c, text, variant, revert };
 	return 0;
 }
@@ -1713,10 +1692,10 @@ struct tracked {
 
 struct tracking {
 	struct tracked *v;
-	size_t n;
+	size_t n, alloc;
 	/* the hunks of the commit being looked at (context 0) */
 	struct hunk { char *path; size_t old_start, old_lines, new_lines; } *h;
-	size_t nh;
+	size_t nh, ah;
 	int err;
 };
 
@@ -1728,7 +1707,7 @@ static void tracking_hunks_clear(struct tracking *t)
 		free(t->h[i].path);
 	free(t->h);
 	t->h = NULL;
-	t->nh = 0;
+	t->nh = t->ah = 0;
 }
 
 static void tracking_release(struct tracking *t)
@@ -1745,7 +1724,6 @@ static int added_line(const git_diff_delta *d, const git_diff_hunk *h, const git
 		      void *payload)
 {
 	struct tracking *t = payload;
-	struct tracked *grown;
 	size_t i;
 	bool blank = true;
 
@@ -1756,11 +1734,8 @@ static int added_line(const git_diff_delta *d, const git_diff_hunk *h, const git
 		blank = isspace((unsigned char)line->content[i]);
 	if (blank)
 		return 0;
-	if (!(grown = realloc(t->v, (t->n + 1) * sizeof(*grown)))) {
-		t->err = kb_error_oom();
+	if ((t->err = KB_ARRAY_GROW(t->v, t->alloc, t->n + 1)) < 0)
 		return -1;
-	}
-	t->v = grown;
 	t->v[t->n] = (struct tracked){ kb_strdup(d->new_file.path), (size_t)line->new_lineno, false };
 	if (!t->v[t->n++].path) {
 		t->err = kb_error_oom();
@@ -1772,13 +1747,9 @@ static int added_line(const git_diff_delta *d, const git_diff_hunk *h, const git
 static int hunk_seen(const git_diff_delta *d, const git_diff_hunk *h, void *payload)
 {
 	struct tracking *t = payload;
-	struct hunk *grown;
 
-	if (!(grown = realloc(t->h, (t->nh + 1) * sizeof(*grown)))) {
-		t->err = kb_error_oom();
+	if ((t->err = KB_ARRAY_GROW(t->h, t->ah, t->nh + 1)) < 0)
 		return -1;
-	}
-	t->h = grown;
 	t->h[t->nh] = (struct hunk){ kb_strdup(d->old_file.path), (size_t)h->old_start,
 				     (size_t)h->old_lines, (size_t)h->new_lines };
 	if (!t->h[t->nh++].path) {
@@ -1872,7 +1843,7 @@ static int path_diff(struct zhunks *out, struct look *l, uint32_t c, const char 
 
 	ph.path = (char *)path;
 	one.paths = &pp;
-	one.npaths = 1;
+	one.npaths = one.apaths = 1;
 	if ((err = commit_diff(&t, &one, c, false)) == 0 && t.nh &&
 	    !(out->v = malloc(t.nh * sizeof(*out->v))))
 		err = kb_error_oom();
@@ -1897,22 +1868,19 @@ static int commit_hunks(struct tracking *t, struct look *l, uint32_t c)
 	for (i = 0; i < l->npaths; i++) {
 		struct path_hist *p = l->paths[i];
 		struct zhunks *z;
-		struct hunk *grown;
 		if (!path_at(p, c, NULL, &at))
 			continue;
 		if (at >= p->nhunks) {
-			struct zhunks *g = realloc(p->hunks, p->n * sizeof(*g));
-			KB_ERROR_CHECK_ALLOC(g);
-			memset(g + p->nhunks, 0, (p->n - p->nhunks) * sizeof(*g));
-			p->hunks = g;
+			if ((err = KB_ARRAY_GROW(p->hunks, p->ahunks, p->n)) < 0)
+				return err;
+			memset(p->hunks + p->nhunks, 0, (p->n - p->nhunks) * sizeof(*p->hunks));
 			p->nhunks = p->n;
 		}
 		z = &p->hunks[at];
 		if (!z->read && (err = path_diff(z, l, c, p->path)) < 0)
 			return err;
-		grown = realloc(t->h, (t->nh + z->n + 1) * sizeof(*grown));
-		KB_ERROR_CHECK_ALLOC(grown);
-		t->h = grown;
+		if ((err = KB_ARRAY_GROW(t->h, t->ah, t->nh + z->n + 1)) < 0)
+			return err;
 		for (k = 0; k < z->n; k++) {
 			t->h[t->nh] = (struct hunk){ kb_strdup(p->path), z->v[k].old_start,
 						     z->v[k].old_lines, z->v[k].new_lines };
@@ -1922,13 +1890,14 @@ static int commit_hunks(struct tracking *t, struct look *l, uint32_t c)
 	return 0;
 }
 
-static int add_changed(struct kb_history_answer *a, struct look *l, uint32_t c)
+/* `alloc`: how many a->changed holds, kept by the caller through its loop. */
+static int add_changed(struct kb_history_answer *a, size_t *alloc, struct look *l, uint32_t c)
 {
-	struct kb_history_commit *grown = realloc(a->changed, (a->nchanged + 1) * sizeof(*grown));
+	int err;
 
-	KB_ERROR_CHECK_ALLOC(grown);
-	a->changed = grown;
-	memset(&a->changed[a->nchanged], 0, sizeof(*grown));
+	if ((err = KB_ARRAY_GROW(a->changed, *alloc, a->nchanged + 1)) < 0)
+		return err;
+	memset(&a->changed[a->nchanged], 0, sizeof(*a->changed));
 	return fill_commit(&a->changed[a->nchanged++], l, c, NULL);
 }
 
@@ -1978,7 +1947,7 @@ int kb_history_changed(struct kb_history_answer *answer, struct kb_history *h,
 	struct tracking t = { 0 };
 	struct look l;
 	uint32_t *later = NULL;
-	size_t n = 0, i;
+	size_t n = 0, i, alloc = 0;
 	git_oid id;
 	int64_t a;
 	int err;
@@ -1995,7 +1964,7 @@ int kb_history_changed(struct kb_history_answer *answer, struct kb_history *h,
 	for (i = 0; i < n && !err; i++) {
 		tracking_hunks_clear(&t);
 		if ((err = commit_hunks(&t, &l, later[i])) == 0 && track_through(&t))
-			err = add_changed(answer, &l, later[i]);
+			err = add_changed(answer, &alloc, &l, later[i]);
 	}
 done:
 	tracking_release(&t);

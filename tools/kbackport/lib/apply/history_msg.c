@@ -1,5 +1,6 @@
 /* What a commit message says: the upstream commits it names, what it reverts. */
 #include "apply/history.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -131,11 +132,11 @@ static const char *line_ref(char hex[GIT_OID_HEXSZ + 1], const char *line, bool 
 
 int kb_history_message_refs(struct kb_history_ref **out, size_t *n, const char *message)
 {
-	struct kb_history_ref *list = NULL, *grown;
+	struct kb_history_ref *list = NULL;
 	const char *line, *next, *prev = NULL;
 	char hex[GIT_OID_HEXSZ + 1];
 	const char *form;
-	size_t count = 0;
+	size_t count = 0, alloc = 0;
 	int para = 0;		/* 0: the subject, 1: the blank lines after it, 2: the body */
 	bool first_body = false;
 
@@ -155,11 +156,10 @@ int kb_history_message_refs(struct kb_history_ref **out, size_t *n, const char *
 		if (!(form = line_ref(hex, line, first_body ||
 				      (prev && ends_upstream(prev, line)))))
 			continue;
-		if (!(grown = realloc(list, (count + 1) * sizeof(*list)))) {
+		if (KB_ARRAY_GROW(list, alloc, count + 1) < 0) {
 			free(list);
-			return kb_error_oom();
+			return KB_ENOMEM;
 		}
-		list = grown;
 		memcpy(list[count].hex, hex, sizeof(hex));
 		list[count++].form = form;
 	}
@@ -168,27 +168,30 @@ int kb_history_message_refs(struct kb_history_ref **out, size_t *n, const char *
 	return 0;
 }
 
+/* The shas a message reverts, as found. */
+struct shas {
+	char **v;
+	size_t n, alloc;
+};
+
 /* Skip a parenthesis at `p` (nested ones too), collecting "commit <sha>" inside. */
-static const char *skip_paren(const char *p, char ***shas, size_t *n, int *err);
+static const char *skip_paren(const char *p, struct shas *shas, int *err);
 
-static int add_sha(char ***shas, size_t *n, const char *p, size_t len)
+static int add_sha(struct shas *shas, const char *p, size_t len)
 {
-	char **grown = realloc(*shas, (*n + 1) * sizeof(**shas));
-	char *s = malloc(GIT_OID_HEXSZ + 1);
+	char *s;
+	int err;
 
-	if (!grown || !s) {
-		free(s);
-		if (grown)
-			*shas = grown;
-		return kb_error_oom();
-	}
-	*shas = grown;
+	if ((err = KB_ARRAY_GROW(shas->v, shas->alloc, shas->n + 1)) < 0)
+		return err;
+	s = malloc(GIT_OID_HEXSZ + 1);
+	KB_ERROR_CHECK_ALLOC(s);
 	hex_copy(s, p, len);
-	(*shas)[(*n)++] = s;
+	shas->v[shas->n++] = s;
 	return 0;
 }
 
-static const char *skip_paren(const char *p, char ***shas, size_t *n, int *err)
+static const char *skip_paren(const char *p, struct shas *shas, int *err)
 {
 	int depth = 0;
 	size_t len;
@@ -201,7 +204,7 @@ static const char *skip_paren(const char *p, char ***shas, size_t *n, int *err)
 		else if (*p == '\n' && p[1] == '\n')
 			return p;	/* a paragraph ends: no closing parenthesis */
 		else if (!strncasecmp(p, "commit ", 7) && (len = hex_run(p + 7)) &&
-			 (*err = add_sha(shas, n, p + 7, len)) < 0)
+			 (*err = add_sha(shas, p + 7, len)) < 0)
 			return p;
 	}
 	return p;
@@ -243,7 +246,7 @@ static const char *skip_filler(const char *p)
 }
 
 /* The shas named after one "revert" word at `p`. */
-static int revert_chain(const char *p, char ***shas, size_t *n)
+static int revert_chain(const char *p, struct shas *shas)
 {
 	size_t len;
 	int err = 0;
@@ -252,11 +255,11 @@ static int revert_chain(const char *p, char ***shas, size_t *n)
 		p = skip_filler(p);
 		if (!(len = hex_run(p)))
 			return 0;
-		if ((err = add_sha(shas, n, p, len)) < 0)
+		if ((err = add_sha(shas, p, len)) < 0)
 			return err;
 		p = skip_ws(p + len, true);
 		if (*p == '(') {
-			p = skip_paren(p, shas, n, &err);
+			p = skip_paren(p, shas, &err);
 			if (err < 0)
 				return err;
 		}
@@ -292,6 +295,7 @@ int kb_history_message_reverts(char ***shas, size_t *nshas, char **subject,
 			       const char *message)
 {
 	static const char *const words[] = { "reverts ", "reverted ", "reverting ", "revert " };
+	struct shas found = { 0 };
 	const char *p;
 	size_t i;
 	int err = 0;
@@ -304,18 +308,19 @@ int kb_history_message_reverts(char ***shas, size_t *nshas, char **subject,
 			continue;
 		for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 			if (after(p, words[i])) {
-				err = revert_chain(p + strlen(words[i]), shas, nshas);
+				err = revert_chain(p + strlen(words[i]), &found);
 				break;
 			}
 	}
 	if (err == 0)
 		err = quoted_subject(subject, message);
 	if (err < 0) {
-		for (i = 0; i < *nshas; i++)
-			free((*shas)[i]);
-		free(*shas);
-		*shas = NULL;
-		*nshas = 0;
+		for (i = 0; i < found.n; i++)
+			free(found.v[i]);
+		free(found.v);
+		return err;
 	}
-	return err;
+	*shas = found.v;
+	*nshas = found.n;
+	return 0;
 }

@@ -19,6 +19,7 @@
  */
 #include "apply/locate.h"
 #include "apply/locate_priv.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -27,22 +28,6 @@
 #include <string.h>
 
 /* ---- lines ---- */
-
-static int lines_reserve(struct kb_lines *lines, size_t need)
-{
-	size_t n = lines->alloc ? lines->alloc : 64;
-	struct kb_slice *v;
-
-	if (need <= lines->alloc)
-		return 0;
-	while (n < need)
-		n *= 2;
-	v = reallocarray(lines->v, n, sizeof(*v));
-	KB_ERROR_CHECK_ALLOC(v);
-	lines->v = v;
-	lines->alloc = n;
-	return 0;
-}
 
 /*
  * A file whose every line ends in CRLF is matched as if it had LF endings
@@ -73,7 +58,7 @@ int kb_lines_split(struct kb_lines *out, const char *buf, size_t len)
 	if (!len)
 		return 0;
 	while (p < end) {
-		if ((err = lines_reserve(out, out->n + 1)) < 0)
+		if ((err = KB_ARRAY_GROW(out->v, out->alloc, out->n + 1)) < 0)
 			return err;
 		nl = memchr(p, '\n', (size_t)(end - p));
 		out->v[out->n++] = (struct kb_slice){ p, (size_t)((nl ? nl : end) - p) };
@@ -834,7 +819,7 @@ int kb_hunk_apply(struct kb_lines *file, const struct kb_hunk *hunk,
 		goto done;
 	tail = file->n - at - nfile;
 	at_eof = tail == 0 && match->trim_tail == 0;
-	if ((err = lines_reserve(file, file->n - nfile + npost)) < 0)
+	if ((err = KB_ARRAY_GROW(file->v, file->alloc, file->n - nfile + npost)) < 0)
 		goto done;
 	if (tail)
 		memmove(&file->v[at + npost], &file->v[at + nfile], tail * sizeof(*post));
@@ -947,7 +932,7 @@ struct apply_state {
 	size_t min_line;	/* end of the previous applied hunk */
 	size_t failed, first_failed;
 	struct region *done;	/* what the applied hunks wrote */
-	size_t ndone;
+	size_t ndone, adone;
 };
 
 static bool overlaps(const struct apply_state *st, size_t from, size_t to)
@@ -963,18 +948,17 @@ static bool overlaps(const struct apply_state *st, size_t from, size_t to)
 /* Remember [at, end) and move the regions after `at` by `shift` lines. */
 static int add_region(struct apply_state *st, size_t at, size_t end, long shift)
 {
-	struct region *v;
 	size_t i;
+	int err;
 
 	for (i = 0; i < st->ndone; i++)
 		if (st->done[i].from >= at) {
 			st->done[i].from = (size_t)((long)st->done[i].from + shift);
 			st->done[i].to = (size_t)((long)st->done[i].to + shift);
 		}
-	v = reallocarray(st->done, st->ndone + 1, sizeof(*v));
-	KB_ERROR_CHECK_ALLOC(v);
-	st->done = v;
-	v[st->ndone++] = (struct region){ at, end, shift };
+	if ((err = KB_ARRAY_GROW(st->done, st->adone, st->ndone + 1)) < 0)
+		return err;
+	st->done[st->ndone++] = (struct region){ at, end, shift };
 	return 0;
 }
 
@@ -1153,7 +1137,7 @@ int kb_file_apply(char **out, size_t *outlen, struct kb_hunk_result *results,
 		  const struct kb_locate_opts *opts)
 {
 	struct kb_lines file = KB_LINES_INIT;
-	struct apply_state st = { 0, 0, 0, 0, 0, 0, NULL, 0 };
+	struct apply_state st = { 0 };
 	struct kb_locate_opts defaults;
 	size_t i;
 	int err;

@@ -173,20 +173,19 @@ static int b64val(int c)
 static int decode_q(struct kb_buf *out, const char *s, size_t len)
 {
 	size_t i;
-	int err = 0;
 
-	for (i = 0; i < len && !err; i++) {
-		if (s[i] == '_')
-			err = kb_buf_putc(out, ' ');
-		else if (s[i] == '=' && i + 2 < len && hexval(s[i + 1]) >= 0 &&
-			 hexval(s[i + 2]) >= 0) {
-			err = kb_buf_putc(out, (char)(hexval(s[i + 1]) * 16 +
-						      hexval(s[i + 2])));
+	for (i = 0; i < len; i++) {
+		if (s[i] == '_') {
+			kb_buf_putc(out, ' ');
+		} else if (s[i] == '=' && i + 2 < len && hexval(s[i + 1]) >= 0 &&
+			   hexval(s[i + 2]) >= 0) {
+			kb_buf_putc(out, (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2])));
 			i += 2;
-		} else
-			err = kb_buf_putc(out, s[i]);
+		} else {
+			kb_buf_putc(out, s[i]);
+		}
 	}
-	return err;
+	return kb_buf_check(out);
 }
 
 static int decode_b(struct kb_buf *out, const char *s, size_t len)
@@ -387,23 +386,24 @@ static int decode_header(char **out, struct parser *p, const char *s, size_t lin
 			ws = ws ? ws : s;
 			continue;
 		}
+		/* d.out is checked once at the end; decoding a word may fail apart from it */
 		if ((n = encoded_word(s, &w))) {
 			if (ws && !after_word)
-				err = kb_buf_put(&d.out, ws, (size_t)(s - ws));
-			if (!err)
-				err = add_word(&d, &w);
+				kb_buf_put(&d.out, ws, (size_t)(s - ws));
+			err = add_word(&d, &w);
 			after_word = true;
 		} else {
 			n = 1;
-			if ((err = flush_words(&d)) == 0 && ws)
-				err = kb_buf_put(&d.out, ws, (size_t)(s - ws));
-			if (!err)
-				err = kb_buf_putc(&d.out, *s);
+			if ((err = flush_words(&d)) == 0) {
+				if (ws)
+					kb_buf_put(&d.out, ws, (size_t)(s - ws));
+				kb_buf_putc(&d.out, *s);
+			}
 			after_word = false;
 		}
 		ws = NULL;
 	}
-	if (!err && (err = flush_words(&d)) == 0) {
+	if (!err && (err = flush_words(&d)) == 0 && (err = kb_buf_check(&d.out)) == 0) {
 		fold_controls(&d.out);
 		if (!(*out = kb_buf_detach(&d.out)))
 			err = kb_error_oom();
@@ -554,7 +554,7 @@ static int set_description(struct parser *p, size_t namelen)
 		n--;
 	summary = kb_strndup(s, n);
 	KB_ERROR_CHECK_ALLOC(summary);
-	while (!err && (peek_starts(p, " ") || peek_starts(p, "\t"))) {
+	while (peek_starts(p, " ") || peek_starts(p, "\t")) {
 		next_line(p);
 		s = p->line + 1;
 		n = p->len - 1;
@@ -562,9 +562,10 @@ static int set_description(struct parser *p, size_t namelen)
 			n--;
 		if (n == 1 && *s == '.')
 			n = 0;
-		if ((err = kb_buf_put(&text, s, n)) == 0)
-			err = kb_buf_putc(&text, '\n');
+		kb_buf_put(&text, s, n);
+		kb_buf_putc(&text, '\n');
 	}
+	err = kb_buf_check(&text);
 	if (!err && *summary && !p->patch->subject)
 		err = set_subject(p, summary, lineno, "Description");
 	if (!err && text.size) {
@@ -680,20 +681,21 @@ static int parse_body(struct parser *p)
 		start = start ? start : p->line;
 		end = p->line + p->len;
 	}
-	if (start && ((err = kb_buf_put(&buf, start, (size_t)(end - start))) < 0 ||
-		      (err = kb_buf_putc(&buf, '\n')) < 0))
-		goto done;
+	if (start) {
+		kb_buf_put(&buf, start, (size_t)(end - start));
+		kb_buf_putc(&buf, '\n');
+	}
 	/* no message of its own: DEP-3's long description, trailing blank lines dropped */
 	if (!start && p->description) {
 		size_t n = strlen(p->description);
 		while (n > 1 && p->description[n - 1] == '\n' && p->description[n - 2] == '\n')
 			n--;
-		if (n > 1 && (err = kb_buf_put(&buf, p->description, n)) < 0)
-			goto done;
+		if (n > 1)
+			kb_buf_put(&buf, p->description, n);
 	}
+	/* a failed buffer detaches as NULL: the one check */
 	if (!(p->patch->body = kb_buf_detach(&buf)))
 		err = kb_error_oom();
-done:
 	kb_buf_release(&buf);
 	return err;
 }

@@ -1,5 +1,6 @@
 /* The commits a failed hunk needs (prereq.h). */
 #include "apply/prereq.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -65,7 +66,7 @@ void kb_prereqs_release(struct kb_prereqs *p)
 		free(p->list[i].subject);
 	free(p->list);
 	p->list = NULL;
-	p->n = 0;
+	p->n = p->alloc = 0;
 }
 
 /* Is `id` the branch commit or one of its ancestors? */
@@ -129,8 +130,8 @@ static int branch_names(char ***out, size_t *n, git_repository *repo)
 {
 	git_reference_iterator *it = NULL;
 	const char *name;
-	char **names = NULL, **grown;
-	size_t count = 0;
+	char **names = NULL;
+	size_t count = 0, alloc = 0;
 	int err = 0;
 
 	if (git_reference_iterator_new(&it, repo) < 0)
@@ -138,14 +139,12 @@ static int branch_names(char ***out, size_t *n, git_repository *repo)
 	while (git_reference_next_name(&name, it) == 0) {
 		if (!other_branch(name))
 			continue;
-		if (!(grown = realloc(names, (count + 1) * sizeof(*grown))) ||
-		    !(grown[count] = kb_strdup(name))) {
-			if (grown)
-				names = grown;
+		if ((err = KB_ARRAY_GROW(names, alloc, count + 1)) < 0)
+			goto done;
+		if (!(names[count] = kb_strdup(name))) {
 			err = kb_error_oom();
 			goto done;
 		}
-		names = grown;
 		count++;
 	}
 	if (count > 1)
@@ -248,8 +247,8 @@ static bool holds_line(const char *buf, size_t len, const char *text, size_t tle
 static int needs_of(struct need **out, size_t *nout, const char *buf, size_t len,
 		    const struct kb_hunk *const *hunks, size_t n)
 {
-	struct need *needs = NULL, *grown;
-	size_t count = 0, h, i, k;
+	struct need *needs = NULL;
+	size_t count = 0, alloc = 0, h, i, k;
 
 	for (h = 0; h < n; h++) {
 		for (i = 0; hunks[h] && i < hunks[h]->nlines; i++) {
@@ -268,11 +267,10 @@ static int needs_of(struct need **out, size_t *nout, const char *buf, size_t len
 				      !memcmp(needs[k].text, text, tlen);
 			if (dup)
 				continue;
-			if (!(grown = realloc(needs, (count + 1) * sizeof(*grown)))) {
+			if (KB_ARRAY_GROW(needs, alloc, count + 1) < 0) {
 				free(needs);
-				return kb_error_oom();
+				return KB_ENOMEM;
 			}
-			needs = grown;
 			needs[count++] = (struct need){ text, tlen, h, false };
 		}
 	}
@@ -283,17 +281,18 @@ static int needs_of(struct need **out, size_t *nout, const char *buf, size_t len
 
 static int add_prereq(struct kb_prereqs *p, const git_commit *c)
 {
-	struct kb_prereq *grown;
+	struct kb_prereq *pr;
 	size_t i;
+	int err;
 
 	for (i = 0; i < p->n; i++)
 		if (!strcmp(p->list[i].id, git_oid_tostr_s(git_commit_id(c))))
 			return 0;
-	grown = realloc(p->list, (p->n + 1) * sizeof(*grown));
-	KB_ERROR_CHECK_ALLOC(grown);
-	p->list = grown;
-	git_oid_tostr(grown[p->n].id, sizeof(grown[p->n].id), git_commit_id(c));
-	if (!(grown[p->n].subject = kb_strdup(git_commit_summary((git_commit *)c) ?
+	if ((err = KB_ARRAY_GROW(p->list, p->alloc, p->n + 1)) < 0)
+		return err;
+	pr = &p->list[p->n];
+	git_oid_tostr(pr->id, sizeof(pr->id), git_commit_id(c));
+	if (!(pr->subject = kb_strdup(git_commit_summary((git_commit *)c) ?
 					      git_commit_summary((git_commit *)c) : "")))
 		return kb_error_oom();
 	p->n++;
@@ -413,7 +412,7 @@ int kb_prereq_find(struct kb_prereqs *out, struct kb_prereq_look *l, const char 
 	int err = 0;
 
 	for (i = 0; i < n; i++)
-		out[i] = (struct kb_prereqs){ NULL, 0 };
+		out[i] = (struct kb_prereqs){ 0 };
 	if (!l->looked && (err = find_source(l)) < 0)
 		return err;
 	if (!l->found || git_commit_lookup(&source, l->repo, &l->source) < 0)

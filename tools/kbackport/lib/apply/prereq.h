@@ -38,7 +38,7 @@ struct kb_prereq {
 /* The commits one hunk needs, newest first. */
 struct kb_prereqs {
 	struct kb_prereq *list;
-	size_t n;
+	size_t n, alloc;	/* alloc: how many `list` holds */
 };
 
 struct kb_prereq_look;

@@ -1,4 +1,5 @@
 #include "apply/prune.h"
+#include "util/array.h"
 #include "apply/backport.h"
 #include "util/buf.h"
 #include "apply/commit.h"
@@ -166,17 +167,16 @@ static int add_error(struct kb_prune *p, const char *fmt, ...) __attribute__((fo
 static int add_error(struct kb_prune *p, const char *fmt, ...)
 {
 	const git_error *git = git_error_last();
-	char **grown = realloc(p->errors, (p->nerrors + 1) * sizeof(*grown));
 	char *what = NULL;
 	va_list ap;
-	int n;
+	int n, err;
 
-	KB_ERROR_CHECK_ALLOC(grown);
-	p->errors = grown;
+	if ((err = KB_ARRAY_GROW(p->errors, p->aerrors, p->nerrors + 1)) < 0)
+		return err;
 	va_start(ap, fmt);
 	n = vasprintf(&what, fmt, ap);
 	va_end(ap);
-	if (n < 0 || set_text(&grown[p->nerrors], "%s%s%s", what, git ? ": " : "",
+	if (n < 0 || set_text(&p->errors[p->nerrors], "%s%s%s", what, git ? ": " : "",
 			       git ? git->message : "") < 0) {
 		free(n < 0 ? NULL : what);
 		return kb_error_oom();
@@ -273,10 +273,10 @@ static int stale(char **why, struct finder *f, git_repository *repo, const git_o
 static int add_ref(struct finder *f, struct kb_prune_ref *r)
 {
 	struct kb_prune *p = f->p;
-	struct kb_prune_ref *grown = realloc(p->refs, (p->nrefs + 1) * sizeof(*grown));
+	int err;
 
-	KB_ERROR_CHECK_ALLOC(grown);
-	p->refs = grown;
+	if ((err = KB_ARRAY_GROW(p->refs, p->arefs, p->nrefs + 1)) < 0)
+		return err;
 	p->refs[p->nrefs++] = *r;
 	return 0;
 }
@@ -335,10 +335,10 @@ static int by_name(const void *a, const void *b)
 
 static int add_repo(struct kb_prune *p, git_repository *repo)
 {
-	git_repository **grown = realloc(p->repos, (p->nrepos + 1) * sizeof(*grown));
+	int err;
 
-	KB_ERROR_CHECK_ALLOC(grown);
-	p->repos = grown;
+	if ((err = KB_ARRAY_GROW(p->repos, p->arepos, p->nrepos + 1)) < 0)
+		return err;
 	p->repos[p->nrepos++] = repo;
 	return 0;
 }

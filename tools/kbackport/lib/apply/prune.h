@@ -88,12 +88,12 @@ struct kb_prune_ref {
 
 struct kb_prune {
 	struct kb_prune_ref *refs;	/* by repository, then by name */
-	size_t nrefs;
+	size_t nrefs, arefs;	/* arefs, arepos, aerrors: how many are allocated */
 	git_repository **repos;
-	size_t nrepos;
+	size_t nrepos, arepos;
 	char **errors;		/* a repository or a branch's ref that could not
 				 * be read: its refs are left alone */
-	size_t nerrors;
+	size_t nerrors, aerrors;
 };
 
 /*

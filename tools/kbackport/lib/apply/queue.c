@@ -60,10 +60,13 @@ static int queue_reproduce(struct kb_queue_result *out, size_t at, const struct 
 static int append_detail(struct kb_result *r, const char *text)
 {
 	struct kb_buf detail = KB_BUF_INIT;
+	int err;
 
-	if (kb_buf_puts(&detail, r->detail ? r->detail : "") < 0 || kb_buf_puts(&detail, text) < 0) {
+	kb_buf_puts(&detail, r->detail ? r->detail : "");
+	kb_buf_puts(&detail, text);
+	if ((err = kb_buf_check(&detail)) < 0) {
 		kb_buf_release(&detail);
-		return kb_error_oom();
+		return err;
 	}
 	free(r->detail);
 	r->detail = kb_buf_detach(&detail);

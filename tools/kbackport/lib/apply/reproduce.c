@@ -46,12 +46,11 @@ static int tried_patch(const char **out, const struct kb_fix *fix, const struct 
 /* "# TEXT<quoted dir>TAIL": a comment naming the work tree. */
 static int comment(struct kb_buf *out, const char *text, const char *dir, const char *tail)
 {
-	int err;
-
-	if ((err = kb_buf_printf(out, "# %s", text)) < 0 ||
-	    (dir && (err = kb_sh_quote(out, dir)) < 0))
-		return err;
-	return kb_buf_printf(out, "%s\n", tail);
+	kb_buf_printf(out, "# %s", text);
+	if (dir)
+		kb_sh_quote(out, dir);
+	kb_buf_printf(out, "%s\n", tail);
+	return kb_buf_check(out);
 }
 
 /* One comment line: the commands chained, to copy instead of git am's. */
@@ -60,12 +59,12 @@ static int cherry_pick_line(struct kb_buf *out, const struct kb_fix *fix, const 
 	const char *abort[] = { "git", "-C", dir, "am", "--abort", NULL };
 	const char *fetch[] = { "git", "-C", dir, "fetch", fix->upstream_repo, fix->upstream, NULL };
 	const char *pick[] = { "git", "-C", dir, "cherry-pick", "-x", fix->upstream, NULL };
-	int err;
 
-	if ((err = kb_buf_puts(out, "# or cherry-pick the upstream commit instead of git am: ")) < 0 ||
-	    (err = kb_sh_words(out, abort)) < 0 || (err = kb_buf_puts(out, " && ")) < 0 ||
-	    (err = kb_sh_words(out, fetch)) < 0 || (err = kb_buf_puts(out, " && ")) < 0)
-		return err;
+	kb_buf_puts(out, "# or cherry-pick the upstream commit instead of git am: ");
+	kb_sh_words(out, abort);
+	kb_buf_puts(out, " && ");
+	kb_sh_words(out, fetch);
+	kb_buf_puts(out, " && ");
 	return kb_sh_command(out, pick);
 }
 
@@ -81,12 +80,10 @@ static int worktree_line(struct kb_buf *out, const char *repo, const char *dir,
 static int resolve_lines(struct kb_buf *out, const char *dir)
 {
 	const char *cont[] = { "git", "-C", dir, "am", "--continue", NULL };
-	int err;
 
-	if ((err = comment(out, "resolve the conflicts (see the failed hunks), then: git -C ",
-			   dir, " add <files>")) < 0 ||
-	    (err = comment(out, "build and test the kernel", NULL, "")) < 0)
-		return err;
+	comment(out, "resolve the conflicts (see the failed hunks), then: git -C ", dir,
+		" add <files>");
+	comment(out, "build and test the kernel", NULL, "");
 	return kb_sh_command(out, cont);
 }
 

@@ -1,4 +1,5 @@
 #include "apply/series.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "fix.h"
@@ -51,11 +52,12 @@ int kb_fix_load_patch(struct kb_fix **out, const char *path)
 	return err;
 }
 
-static int add_entry(struct kb_series *s, const char *dir, const char *entry,
+/* `alloc`: how many s->fixes holds, kept by the caller through its loop. */
+static int add_entry(struct kb_series *s, size_t *alloc, const char *dir, const char *entry,
 		     const char *origin, size_t lineno)
 {
 	struct kb_buf path = KB_BUF_INIT;
-	struct kb_fix **v, *fix = NULL;
+	struct kb_fix *fix = NULL;
 	struct stat st;
 	size_t i;
 	int err;
@@ -82,12 +84,9 @@ static int add_entry(struct kb_series *s, const char *dir, const char *entry,
 					   origin, lineno, fix->id);
 			goto done;
 		}
-	if (!(v = reallocarray(s->fixes, s->nfixes + 1, sizeof(*v)))) {
-		err = kb_error_oom();
+	if ((err = KB_ARRAY_GROW(s->fixes, *alloc, s->nfixes + 1)) < 0)
 		goto done;
-	}
-	s->fixes = v;
-	v[s->nfixes++] = fix;
+	s->fixes[s->nfixes++] = fix;
 	fix = NULL;
 done:
 	kb_fix_free(fix);
@@ -99,7 +98,7 @@ int kb_series_load(struct kb_series *out, const char *path)
 {
 	char *buf = NULL, *copy = NULL, *entry = NULL;
 	const char *p, *nl, *dir;
-	size_t len = 0, lineno = 0;
+	size_t len = 0, lineno = 0, alloc = 0;
 	int err;
 
 	memset(out, 0, sizeof(*out));
@@ -117,7 +116,7 @@ int kb_series_load(struct kb_series *out, const char *path)
 		if (!(entry = entry_of(p, (size_t)((nl ? nl : buf + len) - p))))
 			err = kb_error_oom();
 		else if (*entry)
-			err = add_entry(out, dir, entry, path, lineno);
+			err = add_entry(out, &alloc, dir, entry, path, lineno);
 	}
 	if (!err && !out->nfixes)
 		err = kb_error_set(KB_EINVALID, "%s: the series names no fix", path);

@@ -97,6 +97,7 @@ struct scan {
 	/* output */
 	struct kb_call **calls;
 	size_t *n;
+	size_t acalls;		/* room in *calls: the caller's *n to begin with */
 	const char *path;
 	size_t line_off, line_no;
 	int err;
@@ -724,8 +725,10 @@ static int cond_at(char **out, const struct scan *s, size_t off)
 	if (!lo || !s->marks[lo - 1].sym_len)
 		return 0;
 	m = &s->marks[lo - 1];
-	if ((m->neg && (err = kb_buf_putc(&buf, '!')) < 0) ||
-	    (err = kb_buf_put(&buf, s->src + m->sym_off, m->sym_len)) < 0) {
+	if (m->neg)
+		kb_buf_putc(&buf, '!');
+	kb_buf_put(&buf, s->src + m->sym_off, m->sym_len);
+	if ((err = kb_buf_check(&buf)) < 0) {
 		kb_buf_release(&buf);
 		return err;
 	}
@@ -859,18 +862,17 @@ static int fill_call(struct scan *s, struct kb_call *call, size_t i)
 
 static void add_call(struct scan *s, size_t i)
 {
-	struct kb_call call, *p;
+	struct kb_call call;
 	int err;
 
 	memset(&call, 0, sizeof(call));
 	if ((err = fill_call(s, &call, i)) < 0 ||
-	    !(p = realloc(*s->calls, (*s->n + 1) * sizeof(*p)))) {
+	    (err = KB_ARRAY_GROW(*s->calls, s->acalls, *s->n + 1)) < 0) {
 		call_release(&call);
-		s->err = err < 0 ? err : kb_error_oom();
+		s->err = err;
 		return;
 	}
-	p[(*s->n)++] = call;
-	*s->calls = p;
+	(*s->calls)[(*s->n)++] = call;
 }
 
 static bool is_callee(const struct scan *s, size_t i)
@@ -1164,6 +1166,7 @@ int kb_audit_scan(struct kb_call **calls, size_t *n, const struct kb_audit_rules
 	s.len = len;
 	s.calls = calls;
 	s.n = n;
+	s.acalls = *n;
 	s.path = path;
 	s.line_no = 1;
 	if ((err = make_code_view(&s)) < 0 || (err = tokenize(&s)) < 0 ||
@@ -1441,9 +1444,11 @@ static int walk_cb(const char *root, const git_tree_entry *entry, void *data)
 	int err;
 
 	kb_buf_clear(&w->path);
-	if ((err = kb_buf_puts(&w->path, root)) < 0 ||
-	    (err = kb_buf_puts(&w->path, git_tree_entry_name(entry))) < 0 ||
-	    (type == GIT_OBJECT_TREE && (err = kb_buf_putc(&w->path, '/')) < 0))
+	kb_buf_puts(&w->path, root);
+	kb_buf_puts(&w->path, git_tree_entry_name(entry));
+	if (type == GIT_OBJECT_TREE)
+		kb_buf_putc(&w->path, '/');
+	if ((err = kb_buf_check(&w->path)) < 0)
 		goto done;
 	if (type == GIT_OBJECT_TREE)
 		return wanted(w, w->path.ptr, true) ? 0 : 1;

@@ -475,34 +475,34 @@ bool kb_cases_detect(const struct kb_cases *cases, const char *fix_id)
 static int guest_suite_text(struct kb_buf *out, const struct kb_suite_decl *s)
 {
 	size_t c, i;
-	int err = kb_buf_printf(out, "suite %s\n", s->name);
 
-	for (i = 0; i < s->nprobe && !err; i++)
-		err = kb_buf_printf(out, "%s%s%s", i ? " " : "probe ", s->probe[i],
-				    i + 1 == s->nprobe ? "\n" : "");
-	for (c = 0; c < s->ncases && !err; c++) {
+	kb_buf_printf(out, "suite %s\n", s->name);
+	for (i = 0; i < s->nprobe; i++)
+		kb_buf_printf(out, "%s%s%s", i ? " " : "probe ", s->probe[i],
+			      i + 1 == s->nprobe ? "\n" : "");
+	for (c = 0; c < s->ncases; c++) {
 		const struct kb_case *k = &s->cases[c];
 
-		err = kb_buf_printf(out, "case %s\n", k->name);
-		for (i = 0; i < k->nsteps && !err; i++)
-			err = kb_buf_printf(out, "%s\n", k->steps[i]);
-		if (!err)
-			err = kb_buf_printf(out, "expect %s\nend\n", k->expect);
+		kb_buf_printf(out, "case %s\n", k->name);
+		for (i = 0; i < k->nsteps; i++)
+			kb_buf_printf(out, "%s\n", k->steps[i]);
+		kb_buf_printf(out, "expect %s\nend\n", k->expect);
 	}
-	return err;
+	return kb_buf_check(out);
 }
 
 int kb_cases_guest_text(char **out, const struct kb_cases *cases)
 {
 	struct kb_buf text = KB_BUF_INIT;
 	size_t s;
-	int err = kb_buf_puts(&text, "# kbackport guest cases\n");
+	int err;
 
 	*out = NULL;
-	for (s = 0; s < cases->nsuites && !err; s++)
+	kb_buf_puts(&text, "# kbackport guest cases\n");
+	for (s = 0; s < cases->nsuites; s++)
 		if (cases->suites[s].runs == KB_RUNS_GUEST)
-			err = guest_suite_text(&text, &cases->suites[s]);
-	if (!err)
+			guest_suite_text(&text, &cases->suites[s]);
+	if ((err = kb_buf_check(&text)) == 0)
 		*out = kb_buf_detach(&text);
 	kb_buf_release(&text);
 	return err;

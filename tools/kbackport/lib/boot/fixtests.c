@@ -1,4 +1,5 @@
 #include "boot/fixtests.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/fsutil.h"
@@ -150,27 +151,35 @@ static int compare_paths(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The kernel.config paths found so far. */
+struct configs {
+	char **v;
+	size_t n, alloc;
+};
+
 /* `fix`'s kernel.config (by real path) into `paths`, unless there already. */
-static int add_config(char ***paths, size_t *n, const struct kb_fix *fix)
+static int add_config(struct configs *paths, const struct kb_fix *fix)
 {
-	char real[PATH_MAX], *path, **p;
+	char real[PATH_MAX], *path;
+	int err;
 
 	if (!fix->tests_dir || !(path = path_join(fix->tests_dir, "kernel.config")))
 		return fix->tests_dir ? kb_error_oom() : 0;
-	if (!realpath(path, real) || seen(*paths, *n, real) >= 0) {
+	if (!realpath(path, real) || seen(paths->v, paths->n, real) >= 0) {
 		free(path);
 		return 0;
 	}
 	free(path);
-	if (!(p = realloc(*paths, (*n + 1) * sizeof(*p))) || !(p[*n] = kb_strdup(real)))
+	if ((err = KB_ARRAY_GROW(paths->v, paths->alloc, paths->n + 1)) < 0)
+		return err;
+	if (!(paths->v[paths->n] = kb_strdup(real)))
 		return kb_error_oom();
-	*paths = p;
-	(*n)++;
+	paths->n++;
 	return 0;
 }
 
 /* The kernel.config of each fix found under `root`. */
-static int root_configs(char ***paths, size_t *n, const char *root)
+static int root_configs(struct configs *paths, const char *root)
 {
 	char **dirs = NULL;
 	size_t ndirs = 0, i;
@@ -181,7 +190,7 @@ static int root_configs(char ***paths, size_t *n, const char *root)
 		return err;
 	for (i = 0; i < ndirs && !err; i++) {
 		if ((err = kb_fix_load(&fix, dirs[i])) == 0)
-			err = add_config(paths, n, fix);
+			err = add_config(paths, fix);
 		kb_fix_free(fix);
 	}
 	for (i = 0; i < ndirs; i++)
@@ -193,22 +202,24 @@ static int root_configs(char ***paths, size_t *n, const char *root)
 int kb_fix_tests_configs(char ***out, size_t *n, const char *const *roots, size_t nroots,
 			 const struct kb_fix *const *fixes, size_t nfixes)
 {
+	struct configs all = { 0 };
 	size_t i;
 	int err = 0;
 
 	*out = NULL;
 	*n = 0;
 	for (i = 0; i < nroots && !err; i++)
-		err = root_configs(out, n, roots[i]);
+		err = root_configs(&all, roots[i]);
 	for (i = 0; i < nfixes && !err; i++)
-		err = add_config(out, n, fixes[i]);
+		err = add_config(&all, fixes[i]);
 	if (err < 0) {
-		kb_fix_tests_configs_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-	} else if (*n) {
-		qsort(*out, *n, sizeof(**out), compare_paths);
+		kb_fix_tests_configs_free(all.v, all.n);
+		return err;
 	}
+	if (all.n)
+		qsort(all.v, all.n, sizeof(*all.v), compare_paths);
+	*out = all.v;
+	*n = all.n;
 	return err;
 }
 

@@ -568,13 +568,13 @@ done:
 static int rewrite_paths(struct kb_buf *out, const char *text)
 {
 	const char *p = text, *ko;
-	int err = 0;
 
-	while (!err && (ko = strstr(p, ".ko."))) {
-		err = kb_buf_put(out, p, (size_t)(ko - p) + 3);
+	while ((ko = strstr(p, ".ko."))) {
+		kb_buf_put(out, p, (size_t)(ko - p) + 3);
 		p = ko + 3 + compressed_at(ko);
 	}
-	return err ? err : kb_buf_puts(out, p);
+	kb_buf_puts(out, p);
+	return kb_buf_check(out);
 }
 
 static int index_filter(const struct dirent *de)
@@ -761,24 +761,24 @@ int kb_initramfs_key(char key[65], const struct kb_initramfs_spec *spec)
 
 	if (!spec->init)
 		return kb_error_set(KB_EINVALID, "an initramfs needs an init program");
-	if ((err = kb_buf_printf(&text, "kbackport initramfs %d\n", KB_INITRAMFS_FORMAT)) < 0 ||
-	    (err = key_file(&text, "program", "init", spec->init)) < 0 ||
+	/* key_file() and key_modules() read files: checked each */
+	kb_buf_printf(&text, "kbackport initramfs %d\n", KB_INITRAMFS_FORMAT);
+	if ((err = key_file(&text, "program", "init", spec->init)) < 0 ||
 	    (err = key_file(&text, "program", "busybox",
-			    spec->busybox ? spec->busybox : "/bin/busybox")) < 0)
+			    spec->busybox ? spec->busybox : "/bin/busybox")) < 0 ||
+	    (spec->cases && (err = kb_sha256_hex(hash, spec->cases, strlen(spec->cases))) < 0))
 		goto done;
-	if (spec->cases && (err = kb_sha256_hex(hash, spec->cases, strlen(spec->cases))) == 0)
-		err = kb_buf_printf(&text, "cases %s\n", hash);
-	if (err < 0)
-		goto done;
+	if (spec->cases)
+		kb_buf_printf(&text, "cases %s\n", hash);
 	if (spec->modules_root && spec->modules)
-		for (m = spec->modules; *m && !err; m++)
-			err = kb_buf_printf(&text, "want %s\n", *m);
+		for (m = spec->modules; *m; m++)
+			kb_buf_printf(&text, "want %s\n", *m);
 	else if (spec->modules_root)
-		err = kb_buf_puts(&text, "want every module\n");
-	if (!err && spec->modules_root)
-		err = key_modules(&text, spec);
-	if (!err)
-		err = kb_sha256_hex(key, text.ptr, text.size);
+		kb_buf_puts(&text, "want every module\n");
+	if ((spec->modules_root && (err = key_modules(&text, spec)) < 0) ||
+	    (err = kb_buf_check(&text)) < 0)
+		goto done;
+	err = kb_sha256_hex(key, text.ptr, text.size);
 done:
 	kb_buf_release(&text);
 	return err;

@@ -11,6 +11,7 @@
  * result line is lost an error of that suite alone.
  */
 #include "boot/ktap.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -218,21 +219,6 @@ static char *take(struct parser *p, struct kb_buf *b)
 	return s;
 }
 
-static void *grow(struct parser *p, void *array, size_t *alloc, size_t n, size_t size)
-{
-	size_t na = *alloc ? *alloc * 2 : 8;
-	void *np;
-
-	if (n < *alloc)
-		return array;
-	if (p->err || !(np = realloc(array, na * size))) {
-		p->err = kb_error_oom();
-		return NULL;
-	}
-	*alloc = na;
-	return np;
-}
-
 /* ---- problems ---- */
 
 /* Record the open suite's problem; the first one is the one reported. */
@@ -398,13 +384,14 @@ static void level_release(struct level *l)
 static struct kb_ktap_case *add_case(struct parser *p, struct level *l, struct text name,
 				     enum kb_ktap_status status)
 {
-	struct kb_ktap_case *c, *cases = grow(p, l->cases, &l->acases, l->ncases,
-					      sizeof(*cases));
+	struct kb_ktap_case *c;
+	int err;
 
-	if (!cases)
+	if ((err = KB_ARRAY_GROW(l->cases, l->acases, l->ncases + 1)) < 0) {
+		p->err = err;
 		return NULL;
-	l->cases = cases;
-	c = &cases[l->ncases];
+	}
+	c = &l->cases[l->ncases];
 	memset(c, 0, sizeof(*c));
 	if (!(c->name = dup(p, name.s, name.len)))
 		return NULL;
@@ -461,13 +448,14 @@ static void check_consistent(struct parser *p, const struct kb_ktap_suite *s, bo
 static struct kb_ktap_suite *new_suite(struct parser *p)
 {
 	struct kb_ktap_result *out = p->out;
-	struct kb_ktap_suite *s, *suites = grow(p, out->suites, &p->asuites, out->nsuites,
-						sizeof(*suites));
+	struct kb_ktap_suite *s;
+	int err;
 
-	if (!suites)
+	if ((err = KB_ARRAY_GROW(out->suites, p->asuites, out->nsuites + 1)) < 0) {
+		p->err = err;
 		return NULL;
-	out->suites = suites;
-	s = &suites[out->nsuites++];
+	}
+	s = &out->suites[out->nsuites++];
 	memset(s, 0, sizeof(*s));
 	return s;
 }

@@ -115,9 +115,11 @@ int kb_qemu_command_line(char **out, const struct kb_boot_opts *o)
 	size_t i;
 	int err;
 
-	if ((err = command(&a, &serial, &mem, &append, o)) == 0)
-		for (i = 0; i < a.n && !err; i++)
-			err = kb_buf_printf(&line, "%s%s", i ? " " : "", a.v[i]);
+	if ((err = command(&a, &serial, &mem, &append, o)) == 0) {
+		for (i = 0; i < a.n; i++)
+			kb_buf_printf(&line, "%s%s", i ? " " : "", a.v[i]);
+		err = kb_buf_check(&line);
+	}
 	kb_buf_release(&serial);
 	kb_buf_release(&mem);
 	kb_buf_release(&append);

@@ -128,27 +128,27 @@ static int explain(struct kb_test_run *run, const char *text, unsigned timeout)
 {
 	struct kb_buf why = KB_BUF_INIT;
 	char *tail = NULL;
-	int err = 0;
+	int err;
 
 	run->finished = text && strstr(text, KB_GUEST_DONE);
 	if (run->boot.end == KB_BOOT_QEMU_FAILED)
-		err = kb_buf_printf(&why, "qemu failed (exit status %d): %s", run->boot.qemu_status,
-				    run->boot.reason ? run->boot.reason : "no message");
+		kb_buf_printf(&why, "qemu failed (exit status %d): %s", run->boot.qemu_status,
+			      run->boot.reason ? run->boot.reason : "no message");
 	else if (run->boot.end == KB_BOOT_TIMEOUT)
-		err = kb_buf_printf(&why, "the guest hung: no end after %u s", timeout);
+		kb_buf_printf(&why, "the guest hung: no end after %u s", timeout);
 	else if (run->boot.panic)
-		err = kb_buf_printf(&why, "the kernel panicked: %s", run->boot.panic);
+		kb_buf_printf(&why, "the kernel panicked: %s", run->boot.panic);
 	else if (!run->finished)
-		err = kb_buf_printf(&why, "the guest did not finish: no '%s' on the console",
-				    KB_GUEST_DONE);
+		kb_buf_printf(&why, "the guest did not finish: no '%s' on the console",
+			      KB_GUEST_DONE);
 	else
 		return 0;
-	if (!err && !run->boot.panic && (tail = kb_file_tail(run->log, TAIL_LINES)) && *tail)
-		err = kb_buf_printf(&why, "; the console log %s ends:\n%s", run->log, tail);
-	else if (!err)
-		err = kb_buf_printf(&why, "; see the console log %s", run->log);
+	if (!run->boot.panic && (tail = kb_file_tail(run->log, TAIL_LINES)) && *tail)
+		kb_buf_printf(&why, "; the console log %s ends:\n%s", run->log, tail);
+	else
+		kb_buf_printf(&why, "; see the console log %s", run->log);
 	free(tail);
-	if (err < 0) {
+	if ((err = kb_buf_check(&why)) < 0) {
 		kb_buf_release(&why);
 		return err;
 	}

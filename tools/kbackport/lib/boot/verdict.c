@@ -76,11 +76,12 @@ static int failed_line(struct kb_buf *out, const struct kb_suite_decl *decl,
 		       const struct kb_case *c, const char *what)
 {
 	size_t i;
-	int err = kb_buf_printf(out, "%s.%s failed (detects ", decl->name, c->name);
 
-	for (i = 0; i < c->ndetects && !err; i++)
-		err = kb_buf_printf(out, "%s%s", i ? ", " : "", c->detects[i]);
-	return err ? err : kb_buf_printf(out, "%s): %s\n", what, c->proves);
+	kb_buf_printf(out, "%s.%s failed (detects ", decl->name, c->name);
+	for (i = 0; i < c->ndetects; i++)
+		kb_buf_printf(out, "%s%s", i ? ", " : "", c->detects[i]);
+	kb_buf_printf(out, "%s): %s\n", what, c->proves);
+	return kb_buf_check(out);
 }
 
 static int tally_case(struct tally *t, const struct kb_suite_decl *decl,
@@ -129,12 +130,12 @@ static int tally_suite(struct tally *t, const struct kb_suite_decl *decl,
 static int untested_line(struct kb_buf *why, const struct tally *t)
 {
 	size_t i;
-	int err = kb_buf_puts(why, "no case detects ");
 
-	for (i = 0; i < t->nfix_ids && !err; i++)
-		err = kb_buf_printf(why, "%s%s", i ? ", " : "", t->fix_ids[i]);
-	return err ? err : kb_buf_puts(why, ": the kernel booted and every case passed, "
-				       "but nothing tested the fix\n");
+	kb_buf_puts(why, "no case detects ");
+	for (i = 0; i < t->nfix_ids; i++)
+		kb_buf_printf(why, "%s%s", i ? ", " : "", t->fix_ids[i]);
+	kb_buf_puts(why, ": the kernel booted and every case passed, but nothing tested the fix\n");
+	return kb_buf_check(why);
 }
 
 static int decide(struct kb_lane_verdict *out, struct tally *t)
@@ -190,17 +191,17 @@ int kb_lane_verdict_any(struct kb_lane_verdict *out, const struct kb_cases *case
 
 	memset(out, 0, sizeof(*out));
 	if (problem)
-		err = kb_buf_printf(&t.errors, "%s\n", problem);
-	if (!err && ktap->error)
-		err = kb_buf_printf(&t.errors, "%s\n", ktap->error);
+		kb_buf_printf(&t.errors, "%s\n", problem);
+	if (ktap->error)
+		kb_buf_printf(&t.errors, "%s\n", ktap->error);
 	for (s = 0; s < cases->nsuites && !err; s++)
 		if (with_kunit || cases->suites[s].runs != KB_RUNS_KUNIT)
 			err = tally_suite(&t, &cases->suites[s], ktap);
 	/* a verdict rests on the suites that ran: none is no verdict */
 	if (!err && !t.ran && cases->nsuites)
-		err = kb_buf_puts(&t.errors, "no suite of the cases file can run on this kernel "
-				  "(every one needs KUnit)\n");
-	if (!err)
+		kb_buf_puts(&t.errors, "no suite of the cases file can run on this kernel "
+			    "(every one needs KUnit)\n");
+	if (!err && (err = kb_buf_check(&t.errors)) == 0)
 		err = decide(out, &t);
 	kb_buf_release(&t.errors);
 	kb_buf_release(&t.detecting);
@@ -214,15 +215,15 @@ int kb_lane_verdict_not_applicable(struct kb_lane_verdict *v, const struct kb_ca
 {
 	struct kb_buf lines = KB_BUF_INIT;
 	size_t s;
-	int err = 0;
+	int err;
 
-	for (s = 0; s < cases->nsuites && !err; s++)
+	for (s = 0; s < cases->nsuites; s++)
 		if (cases->suites[s].runs == KB_RUNS_KUNIT)
-			err = kb_buf_printf(&lines, "%s%s: not-applicable (%s)", lines.size ? "\n" : "",
-					    cases->suites[s].name, why);
-	if (!err && lines.size && v->reason)
-		err = kb_buf_printf(&lines, "\n%s", v->reason);
-	if (!err && lines.size) {
+			kb_buf_printf(&lines, "%s%s: not-applicable (%s)", lines.size ? "\n" : "",
+				      cases->suites[s].name, why);
+	if (lines.size && v->reason)
+		kb_buf_printf(&lines, "\n%s", v->reason);
+	if ((err = kb_buf_check(&lines)) == 0 && lines.size) {
 		free(v->reason);
 		v->reason = kb_buf_detach(&lines);
 	}

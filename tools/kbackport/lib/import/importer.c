@@ -4,6 +4,7 @@
  * tree committed on a branch.
  */
 #include "import/importer.h"
+#include "util/array.h"
 #include "apply/commit.h"
 #include "util/buf.h"
 #include "util/interrupt.h"
@@ -96,14 +97,10 @@ static int add_entry(struct importer *im, const char *path, const git_oid *id,
 		     git_filemode_t mode)
 {
 	struct import_entry *e;
+	int err;
 
-	if (im->n == im->alloc) {
-		size_t n = im->alloc ? im->alloc * 2 : 4096;
-		e = realloc(im->entries, n * sizeof(*e));
-		KB_ERROR_CHECK_ALLOC(e);
-		im->entries = e;
-		im->alloc = n;
-	}
+	if ((err = KB_ARRAY_GROW(im->entries, im->alloc, im->n + 1)) < 0)
+		return err;
 	e = &im->entries[im->n];
 	git_oid_cpy(&e->id, id);
 	e->mode = mode;
@@ -120,17 +117,12 @@ static int add_entry(struct importer *im, const char *path, const git_oid *id,
 static int add_dir(struct importer *im, const char *path)
 {
 	size_t len = strlen(path);
-	char **d;
+	int err;
 
 	while (len > 0 && path[len - 1] == '/')
 		len--;
-	if (im->ndirs == im->adirs) {
-		size_t n = im->adirs ? im->adirs * 2 : 256;
-		d = realloc(im->dirs, n * sizeof(*d));
-		KB_ERROR_CHECK_ALLOC(d);
-		im->dirs = d;
-		im->adirs = n;
-	}
+	if ((err = KB_ARRAY_GROW(im->dirs, im->adirs, im->ndirs + 1)) < 0)
+		return err;
 	im->dirs[im->ndirs] = kb_strndup(path, len);
 	KB_ERROR_CHECK_ALLOC(im->dirs[im->ndirs]);
 	im->ndirs++;

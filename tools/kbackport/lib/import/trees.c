@@ -5,6 +5,7 @@
  */
 #include "import/import.h"
 #include "import/importer.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -97,14 +98,14 @@ struct trees_source {
 	struct import_entry *entries;	/* sorted */
 	size_t n;
 	struct tree_group *groups;
-	size_t ngroups;
+	size_t ngroups, agroups;
 };
 
 struct kb_trees {
 	git_repository *repo;
 	char *prefix;
 	struct trees_source *sources;
-	size_t n;
+	size_t n, alloc;
 };
 
 int kb_trees_new(struct kb_trees **out, git_repository *repo, const char *prefix)
@@ -163,15 +164,15 @@ static int group_trees(struct trees_source *src, const char *prefix)
 {
 	struct tree_group *g;
 	size_t from, to, top;
+	int err;
 
 	for (from = 0; from < src->n; from = to) {
 		top = strcspn(src->entries[from].path, "/") + 1;
 		for (to = from + 1; to < src->n && !strncmp(src->entries[to].path,
 							    src->entries[from].path, top); to++)
 			;
-		g = realloc(src->groups, (src->ngroups + 1) * sizeof(*g));
-		KB_ERROR_CHECK_ALLOC(g);
-		src->groups = g;
+		if ((err = KB_ARRAY_GROW(src->groups, src->agroups, src->ngroups + 1)) < 0)
+			return err;
 		g = &src->groups[src->ngroups++];
 		memset(g, 0, sizeof(*g));
 		g->from = from;
@@ -208,9 +209,8 @@ int kb_trees_read(struct kb_trees *set, const char *path, const struct kb_import
 	struct stat st;
 	int err;
 
-	src = realloc(set->sources, (set->n + 1) * sizeof(*src));
-	KB_ERROR_CHECK_ALLOC(src);
-	set->sources = src;
+	if ((err = KB_ARRAY_GROW(set->sources, set->alloc, set->n + 1)) < 0)
+		return err;
 	src = &set->sources[set->n++];
 	memset(src, 0, sizeof(*src));
 	src->path = kb_strdup(path);

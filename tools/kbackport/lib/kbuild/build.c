@@ -260,11 +260,11 @@ static int lane_key(struct lane_build *b)
 		free(toolchain);
 		toolchain = NULL;
 	}
-	if ((err = kb_buf_printf(&data, "arch %s\ntoolchain %s\nfragment\n%s",
-				 b->branch->arch, toolchain ? toolchain : "none",
-				 b->fragment_text)) < 0 ||
-	    (b->compat.cc_flags &&
-	     (err = kb_buf_printf(&data, "compat cc-flags %s\n", b->compat.cc_flags)) < 0) ||
+	kb_buf_printf(&data, "arch %s\ntoolchain %s\nfragment\n%s", b->branch->arch,
+		      toolchain ? toolchain : "none", b->fragment_text);
+	if (b->compat.cc_flags)
+		kb_buf_printf(&data, "compat cc-flags %s\n", b->compat.cc_flags);
+	if ((err = kb_buf_check(&data)) < 0 ||
 	    (err = kb_digest(&b->cfg, data.ptr, data.size, "the build key")) < 0)
 		goto done;
 	kb_buf_clear(&data);

@@ -1,4 +1,5 @@
 #include "kbuild/compat.h"
+#include "util/array.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -115,14 +116,15 @@ static int read_add_file(struct kb_compat_step *s, const char *rules_path)
 static int add_step(struct kb_compat_rule *r, unsigned op, char **words, unsigned line,
 		    const char *path)
 {
-	struct kb_compat_step **v = ops[op].condition ? &r->when : &r->actions;
+	struct kb_compat_step **v = ops[op].condition ? &r->when : &r->actions, *s;
 	size_t *n = ops[op].condition ? &r->nwhen : &r->nactions;
-	struct kb_compat_step *s = realloc(*v, (*n + 1) * sizeof(**v));
+	size_t *alloc = ops[op].condition ? &r->awhen : &r->aactions;
 	unsigned i;
+	int err;
 
-	KB_ERROR_CHECK_ALLOC(s);
-	*v = s;
-	s = memset(&s[(*n)++], 0, sizeof(*s));
+	if ((err = KB_ARRAY_GROW(*v, *alloc, *n + 1)) < 0)
+		return err;
+	s = memset(&(*v)[(*n)++], 0, sizeof(*s));
 	s->op = ops[op].op;
 	s->line = line;
 	for (i = 0; i < ops[op].nargs; i++) {
@@ -153,12 +155,9 @@ static int parse_line(struct kb_compat *c, const char *text, unsigned line)
 			err = kb_error_set(KB_EINVALID, "%s:%u: 'rule' takes a name", c->path, line);
 			goto done;
 		}
-		if (!(r = realloc(c->rules, (c->n + 1) * sizeof(*r)))) {
-			err = kb_error_oom();
+		if ((err = KB_ARRAY_GROW(c->rules, c->alloc, c->n + 1)) < 0)
 			goto done;
-		}
-		c->rules = r;
-		r = memset(&r[c->n++], 0, sizeof(*r));
+		r = memset(&c->rules[c->n++], 0, sizeof(*r));
 		r->name = words[1];
 		r->line = line;
 		words[1] = NULL;
@@ -358,9 +357,9 @@ static int act(git_oid *tree, struct kb_buf *cc, const struct kb_compat_step *s,
 	if (s->op == KB_COMPAT_COPY)
 		err = put(tree, repo, s->arg[1], data, len, mode);
 	else if (s->op == KB_COMPAT_APPEND) {
-		if (kb_buf_put(&text, data, len) < 0 || kb_buf_puts(&text, s->arg[1]) < 0)
-			err = kb_error_oom();
-		else
+		kb_buf_put(&text, data, len);
+		kb_buf_puts(&text, s->arg[1]);
+		if ((err = kb_buf_check(&text)) == 0)
 			err = put(tree, repo, s->arg[0], text.ptr, text.size, mode);
 	} else if (!replace_all(&text, data, s->arg[1], s->arg[2]))
 		err = kb_error_set(KB_ENOTFOUND, "line %u: '%s' has no '%s'", s->line, s->arg[0],

@@ -49,12 +49,13 @@ struct kb_compat_rule {
 	unsigned line;
 	struct kb_compat_step *when, *actions;
 	size_t nwhen, nactions;
+	size_t awhen, aactions;	/* how many `when` and `actions` hold */
 };
 
 struct kb_compat {
 	char *path;
 	struct kb_compat_rule *rules;
-	size_t n;
+	size_t n, alloc;	/* alloc: how many `rules` holds */
 };
 
 /* Read and check the rules file `path`: errors name "path:line". */

@@ -137,11 +137,11 @@ static int to_cache(const struct kb_kconfig *k, const char *path)
 {
 	struct kb_buf text = KB_BUF_INIT;
 	size_t i;
-	int err = 0;
+	int err;
 
-	for (i = 0; i < k->n && !err; i++)
-		err = kb_buf_printf(&text, "%s\n", k->symbols[i]);
-	if (!err)
+	for (i = 0; i < k->n; i++)
+		kb_buf_printf(&text, "%s\n", k->symbols[i]);
+	if ((err = kb_buf_check(&text)) == 0)
 		err = kb_write_file_atomic(path, text.ptr ? text.ptr : "", text.size);
 	kb_buf_release(&text);
 	return err;

@@ -100,10 +100,11 @@ static int add_makefile(struct updates *u, git_repository *repo, git_tree *tree,
 		err = kb_error_git(err, "cannot read '%s' of tree %s", KB_OVERLAY_MAKEFILE, hex);
 		goto done;
 	}
-	if ((err = kb_buf_put(&text, git_blob_rawcontent(blob),
-			      (size_t)git_blob_rawsize(blob))) < 0 ||
-	    (text.size && text.ptr[text.size - 1] != '\n' && (err = kb_buf_putc(&text, '\n')) < 0) ||
-	    (err = kb_buf_puts(&text, KB_OVERLAY_LINE)) < 0)
+	kb_buf_put(&text, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	if (text.size && text.ptr[text.size - 1] != '\n')	/* 0 once failed */
+		kb_buf_putc(&text, '\n');
+	kb_buf_puts(&text, KB_OVERLAY_LINE);
+	if ((err = kb_buf_check(&text)) < 0)
 		goto done;
 	err = add_blob(u, repo, KB_OVERLAY_MAKEFILE, git_tree_entry_filemode(entry),
 		       text.ptr, text.size);

@@ -13,6 +13,7 @@
  */
 #include "report/report.h"
 #include "report/report_priv.h"
+#include "util/array.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 
@@ -34,18 +35,17 @@ struct jcase {
 struct jsuite {
 	struct kb_buf name;
 	struct jcase *cases;
-	size_t n;
+	size_t n, alloc;
 	size_t counts[4];
 };
 
 static struct jcase *add_case(struct jsuite *s, const char *name, enum outcome o)
 {
-	struct jcase *v = realloc(s->cases, (s->n + 1) * sizeof(*v));
+	struct jcase *v;
 
-	if (!v)
+	if (KB_ARRAY_GROW(s->cases, s->alloc, s->n + 1) < 0)
 		return NULL;
-	s->cases = v;
-	v = memset(&v[s->n++], 0, sizeof(*v));
+	v = memset(&s->cases[s->n++], 0, sizeof(*v));
 	v->classname = s->name.ptr;
 	v->name = name;
 	v->outcome = o;

@@ -404,7 +404,7 @@ static int list_files(char ***out, size_t *n, const char *rundir, const char *re
 	struct kb_buf path = KB_BUF_INIT;
 	struct kb_dir ents = KB_DIR_INIT;
 	struct stat st;
-	size_t len, i;
+	size_t len, i, alloc = *n;	/* what *out holds at least */
 	int err;
 
 	if ((err = report_check_links(rundir, rel)) < 0 ||
@@ -421,7 +421,7 @@ static int list_files(char ***out, size_t *n, const char *rundir, const char *re
 		if (S_ISLNK(st.st_mode))
 			err = report_link_error(path.ptr);
 		else if (S_ISREG(st.st_mode))
-			err = report_strv_add(out, n, ents.names[i]);
+			err = report_strv_add(out, n, &alloc, ents.names[i]);
 	}
 	kb_dir_release(&ents);
 	kb_buf_release(&path);

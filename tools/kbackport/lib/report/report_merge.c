@@ -33,7 +33,7 @@ struct merge {
 	struct pick *picks;
 	size_t npicks;
 	char **notes;
-	size_t nnotes;
+	size_t nnotes, anotes;
 	char id[64];
 	struct kb_buf out;
 };
@@ -159,7 +159,7 @@ static int note(struct merge *m, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	return report_strv_add(&m->notes, &m->nnotes, text);
+	return report_strv_add(&m->notes, &m->nnotes, &m->anotes, text);
 }
 
 /* Branch `b` of run `run` met the same branch, picked earlier, in `p`. */
@@ -407,7 +407,7 @@ static int load_all(struct merge *m)
 
 int kb_report_merge(struct kb_report **out, char ***notes, const struct kb_report_merge_opts *o)
 {
-	struct merge m = { o, NULL, NULL, 0, NULL, 0, "", KB_BUF_INIT };
+	struct merge m = { o, NULL, NULL, 0, NULL, 0, 0, "", KB_BUF_INIT };
 	size_t i;
 	int err;
 

@@ -66,7 +66,8 @@ bool report_case_expected_failure(const struct kb_report_lane *l, const struct k
 
 /* Free a NULL-terminated list of strings (and the list). */
 void report_strv_free(char **v);
-int report_strv_add(char ***v, size_t *n, const char *s);
+/* Append a copy of `s` to the NULL-terminated list `*v` of `*n` (room for `*alloc`). */
+int report_strv_add(char ***v, size_t *n, size_t *alloc, const char *s);
 
 /*
  * Run directories may come from elsewhere (CI artifacts): a symbolic link

@@ -1,5 +1,6 @@
 /* What the report writers share: escaping, the cells of the matrix, files. */
 #include "report/report_priv.h"
+#include "util/array.h"
 #include "util/error.h"
 #include "util/fsutil.h"
 
@@ -246,15 +247,15 @@ void kb_report_strv_free(char **v)
 	report_strv_free(v);
 }
 
-int report_strv_add(char ***v, size_t *n, const char *s)
+int report_strv_add(char ***v, size_t *n, size_t *alloc, const char *s)
 {
-	char **grown = realloc(*v, (*n + 2) * sizeof(*grown));
+	int err;
 
-	KB_ERROR_CHECK_ALLOC(grown);
-	*v = grown;
-	grown[*n] = kb_strdup(s);
-	KB_ERROR_CHECK_ALLOC(grown[*n]);
-	grown[++*n] = NULL;
+	if ((err = KB_ARRAY_GROW(*v, *alloc, *n + 2)) < 0)
+		return err;
+	(*v)[*n] = kb_strdup(s);
+	KB_ERROR_CHECK_ALLOC((*v)[*n]);
+	(*v)[++*n] = NULL;
 	return 0;
 }
 

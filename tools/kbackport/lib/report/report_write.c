@@ -12,7 +12,7 @@
 struct writer {
 	const struct kb_report *r;
 	char **written;
-	size_t n;
+	size_t n, alloc;
 	struct kb_buf data, name;
 };
 
@@ -22,7 +22,7 @@ static int emit(struct writer *w, const char *rel)
 	int err;
 
 	if ((err = report_write_file(w->r->dir, rel, w->data.ptr ? w->data.ptr : "", w->data.size)) == 0)
-		err = report_strv_add(&w->written, &w->n, rel);
+		err = report_strv_add(&w->written, &w->n, &w->alloc, rel);
 	kb_buf_clear(&w->data);
 	kb_buf_clear(&w->name);
 	return err;
@@ -102,7 +102,7 @@ static void remove_stale_mails(struct writer *w)
 
 int kb_report_write(const struct kb_report *r, const struct kb_report_opts *opts, char ***written)
 {
-	struct writer w = { r, NULL, 0, KB_BUF_INIT, KB_BUF_INIT };
+	struct writer w = { r, NULL, 0, 0, KB_BUF_INIT, KB_BUF_INIT };
 	int err;
 
 	if (written)

@@ -19,11 +19,15 @@ int kb_deb_download(char **deb, const char *package, const char *version, const 
 
 	*deb = NULL;
 	/* apt writes an epoch's colon as %3a in file names */
-	if ((err = kb_buf_printf(&spec, "%s=%s", package, version)) < 0 ||
-	    (err = colon ? kb_buf_printf(&name, "%s_%.*s%%3a%s_%s.deb", package,
-					 (int)(colon - version), version, colon + 1, arch) :
-			   kb_buf_printf(&name, "%s_%s_%s.deb", package, version, arch)) < 0 ||
-	    (err = kb_buf_printf(&path, "%s/%s", dir, name.ptr)) < 0)
+	kb_buf_printf(&spec, "%s=%s", package, version);
+	if (colon)
+		kb_buf_printf(&name, "%s_%.*s%%3a%s_%s.deb", package, (int)(colon - version),
+			      version, colon + 1, arch);
+	else
+		kb_buf_printf(&name, "%s_%s_%s.deb", package, version, arch);
+	kb_buf_printf(&path, "%s/%s", dir, name.ptr);	/* name is checked before path is used */
+	if ((err = kb_buf_check(&spec)) < 0 || (err = kb_buf_check(&name)) < 0 ||
+	    (err = kb_buf_check(&path)) < 0)
 		goto done;
 	if (!kb_path_exists(path.ptr)) {
 		const char *argv[] = { "apt-get", "-q", "download", spec.ptr, NULL };

@@ -132,9 +132,10 @@ int kb_tmp_path(struct kb_buf *tmp, const char *path)
 
 	kb_buf_clear(tmp);
 	/* nothing there yet (or unreadable): nothing to sweep */
-	if ((err = kb_buf_printf(tmp, "%s.tmp.%ld", path, (long)getpid())) < 0 ||
-	    (err = kb_buf_put(&dir, path, slash ? (size_t)(slash - path) + 1 : 0)) < 0 ||
-	    (err = kb_buf_puts(&dir, ".")) < 0 ||
+	kb_buf_printf(tmp, "%s.tmp.%ld", path, (long)getpid());
+	kb_buf_put(&dir, path, slash ? (size_t)(slash - path) + 1 : 0);
+	kb_buf_puts(&dir, ".");
+	if ((err = kb_buf_check(tmp)) < 0 || (err = kb_buf_check(&dir)) < 0 ||
 	    (err = kb_dir_read(&ents, dir.ptr, KB_DIR_UNREADABLE_OK)) < 0)
 		goto done;
 	for (i = 0; i < ents.n; i++) {

@@ -272,12 +272,12 @@ static int unknown_key(struct kb_yaml *y, yaml_node_t *key, const char *where,
 
 	for (i = 0; i < nkeys && !err; i++) {
 		names[i] = keys[i].key;
-		err = kb_buf_printf(&expected, "%s%s", i ? ", " : "", keys[i].key);
+		kb_buf_printf(&expected, "%s%s", i ? ", " : "", keys[i].key);
 	}
 	/* as git: a key close to one it knows is named on a line of its own */
 	if (!err && (near = kb_closest(word, names, nkeys)))
-		err = kb_buf_printf(&hint, "\nhint: did you mean '%s'?", near);
-	if (!err)
+		kb_buf_printf(&hint, "\nhint: did you mean '%s'?", near);
+	if (!err && (err = kb_buf_check(&expected)) == 0 && (err = kb_buf_check(&hint)) == 0)
 		err = kb_yaml_error(y, key, KB_EINVALID,
 				    "unknown key '%s' in %s (expected %s)%s",
 				    word, where, expected.ptr, hint.size ? hint.ptr : "");

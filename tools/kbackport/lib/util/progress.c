@@ -33,13 +33,11 @@ static int format_elapsed(struct kb_buf *out, double seconds)
 
 int kb_tick_format(struct kb_buf *out, const char *who, const struct kb_tick *tick)
 {
-	int err;
-
-	if ((err = kb_buf_printf(out, "progress: %s: %s ", who, tick->step)) < 0 ||
-	    (err = format_elapsed(out, tick->seconds)) < 0)
-		return err;
+	kb_buf_printf(out, "progress: %s: %s ", who, tick->step);
+	format_elapsed(out, tick->seconds);
 	if (!tick->counted)
-		return 0;
+		return kb_buf_check(out);
+	/* the last append returns the buffer's failure, an earlier one's too */
 	if (tick->unit && !tick->total)
 		return kb_buf_printf(out, ", %zu %s", tick->done, tick->unit);
 	if (tick->unit)

@@ -31,55 +31,59 @@ static int put_printf(struct kb_buf *out, const char *word)
 {
 	const unsigned char *p = (const unsigned char *)word;
 	size_t n = strlen(word), len;
-	int err = kb_buf_puts(out, "\"$(printf '");
 
-	while (n && !err) {
+	kb_buf_puts(out, "\"$(printf '");
+	while (n) {
 		len = is_control(*p) ? 0 : kb_utf8_len(p, n);
 		if (!len)
-			err = kb_buf_printf(out, "\\%03o", *p);
+			kb_buf_printf(out, "\\%03o", *p);
 		else if (*p == '\\' || *p == '%')
-			err = kb_buf_printf(out, "%c%c", *p, *p);
+			kb_buf_printf(out, "%c%c", *p, *p);
 		else if (*p == '\'')
-			err = kb_buf_puts(out, "'\\''");
+			kb_buf_puts(out, "'\\''");
 		else
-			err = kb_buf_put(out, (const char *)p, len);
+			kb_buf_put(out, (const char *)p, len);
 		len = len ? len : 1;
 		p += len;
 		n -= len;
 	}
-	return err < 0 ? err : kb_buf_puts(out, "')\"");
+	kb_buf_puts(out, "')\"");
+	return kb_buf_check(out);
 }
 
 int kb_sh_quote(struct kb_buf *out, const char *word)
 {
 	const char *p;
-	int err = 0;
 
 	if (*word && !word[strspn(word, safe)])
 		return kb_buf_puts(out, word);
 	if (needs_printf(word))
 		return put_printf(out, word);
-	if ((err = kb_buf_putc(out, '\'')) < 0)
-		return err;
-	for (p = word; *p && !err; p++)
-		err = *p == '\'' ? kb_buf_puts(out, "'\\''") : kb_buf_putc(out, *p);
-	return err < 0 ? err : kb_buf_putc(out, '\'');
+	kb_buf_putc(out, '\'');
+	for (p = word; *p; p++)
+		if (*p == '\'')
+			kb_buf_puts(out, "'\\''");
+		else
+			kb_buf_putc(out, *p);
+	kb_buf_putc(out, '\'');
+	return kb_buf_check(out);
 }
 
 int kb_sh_words(struct kb_buf *out, const char *const *words)
 {
 	size_t i;
-	int err = 0;
 
-	for (i = 0; words[i] && !err; i++)
-		if (!i || (err = kb_buf_putc(out, ' ')) == 0)
-			err = kb_sh_quote(out, words[i]);
-	return err;
+	for (i = 0; words[i]; i++) {
+		if (i)
+			kb_buf_putc(out, ' ');
+		kb_sh_quote(out, words[i]);
+	}
+	return kb_buf_check(out);
 }
 
 int kb_sh_command(struct kb_buf *out, const char *const *words)
 {
-	int err = kb_sh_words(out, words);
-
-	return err < 0 ? err : kb_buf_putc(out, '\n');
+	kb_sh_words(out, words);
+	kb_buf_putc(out, '\n');
+	return kb_buf_check(out);
 }
