@@ -172,6 +172,12 @@ assert_eq "the source tree is the backport's" "$(git -C linux show backport/CVE-
 	"$(cat work/src/6.1.y/net/core/dev_ioctl.c)"
 assert_eq "the as-is build keeps its own object" different \
 	"$(cmp -s "$dir/net/core/dev_ioctl.o" "$bdir/net/core/dev_ioctl.o" && echo same || echo different)"
+# the image's .incbin (the fake's piggy.o, as the kernel's): ccache's depend
+# mode does not see the file it pulls in, and handed back the as-is lane's
+piggy() { objcopy -O binary -j .rodata "$1/piggy.o" /dev/stdout; }
+assert_eq "the image's .incbin is the lane's own, not the copied build's" \
+	"$(cat "$bdir/payload") $(cat "$dir/payload")" "$(piggy "$bdir") $(piggy "$dir")"
+assert_eq "...which differ" different "$([ "$(cat "$bdir/payload")" != "$(cat "$dir/payload")" ] && echo different)"
 assert_contains "its .config kept: no Kconfig input changed" "configuration kept" "$(cat "$bdir/build.log")"
 assert_eq "user state untouched" "$state" "$(user_state linux)"
 

@@ -1026,10 +1026,11 @@ static bool write_all(int fd, const char *data, size_t n)
 	return true;
 }
 
-/* An outer make's flags (-s, a jobserver) must not reach ours. */
+/* An outer make's flags (-s, a jobserver) must not reach ours, nor these. */
 static const char *const make_unset_env[] = {
 	"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "KCONFIG_CONFIG",
 	"LC_CTYPE", "LC_MESSAGES",	/* hashed by ccache: see run_step() */
+	"CCACHE_DEPEND",		/* never depend mode: see run_step() */
 	NULL
 };
 
@@ -1130,14 +1131,17 @@ static int run_step(struct lane_build *b, const char *const argv[], const char *
 		    sizeof(basedir_env))
 		set_env[3] = basedir_env;
 	/*
-	 * ccache's depend mode: on a miss it does not run the preprocessor
-	 * first to hash the source (the kernel's -Wp,-MMD gives it the headers
-	 * instead): 24 objects of 6.1's net/ipv4 compiled cold took 41 s of
-	 * CPU without it and 32 s with it; hits are found as before. The
-	 * user's own setting wins.
+	 * Never ccache's depend mode, whatever the user's ccache.conf says:
+	 * it hashes a source and the headers -MMD names, not what an .incbin
+	 * pulls in. The kernel's arch/x86/boot/compressed/piggy.S .incbin's
+	 * the compressed vmlinux and names only its size: when two lanes'
+	 * compressed kernels were the same size (seen: a pre-fix lane and the
+	 * as-is build it was copied from, 1909290 bytes each), ccache handed
+	 * back the other lane's piggy.o, and the lane booted the other kernel.
+	 * The preprocessor mode finds .incbin and does not cache such a file.
+	 * (Depend mode had cut the CPU of a cold miss by about a fifth.)
 	 */
-	if (!getenv("CCACHE_DEPEND") && !getenv("CCACHE_NODEPEND"))
-		set_env[set_env[3] ? 4 : 3] = "CCACHE_DEPEND=1";
+	set_env[set_env[3] ? 4 : 3] = "CCACHE_NODEPEND=1";
 	kb_process_init(&s, argv);
 	s.cwd = cwd;
 	s.unset_env = make_unset_env;
