@@ -1,5 +1,4 @@
 #include "kbuild/build.h"
-#include "util/array.h"
 #include "util/buf.h"
 #include "kbuild/compat.h"
 #include "util/dir.h"
@@ -162,9 +161,9 @@ struct lane_build {
 	char *fragment_notes;	/* extra fragments left out, and why (for the log) */
 	char *cfg;		/* hash of arch, toolchain and fragment */
 	char *key;		/* hash of cfg and tree: the build's name */
-	char *base_tree;	/* copied from a build of this cfg and that tree */
 	char *copied_tree;	/* the tree of the build this one copies (or
 				 * resumes a copy of), whatever its cfg */
+	bool copied_cfg;	/* ...copied now, from a build of this cfg */
 	git_oid built;		/* the lane's tree with the overlay */
 	char tree[GIT_OID_HEXSZ + 1];	/* `built`, in hex */
 	char lane_tree[GIT_OID_HEXSZ + 1];
@@ -652,18 +651,19 @@ static int date_sources(struct lane_build *b, git_tree *want)
 {
 	struct dating d = { .b = b, .path = KB_BUF_INIT };
 	git_diff *changed = diff_to_lane(b, b->copied_tree);
-	size_t i, count, alloc = 0;
+	size_t i, count;
 	int err = 0;
 
 	if (!changed)
 		return kb_error_set(KB_ERROR, "cannot compare tree %s with the copied build's %s",
 				    b->tree, b->copied_tree);
 	count = git_diff_num_deltas(changed);
+	if (count && !(d.changed = malloc(count * sizeof(*d.changed))))
+		err = kb_error_oom();
 	for (i = 0; !err && i < count; i++) {
 		const git_diff_delta *delta = git_diff_get_delta(changed, i);
 
-		if (delta->status != GIT_DELTA_DELETED &&
-		    (err = KB_ARRAY_GROW(d.changed, alloc, d.n + 1)) == 0)
+		if (delta->status != GIT_DELTA_DELETED)
 			d.changed[d.n++] = delta->new_file.path;
 	}
 	if (!err && d.n)
@@ -932,8 +932,7 @@ static int prepare_dir(struct lane_build *b)
 	    (err = write_copied_tree(b, base.tree)) == 0) {
 		b->out->shared_with = base.label;
 		base.label = NULL;
-		if (base.distance < OTHER_CONFIG && !(b->base_tree = kb_strdup(base.tree)))
-			err = kb_error_oom();
+		b->copied_cfg = base.distance < OTHER_CONFIG;
 	}
 	free(base.dir);
 	free(base.label);
@@ -1219,7 +1218,7 @@ static bool config_input(const char *path)
  */
 static bool config_kept(struct lane_build *b)
 {
-	git_diff *diff = b->base_tree ? diff_to_lane(b, b->base_tree) : NULL;
+	git_diff *diff = b->copied_cfg ? diff_to_lane(b, b->copied_tree) : NULL;
 	size_t i, n = diff ? git_diff_num_deltas(diff) : 0;
 	bool kept = diff != NULL;
 
@@ -1371,7 +1370,6 @@ static void lane_build_release(struct lane_build *b)
 	free(b->fragment_notes);
 	free(b->cfg);
 	free(b->key);
-	free(b->base_tree);
 	free(b->copied_tree);
 	kb_compat_result_release(&b->compat);
 	git_repository_free(b->own);
