@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "config.h"
 #include "util/error.h"
+#include "util/shell.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -128,35 +129,17 @@ static int artifact_name(struct kb_buf *out, const char *branch)
 	return kb_buf_check(out);
 }
 
-/* `s` as one shell word: bare when it is plainly safe, else single-quoted. */
-static int sh_quote(struct kb_buf *out, const char *s)
-{
-	const char *p;
-
-	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-			 "0123456789@%+=:,./_-") == strlen(s))
-		return kb_buf_puts(out, s);
-	kb_buf_putc(out, '\'');
-	for (p = s; *p; p++)
-		if (*p == '\'')
-			kb_buf_puts(out, "'\\''");
-		else
-			kb_buf_putc(out, *p);
-	kb_buf_putc(out, '\'');
-	return kb_buf_check(out);
-}
-
 /* What a job runs: "kbackport run [--config FILE] --branch NAME". */
 static int run_command(struct kb_buf *out, const char *config, const char *branch)
 {
 	kb_buf_puts(out, "kbackport run ");
 	if (config) {
 		kb_buf_puts(out, "--config ");
-		sh_quote(out, config);
+		kb_sh_quote(out, config);
 		kb_buf_putc(out, ' ');
 	}
 	kb_buf_puts(out, "--branch ");
-	sh_quote(out, branch);
+	kb_sh_quote(out, branch);
 	return kb_buf_check(out);
 }
 
