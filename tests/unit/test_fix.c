@@ -9,30 +9,14 @@
 
 #include "util/error.h"
 #include "fix.h"
+#include "fix_patch.h"
 #include "sandbox.h"
 
 #define FIX_ID "CVE-2011-1019"
 #define SUBJECT_TEXT "net: don't allow CAP_NET_ADMIN to load non-netdev kernel modules"
 
-static const char diff_text[] =
-	"diff --git a/net/core/dev.c b/net/core/dev.c\n"
-	"index 1111111..2222222 100644\n"
-	"--- a/net/core/dev.c\n"
-	"+++ b/net/core/dev.c\n"
-	"@@ -1,3 +1,3 @@\n"
-	" void dev_load(struct net *net, const char *name)\n"
-	"-\tif (!dev && capable(CAP_NET_ADMIN))\n"
-	"+\tif (!dev && capable(CAP_SYS_MODULE))\n"
-	" \t\trequest_module(\"%s\", name);\n";
-
-static const char mail_text[] =
-	"From 8909c9ad8ff03611c9c96c9a92656213e4bb495b Mon Sep 17 00:00:00 2001\n"
-	"From: Vasiliy Kulikov <segoon@openwall.com>\n"
-	"Date: Wed, 2 Mar 2011 00:33:13 +0300\n"
-	"Subject: [PATCH] " SUBJECT_TEXT "\n"
-	"\n"
-	"body...\n"
-	"---\n";
+static const char diff_text[] = FIX_PATCH_DIFF;
+static const char mail_text[] = FIX_PATCH_MAIL(SUBJECT_TEXT);
 
 /* The lines of a minimal valid fix.yaml, to compose variations from. */
 #define ID "id: " FIX_ID "\n"
