@@ -186,7 +186,14 @@ static void step(const struct progress *pr, const char *fmt, ...)
 static void step(const struct progress *pr, const char *fmt, ...)
 {
 	va_list ap;
+	sigset_t saved;
 
+	/*
+	 * The line is written in pieces: an interruption said in the middle
+	 * of it would end up after "[  0.1s] " on the same line, so the
+	 * signals wait until the line is whole.
+	 */
+	kb_signals_hold(&saved);
 	if (pr->tty)
 		fputs("\r\033[K", stderr);
 	fprintf(stderr, "[%6.1fs] ", elapsed(pr));
@@ -194,6 +201,7 @@ static void step(const struct progress *pr, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	kb_signals_release(&saved);
 }
 
 /* A queue on a branch: a line per fix, then where its tip is. */
