@@ -1,19 +1,17 @@
 /*
- * Test helper: a temporary directory for each test, under $TMPDIR (default
- * /tmp), files written into it by relative path (their directories made).
- * Removed whole afterwards when the test passed; a failed or crashed test
- * keeps it and its path is printed ("# kept DIR"), as git's test-lib keeps
- * the trash directory. Include it from one source file per test program: it
- * defines cmocka's _fail() and signal() (see below).
+ * Test helper: a temporary directory for each test, in the program's own
+ * under $TMPDIR (default /tmp), files written into it by relative path (their directories made).
+ * All of a program's sandboxes are removed at its end when every test
+ * passed; when one failed or crashed they are kept and their directory is
+ * printed ("# kept DIR"), as git's test-lib keeps the trash directory. A
+ * program whose tests use sandboxes ends with sandbox_run_group_tests().
  */
 #ifndef KB_SANDBOX_H
 #define KB_SANDBOX_H
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <ftw.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,57 +24,45 @@ struct sandbox {
 };
 
 /*
- * Set by a failed cmocka assertion or a crash; looked at by
- * sandbox_release(), cleared by sandbox_init().
+ * Every sandbox of the program lives in one directory of its own,
+ * $TMPDIR/kbackport-unit.XXXXXX, made at the first sandbox_init(). Which
+ * test failed is cmocka's business (its public API says how many did, not
+ * which), so the directory is the program's, as git's trash directory is
+ * the script's: sandbox_run_group_tests() runs the tests, then removes it
+ * when every test passed, or keeps it and names it ("# kept DIR") when one
+ * failed or crashed (cmocka counts a crash as a failure). A sandbox is
+ * left in place by its teardown for that reason.
  */
-static volatile sig_atomic_t sandbox_test_failed;
+static char *sandbox_parent;		/* malloc'ed, NULL until the first sandbox */
 
-/*
- * Every cmocka assertion that fails ends in _fail(), also from inside
- * libcmocka (through its PLT), so this definition sees each failure, notes
- * it, and hands over to cmocka's own. Nothing else tells a teardown that
- * its test failed.
- */
-void _fail(const char *const file, const int line)
+static inline int sandbox_rm_entry(const char *path, const struct stat *st, int flag,
+				   struct FTW *ftw)
 {
-	void (*cmocka_fail)(const char *, int);
-
-	sandbox_test_failed = true;
-	*(void **)&cmocka_fail = dlsym(RTLD_NEXT, "_fail");
-	if (cmocka_fail)
-		cmocka_fail(file, line);
-	abort();
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
 }
 
-typedef void (*sandbox_handler)(int);
-
-/* cmocka's handler of each signal it catches, run by sandbox_on_signal(). */
-static sandbox_handler sandbox_cmocka_handler[NSIG];
-
-static void sandbox_on_signal(int sig)
+/* The program's result: its directory removed (0) or kept and said. */
+static inline int sandbox_finish(int failed)
 {
-	sandbox_test_failed = true;
-	sandbox_cmocka_handler[sig](sig);
+	if (!sandbox_parent)
+		return failed;
+	if (failed)
+		fprintf(stderr, "# kept %s\n", sandbox_parent);
+	else
+		nftw(sandbox_parent, sandbox_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(sandbox_parent);
+	sandbox_parent = NULL;
+	return failed;
 }
 
-/*
- * cmocka catches a crashing test (SIGSEGV, SIGABRT...) with handlers that
- * it sets with signal() around each test, and then runs the teardown as
- * after a pass. Its calls come here: sandbox_on_signal() goes in front of
- * its handler, so that sandbox_release() knows the test did not pass.
- */
-sandbox_handler signal(int sig, sandbox_handler handler)
-{
-	sandbox_handler (*libc_signal)(int, sandbox_handler);
-
-	*(void **)&libc_signal = dlsym(RTLD_NEXT, "signal");
-	if (handler != SIG_DFL && handler != SIG_IGN && handler != SIG_ERR &&
-	    handler != sandbox_on_signal && sig > 0 && sig < NSIG) {
-		sandbox_cmocka_handler[sig] = handler;
-		handler = sandbox_on_signal;
-	}
-	return libc_signal ? libc_signal(sig, handler) : SIG_ERR;
-}
+/* cmocka_run_group_tests() for a program whose tests use sandboxes. */
+#define sandbox_run_group_tests(tests, setup, teardown) \
+	sandbox_finish(cmocka_run_group_tests(tests, setup, teardown))
+#define sandbox_run_group_tests_name(name, tests, setup, teardown) \
+	sandbox_finish(cmocka_run_group_tests_name(name, tests, setup, teardown))
 
 static inline const char *sb_path(struct sandbox *sb, const char *rel)
 {
@@ -114,23 +100,26 @@ static inline bool has_temporary(const char *dir)
 	return found;
 }
 
-static inline int sandbox_rm_entry(const char *path, const struct stat *st, int flag,
-				   struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-/* Make sb->dir, a new empty directory under $TMPDIR or /tmp; -1 on failure. */
+/* Make sb->dir, a new empty directory in the program's; -1 on failure. */
 static inline int sandbox_init(struct sandbox *sb)
 {
 	const char *tmp = getenv("TMPDIR");
 
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	if (asprintf(&sb->dir, "%s/kbackport-unit.XXXXXX", tmp) < 0) {
+	sb->dir = NULL;
+	if (!sandbox_parent) {
+		if (!tmp || !*tmp)
+			tmp = "/tmp";
+		if (asprintf(&sandbox_parent, "%s/kbackport-unit.XXXXXX", tmp) < 0) {
+			sandbox_parent = NULL;
+			return -1;
+		}
+		if (!mkdtemp(sandbox_parent)) {
+			free(sandbox_parent);
+			sandbox_parent = NULL;
+			return -1;
+		}
+	}
+	if (asprintf(&sb->dir, "%s/t.XXXXXX", sandbox_parent) < 0) {
 		sb->dir = NULL;
 		return -1;
 	}
@@ -139,19 +128,12 @@ static inline int sandbox_init(struct sandbox *sb)
 		sb->dir = NULL;
 		return -1;
 	}
-	sandbox_test_failed = false;
 	return 0;
 }
 
-/* Remove sb->dir, or keep it and say so when the test failed. */
+/* Done with sb: its directory stays until sandbox_finish(). */
 static inline void sandbox_release(struct sandbox *sb)
 {
-	if (!sb->dir)
-		return;
-	if (sandbox_test_failed)
-		fprintf(stderr, "# kept %s\n", sb->dir);
-	else
-		nftw(sb->dir, sandbox_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	free(sb->dir);
 	sb->dir = NULL;
 }

@@ -879,5 +879,5 @@ int main(void)
 						tree_teardown),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return sandbox_run_group_tests(tests, setup, teardown);
 }

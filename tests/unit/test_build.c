@@ -130,7 +130,7 @@ int main(void)
 	int rc;
 
 	git_libgit2_init();
-	rc = cmocka_run_group_tests_name("build", tests, NULL, NULL);
+	rc = sandbox_run_group_tests_name("build", tests, NULL, NULL);
 	git_libgit2_shutdown();
 	return rc;
 }

@@ -487,5 +487,5 @@ int main(void)
 		cmocka_unit_test(test_committer_date_range),
 		cmocka_unit_test_setup_teardown(test_author_date_range, setup, teardown),
 	};
-	return cmocka_run_group_tests_name("commit", tests, NULL, NULL);
+	return sandbox_run_group_tests_name("commit", tests, NULL, NULL);
 }

@@ -316,7 +316,7 @@ int main(void)
 	int rc;
 
 	git_libgit2_init();
-	rc = cmocka_run_group_tests_name("compat", tests, NULL, NULL);
+	rc = sandbox_run_group_tests_name("compat", tests, NULL, NULL);
 	git_libgit2_shutdown();
 	return rc;
 }

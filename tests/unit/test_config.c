@@ -528,5 +528,5 @@ int main(void)
 		SANDBOXED(test_kernel_branch_with_pre_fix),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sandbox_run_group_tests(tests, NULL, NULL);
 }

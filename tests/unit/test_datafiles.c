@@ -111,5 +111,5 @@ int main(void)
 		cmocka_unit_test(test_table_has_what_the_rules_add),
 		cmocka_unit_test_setup_teardown(test_lookup, sandbox_setup, sandbox_teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sandbox_run_group_tests(tests, NULL, NULL);
 }

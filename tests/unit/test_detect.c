@@ -202,5 +202,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_expected_trees_count_as_applied, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_source_errors, setup, teardown),
 	};
-	return cmocka_run_group_tests_name("detect", tests, NULL, NULL);
+	return sandbox_run_group_tests_name("detect", tests, NULL, NULL);
 }

@@ -139,5 +139,5 @@ int main(void)
 		SANDBOXED(test_not_a_directory),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sandbox_run_group_tests(tests, NULL, NULL);
 }

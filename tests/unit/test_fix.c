@@ -653,5 +653,5 @@ int main(void)
 		SANDBOXED(test_audit_not_a_mapping),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sandbox_run_group_tests(tests, NULL, NULL);
 }

@@ -161,5 +161,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_variant_for_no_fix, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_dir, setup, teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sandbox_run_group_tests(tests, NULL, NULL);
 }

@@ -188,5 +188,5 @@ int main(void)
 		SANDBOXED(test_cache_prune),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sandbox_run_group_tests(tests, NULL, NULL);
 }

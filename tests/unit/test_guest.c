@@ -86,5 +86,5 @@ int main(void)
 		SANDBOXED(test_guest_program_error),
 	};
 
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return sandbox_run_group_tests(tests, group_setup, group_teardown);
 }

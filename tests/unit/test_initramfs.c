@@ -551,5 +551,5 @@ int main(void)
 		SANDBOXED(test_cached_failure),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sandbox_run_group_tests(tests, NULL, NULL);
 }

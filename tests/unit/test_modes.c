@@ -536,5 +536,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_symlink_where_a_file_is_expected, setup, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sandbox_run_group_tests(tests, NULL, NULL);
 }

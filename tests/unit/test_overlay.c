@@ -313,7 +313,7 @@ int main(void)
 	int rc;
 
 	git_libgit2_init();
-	rc = cmocka_run_group_tests_name("overlay", tests, NULL, NULL);
+	rc = sandbox_run_group_tests_name("overlay", tests, NULL, NULL);
 	git_libgit2_shutdown();
 	return rc;
 }

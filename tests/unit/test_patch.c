@@ -762,5 +762,5 @@ int main(void)
 		cmocka_unit_test(test_parse_date_bad),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sandbox_run_group_tests(tests, NULL, NULL);
 }

@@ -148,5 +148,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_process_exec_error_said_and_kill,
 						sandbox_setup, sandbox_teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sandbox_run_group_tests(tests, NULL, NULL);
 }

@@ -298,5 +298,5 @@ int main(void)
 		SANDBOXED(test_cache_bounded),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sandbox_run_group_tests(tests, NULL, NULL);
 }

@@ -131,5 +131,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hang_killed_at_timeout, sandbox_setup,
 						sandbox_teardown),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sandbox_run_group_tests(tests, NULL, NULL);
 }

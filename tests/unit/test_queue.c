@@ -374,5 +374,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_commit_from_what_was_seen, setup, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sandbox_run_group_tests(tests, NULL, NULL);
 }

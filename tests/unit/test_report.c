@@ -725,5 +725,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(mail_recorded_and_stable_default, tmp_setup, tmp_teardown),
 	};
 
-	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
+	return sandbox_run_group_tests_name("report", tests, NULL, NULL);
 }

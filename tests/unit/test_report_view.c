@@ -184,5 +184,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(queue_matrix, sandbox_setup, sandbox_teardown),
 	};
 
-	return cmocka_run_group_tests_name("report view", tests, NULL, NULL);
+	return sandbox_run_group_tests_name("report view", tests, NULL, NULL);
 }

@@ -1,8 +1,8 @@
 /*
- * The unit-test sandbox itself: a passing test's directory is removed, a
- * failing or crashing one's is kept. The tests that fail run in a child
- * (this program again, with the test's name as argument), whose cmocka
- * output the parent reads.
+ * The unit-test sandbox itself: a passing program's directories are
+ * removed, those of a program with a failing or crashing test are kept and
+ * named. The tests that fail run in a child (this program again, with the
+ * test's name as argument), whose output the parent reads.
  */
 #include "unit.h"
 
@@ -51,23 +51,28 @@ static int run_child(const char *name)
 		test.test_func = child_fails;
 	else if (!strcmp(name, "crashes"))
 		test.test_func = child_crashes;
-	return _cmocka_run_group_tests(name, &test, 1, NULL, NULL);
+	return sandbox_finish(_cmocka_run_group_tests(name, &test, 1, NULL, NULL));
 }
 
 /* ---- the parent ---- */
 
-/* Run this program on the child test `name`: the directory it used. */
-static void child_dir(char *dir, size_t size, const char *name)
+/*
+ * Run this program on the child test `name`: the directory its test used,
+ * and the program's directory it said it kept ("" when none).
+ */
+static void child_dir(char *dir, char *kept, size_t size, const char *name)
 {
 	char cmd[1024], line[600];
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "'%s' %s 2>/dev/null", self, name);
+	snprintf(cmd, sizeof(cmd), "'%s' %s 2>&1", self, name);
 	assert_non_null(p = popen(cmd, "r"));
-	dir[0] = '\0';
+	dir[0] = kept[0] = '\0';
 	while (fgets(line, sizeof(line), p))
 		if (!strncmp(line, "dir ", 4))
 			snprintf(dir, size, "%.*s", (int)strcspn(line + 4, "\n"), line + 4);
+		else if (!strncmp(line, "# kept ", 7))
+			snprintf(kept, size, "%.*s", (int)strcspn(line + 7, "\n"), line + 7);
 	pclose(p);
 	assert_true(dir[0] != '\0');
 }
@@ -80,22 +85,26 @@ static bool is_dir(const char *path)
 
 static void expect_kept(const char *name)
 {
-	char dir[600], file[700];
+	char dir[600], kept[600], file[700];
 
-	child_dir(dir, sizeof(dir), name);
+	child_dir(dir, kept, sizeof(dir), name);
 	snprintf(file, sizeof(file), "%s/sub/file", dir);
 	assert_true(is_dir(dir));
-	assert_true(is_dir(file) || access(file, R_OK) == 0);
-	nftw(dir, sandbox_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	assert_true(access(file, R_OK) == 0);
+	/* the directory named is the one that holds the test's */
+	assert_true(kept[0] != '\0');
+	assert_true(!strncmp(dir, kept, strlen(kept)) && dir[strlen(kept)] == '/');
+	nftw(kept, sandbox_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static void test_passed_test_dir_removed(void **state)
 {
-	char dir[600];
+	char dir[600], kept[600];
 
 	(void)state;
-	child_dir(dir, sizeof(dir), "passes");
+	child_dir(dir, kept, sizeof(dir), "passes");
 	assert_false(is_dir(dir));
+	assert_string_equal(kept, "");
 }
 
 static void test_failed_test_dir_kept(void **state)

@@ -208,5 +208,5 @@ int main(void)
 		SANDBOXED(test_missing_series),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sandbox_run_group_tests(tests, NULL, NULL);
 }

@@ -398,5 +398,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_session_errors, setup, teardown),
 		cmocka_unit_test(test_session_zeroed),
 	};
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return sandbox_run_group_tests(tests, group_setup, group_teardown);
 }

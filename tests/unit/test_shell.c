@@ -194,5 +194,5 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_path_absolute, sandbox_setup, sandbox_teardown),
 		cmocka_unit_test(test_reproduce_dir),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sandbox_run_group_tests(tests, NULL, NULL);
 }
