@@ -7,7 +7,7 @@
 #include "report/report.h"
 #include "cli.h"
 #include "util/error.h"
-#include "report/report_save.h"
+#include "report/results_json.h"
 #include "apply/series.h"
 
 #include <getopt.h>

@@ -14,7 +14,7 @@
  * fetched and booted as shipped, capability suites only.
  *
  * What happens is told as it happens through `event` (the CLI prints it);
- * the outcome is a kb_branch_run, which report_save.h turns into
+ * the outcome is a kb_branch_run, which results_json.h turns into
  * results.json. Nothing here prints.
  */
 #ifndef KB_PIPELINE_H
@@ -31,7 +31,7 @@
 #include "lanes.h"
 #include "apply/queue.h"
 #include "apply/series.h"
-#include "boot/testrun.h"
+#include "boot/tester.h"
 #include "boot/verdict.h"
 
 /* What a distribution kernel lane booted (pvh.h). */

@@ -7,7 +7,7 @@
 #include "repo.h"
 #include "report/report.h"
 #include "report/report_priv.h"
-#include "report/report_save.h"
+#include "report/results_json.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  */
 #include "report/report.h"
 #include "report/report_priv.h"
-#include "report/report_save.h"
+#include "report/results_json.h"
 #include "report/kcidb.h"
 #include "util/dir.h"
 #include "util/error.h"

@@ -1,4 +1,4 @@
-#include "boot/testrun.h"
+#include "boot/tester.h"
 #include "util/buf.h"
 #include "util/error.h"
 

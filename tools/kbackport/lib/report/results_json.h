@@ -4,8 +4,8 @@
  * merged document, and `apply --json` prints the same JSON form of an
  * apply result (kb_result_json()) as results.json keeps.
  */
-#ifndef KB_REPORT_SAVE_H
-#define KB_REPORT_SAVE_H
+#ifndef KB_RESULTS_JSON_H
+#define KB_RESULTS_JSON_H
 
 #include <jansson.h>
 

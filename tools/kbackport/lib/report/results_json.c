@@ -1,5 +1,5 @@
-/* results.json and its pieces, written (see report_save.h). */
-#include "report/report_save.h"
+/* results.json and its pieces, written (see results_json.h). */
+#include "report/results_json.h"
 #include "report/report_priv.h"
 #include "util/error.h"
 #include "util/fsutil.h"

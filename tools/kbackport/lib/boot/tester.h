@@ -4,8 +4,8 @@
  * the modules a distribution kernel's initramfs needs, and the choice of
  * accelerator (TCG, or KVM once a probe boot has proved it works).
  */
-#ifndef KB_TESTRUN_H
-#define KB_TESTRUN_H
+#ifndef KB_TESTER_H
+#define KB_TESTER_H
 
 #include <stdbool.h>
 
