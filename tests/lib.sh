@@ -132,7 +132,8 @@ finish() {
 # directory kept (hermetic prints "# kept DIR" at exit). A missing
 # prerequisite (test_set_prereq) makes it a counted skip. The plain
 # assert_* helpers are for outside blocks; in a block, use commands such as
-# test_cmp, grep or test.
+# test_cmp, grep or test. In a body, $1... are the block's own arguments:
+# a function that makes blocks copies its arguments into variables first.
 # A suite's own arguments (lib.sh is sourced without any: it sees the
 # suite's), as git's test-lib: `--run=SEL` runs only the blocks SEL names,
 # a comma-separated list of block numbers, ranges (3-5) and words that a
@@ -173,40 +174,43 @@ test_have_prereq() {
 }
 
 test_expect_success() {
-	local prereq= name body log rc
+	# t_-prefixed: a body is eval'd in here and sees the caller's variables
+	local t_prereq= t_name t_body t_log t_rc
 	if [ $# -eq 3 ]; then
-		prereq=$1
+		t_prereq=$1
 		shift
 	fi
 	[ $# -eq 2 ] || { echo "error: test_expect_success [PREREQ] NAME COMMANDS" >&2; return 2; }
-	name=$1 body=$2
+	t_name=$1 t_body=$2
 	T_BLOCK=$((T_BLOCK + 1))
-	if ! t_selected "$T_BLOCK" "$name"; then
-		skip "$name (not in --run=$T_RUN)"
+	if ! t_selected "$T_BLOCK" "$t_name"; then
+		skip "$t_name (not in --run=$T_RUN)"
 		return 0
 	fi
-	if [ -n "$prereq" ] && ! test_have_prereq "$prereq"; then
-		skip "$name (missing $prereq)"
+	if [ -n "$t_prereq" ] && ! test_have_prereq "$t_prereq"; then
+		skip "$t_name (missing $t_prereq)"
 		return 0
 	fi
-	log=$(mktemp "${TMP:-${TMPDIR:-/tmp}}/block.XXXXXX")
-	eval "$body" >"$log" 2>&1
-	rc=$?
-	if [ $rc -eq 0 ]; then
-		pass "$name"
+	# the block's output, outside the test's directory (which checks may list)
+	t_log=$(mktemp "${TMPDIR:-/tmp}/kbackport-block.XXXXXX")
+	eval "$t_body" >"$t_log" 2>&1
+	t_rc=$?
+	if [ $t_rc -eq 0 ]; then
+		pass "$t_name"
 	else
-		fail "$name (exit $rc)"
-		body=${body#$'\n'}
-		printf '%s\n' "${body%$'\n'}" | sed 's/^/#   > /'
-		sed 's/^/#   /' "$log" | head -40
+		fail "$t_name (exit $t_rc)"
+		t_body=${t_body#$'\n'}
+		t_body=${t_body%"${t_body##*[!$'\t\n ']}"}
+		printf '%s\n' "$t_body" | sed 's/^/#   > /'
+		sed 's/^/#   /' "$t_log" | head -40
 		if [ "$T_IMMEDIATE" = 1 ]; then
-			rm -f "$log"
+			rm -f "$t_log"
 			echo "# stopped at block $T_BLOCK (-i)"
 			finish
 			exit 1
 		fi
 	fi
-	rm -f "$log"
+	rm -f "$t_log"
 	return 0
 }
 
