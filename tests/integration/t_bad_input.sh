@@ -23,10 +23,21 @@ state() {
 	[ ! -d "$TMP/work" ] || ls -A "$TMP/work" | grep -vx history
 }
 # nothing_written: the state is the one `before` saved
+# (the state is taken outside the block: a block keeps its output in a
+# file in $TMP while it runs; its comparisons use no files of their own)
 before() { BEFORE=$(state); }
-nothing_written() { assert_eq "nothing written" "$BEFORE" "$(state)"; }
+nothing_written() {
+	AFTER=$(state)
+	test_expect_success 'nothing written' '
+		test_cmp <(printf "%s\n" "$BEFORE") <(printf "%s\n" "$AFTER")
+	'
+}
 # one_line: the error is one line (a git-style "hint:" line may follow it)
-one_line() { assert_eq "one line" 1 "$(printf '%s\n' "$ERR" | grep -vc '^hint: ')"; }
+one_line() {
+	test_expect_success 'one line' '
+		test "$(printf "%s\n" "$ERR" | grep -vc "^hint: ")" = 1
+	'
+}
 
 # ---- a fix of our own: one hunk on the era trees' Makefile ----
 # make_fix DIR PATCH_FILE_NAME: fix.yaml naming the patch, written by the caller
@@ -67,10 +78,13 @@ run_kb 0 apply --fix fixes/GOOD --dry-run && nothing_written
 # ---- branches.yaml ----
 # bad_config NAME TEXT EXPECTED_ERROR
 bad_config() {
+	local msg=$3
 	T_NAME="branches.yaml: $1"
 	printf '%s' "$2" > bad.yaml
 	before
-	run_kb 2 apply --config bad.yaml --fix fixes/GOOD && assert_eq "message" "$3" "$ERR"
+	run_kb 2 apply --config bad.yaml --fix fixes/GOOD && test_expect_success 'message' '
+		test_cmp <(printf "%s\n" "$msg") <(printf "%s\n" "$ERR")
+	'
 	one_line
 	nothing_written
 	rm bad.yaml
@@ -104,18 +118,25 @@ branches:
 YAML
 before
 run_kb 1 apply --config missing.yaml --fix fixes/GOOD
-assert_eq "ref named" "ref 'linux-9.9.y' not found in '$TMP/repos/linux'" \
-	"$(grep -o "ref 'linux-9.9.y' not found in '[^']*'" <<<"$OUT")"
-assert_contains "repository named" "cannot open repository '$TMP/nowhere'" "$OUT"
+test_expect_success 'ref named' '
+	test "$(grep -o "ref '\''linux-9.9.y'\'' not found in '\''[^'\'']*'\''" <<<"$OUT")" = \
+		"ref '\''linux-9.9.y'\'' not found in '\''$TMP/repos/linux'\''"
+'
+test_expect_success 'repository named' '
+	[[ $OUT == *"cannot open repository '\''$TMP/nowhere'\''"* ]]
+'
 nothing_written
 rm missing.yaml
 
 # ---- the fix directory: bad input, exit 2 ----
 # bad_fix NAME EXPECTED_ERROR: fixes/BAD/p.patch written by the caller
 bad_fix() {
+	local msg=$2
 	T_NAME="fix: $1"
 	before
-	run_kb 2 apply --fix fixes/BAD && assert_eq "message" "$2" "$ERR"
+	run_kb 2 apply --fix fixes/BAD && test_expect_success 'message' '
+		test_cmp <(printf "%s\n" "$msg") <(printf "%s\n" "$ERR")
+	'
 	one_line
 	nothing_written
 	rm -rf fixes/BAD
@@ -142,7 +163,9 @@ bad_fix "absolute path" "error: fixes/BAD/p.patch:7: absolute path '/tmp/Makefil
 make_fix fixes/BAD p.patch
 { header; hunk ../Makefile; } > fixes/BAD/p.patch
 bad_fix "path with .." "error: fixes/BAD/p.patch:7: path 'a/../Makefile' leaves the tree"
-assert_eq "nothing written outside the tree" "no" "$([ -e "$TMP/repos/Makefile" ] && echo yes || echo no)"
+test_expect_success 'nothing written outside the tree' '
+	test ! -e "$TMP/repos/Makefile"
+'
 # mail headers as git mailinfo takes them: a charset iconv does not know, or
 # bytes that are no text in theirs, are no header to guess at
 make_fix fixes/BAD p.patch
@@ -156,7 +179,10 @@ make_fix fixes/queue p.patch
 { header; hunk Makefile; } > fixes/queue/p.patch
 T_NAME="fix: named queue"
 before
-run_kb 2 apply --fix fixes/queue && assert_eq "message" "error: fixes/queue/fix.yaml:1:5: 'queue' cannot be a fix id: refs/heads/backport/queue/ holds the queues' refs" "$ERR"
+run_kb 2 apply --fix fixes/queue && test_expect_success 'message' '
+	test_cmp <(printf "%s\n" "error: fixes/queue/fix.yaml:1:5: '\''queue'\'' cannot be a fix id: refs/heads/backport/queue/ holds the queues'\'' refs") \
+		<(printf "%s\n" "$ERR")
+'
 one_line
 nothing_written
 rm -rf fixes/queue
@@ -165,11 +191,13 @@ rm -rf fixes/queue
 T_NAME="fix: the same id twice"
 mkdir -p again && cp -r fixes/GOOD again/
 before
-run_kb 2 apply --fix fixes/GOOD --fix again/GOOD &&
-	assert_eq "message" "error: fix 'GOOD' is given twice: 'fixes/GOOD' and 'again/GOOD'" "$ERR"
+run_kb 2 apply --fix fixes/GOOD --fix again/GOOD && test_expect_success 'message' '
+	test "$ERR" = "error: fix '\''GOOD'\'' is given twice: '\''fixes/GOOD'\'' and '\''again/GOOD'\''"
+'
 one_line
-run_kb 2 apply --fix fixes --fix fixes/GOOD &&
-	assert_eq "a directory of fixes and one of them" "error: fix 'GOOD' is given twice: 'fixes/GOOD' and 'fixes/GOOD'" "$ERR"
+run_kb 2 apply --fix fixes --fix fixes/GOOD && test_expect_success 'a directory of fixes and one of them' '
+	test "$ERR" = "error: fix '\''GOOD'\'' is given twice: '\''fixes/GOOD'\'' and '\''fixes/GOOD'\''"
+'
 nothing_written
 rm -r again
 
@@ -201,28 +229,36 @@ make_fix fixes/LACKS p.patch
 T_NAME="fix: a file the branch lacks"
 before
 run_kb 1 apply --fix fixes/LACKS --json
-assert_eq "a conflict naming the file" "conflict: variant 'upstream' does not apply: 'no/such/Makefile': no file 'no/such/Makefile' in the tree" \
-	"$(r 2.6.32.y '"\(.status): \(.detail)"')"
+test_expect_success 'a conflict naming the file' '
+	test_cmp <(printf "%s\n" "conflict: variant '\''upstream'\'' does not apply: '\''no/such/Makefile'\'': no file '\''no/such/Makefile'\'' in the tree") \
+		<(printf "%s\n" "$(r 2.6.32.y '\''"\(.status): \(.detail)"'\'')")
+'
 nothing_written
 T_NAME="fix: a symlink where the patch expects a file"
 before
 run_kb 1 apply --config trees.yaml --fix fixes/GOOD --json -b symlinked
-assert_eq "an error naming the file" "error: 'Makefile' is not a regular file (mode 120000)" \
-	"$(r symlinked '"\(.status): \(.detail)"')"
+test_expect_success 'an error naming the file' '
+	test "$(r symlinked '\''"\(.status): \(.detail)"'\'')" = "error: '\''Makefile'\'' is not a regular file (mode 120000)"
+'
 nothing_written
 # Non-UTF-8 file names: names are bytes, as in git; JSON shows the bytes
 # that are not UTF-8 as git quotes them
 T_NAME="non-UTF-8 file names"
 run_kb 0 apply --config trees.yaml --fix fixes/GOOD --json -b latin1 &&
-	assert_eq "a tree with one: the fix applies, the name kept" $'applied\n100644 blob 587be6b4c3f93f93c489c0111bba5596147a26cb\t"caf\\351.c"' \
-	"$(r latin1 .status; git -C $R ls-tree refs/heads/backport/GOOD/latin1 | grep '"caf')"
+	test_expect_success 'a tree with one: the fix applies, the name kept' '
+		test_cmp <(printf "%s\n" $'\''applied\n100644 blob 587be6b4c3f93f93c489c0111bba5596147a26cb\t"caf\\351.c"'\'') \
+			<(printf "%s\n" "$(r latin1 .status; git -C $R ls-tree refs/heads/backport/GOOD/latin1 | grep "\"caf")")
+	'
 make_fix fixes/LATIN1 p.patch
 { header; printf 'diff --git a/caf\xe9.c b/caf\xe9.c\n--- a/caf\xe9.c\n+++ b/caf\xe9.c\n@@ -1 +1 @@\n-x\n+y\n'; } > fixes/LATIN1/p.patch
 run_kb 1 apply --config trees.yaml --fix fixes/LATIN1 --json
-assert_eq "a patch with one: applied where the file is" "applied y" \
-	"$(r latin1 .status) $(git -C $R show "refs/heads/backport/LATIN1/latin1:caf"$'\xe9'".c")"
-assert_eq "...a conflict where it is not, in JSON as git quotes it" "conflict: variant 'upstream' does not apply: 'caf\\351.c': no file 'caf\\351.c' in the tree" \
-	"$(r symlinked '"\(.status): \(.detail)"')"
+test_expect_success 'a patch with one: applied where the file is' '
+	test "$(r latin1 .status) $(git -C $R show "refs/heads/backport/LATIN1/latin1:caf"$'\''\xe9'\''".c")" = "applied y"
+'
+test_expect_success '...a conflict where it is not, in JSON as git quotes it' '
+	test_cmp <(printf "%s\n" "conflict: variant '\''upstream'\'' does not apply: '\''caf\\351.c'\'': no file '\''caf\\351.c'\'' in the tree") \
+		<(printf "%s\n" "$(r symlinked '\''"\(.status): \(.detail)"'\'')")
+'
 
 # ---- the repository's state ----
 T_NAME="a stale lock on the backport ref"
@@ -230,8 +266,10 @@ mkdir -p $R/.git/refs/heads/backport/GOOD
 touch $R/.git/refs/heads/backport/GOOD/2.6.32.y.lock
 before
 run_kb 1 apply --fix fixes/GOOD --json
-assert_eq "an error naming the lock file" "error: cannot lock 'refs/heads/backport/GOOD/2.6.32.y': '$TMP/$R/.git/refs/heads/backport/GOOD/2.6.32.y.lock' exists (another git at work, or a stale lock to remove)" \
-	"$(r 2.6.32.y '"\(.status): \(.detail)"')"
+test_expect_success 'an error naming the lock file' '
+	test_cmp <(printf "%s\n" "error: cannot lock '\''refs/heads/backport/GOOD/2.6.32.y'\'': '\''$TMP/$R/.git/refs/heads/backport/GOOD/2.6.32.y.lock'\'' exists (another git at work, or a stale lock to remove)") \
+		<(printf "%s\n" "$(r 2.6.32.y '\''"\(.status): \(.detail)"'\'')")
+'
 nothing_written
 rm -r $R/.git/refs/heads/backport/GOOD
 T_NAME="a stale lock on the pre-fix ref"
@@ -243,8 +281,10 @@ printf 'repo: repos/linux\nbranches:\n  - {name: shipped, ref: shipped-4.19, pre
 touch $R/.git/refs/heads/backport/CVE-2011-1019/shipped.pre-fix.lock
 before
 run_kb 1 apply --config prefix.yaml --json
-assert_eq "an error naming the lock file" "error: cannot lock 'refs/heads/backport/CVE-2011-1019/shipped.pre-fix': '$TMP/$R/.git/refs/heads/backport/CVE-2011-1019/shipped.pre-fix.lock' exists (another git at work, or a stale lock to remove)" \
-	"$(r shipped '"\(.status): \(.detail)"')"
+test_expect_success 'an error naming the lock file' '
+	test_cmp <(printf "%s\n" "error: cannot lock '\''refs/heads/backport/CVE-2011-1019/shipped.pre-fix'\'': '\''$TMP/$R/.git/refs/heads/backport/CVE-2011-1019/shipped.pre-fix.lock'\'' exists (another git at work, or a stale lock to remove)") \
+		<(printf "%s\n" "$(r shipped '\''"\(.status): \(.detail)"'\'')")
+'
 nothing_written
 rm $R/.git/refs/heads/backport/CVE-2011-1019/shipped.pre-fix.lock
 # kbackport never reads or writes HEAD, the index or the working tree: a
@@ -256,11 +296,17 @@ mkdir $R/.git/rebase-merge
 echo refs/heads/topic > $R/.git/rebase-merge/head-name
 before
 run_kb 0 apply --fix fixes/GOOD --json
-assert_eq "applied" "applied" "$(r 2.6.32.y .status)"
-assert_eq "only the backport ref and its objects are new" \
-	"$(sed '/^objects: /d' <<<"$BEFORE")" "$(state | sed '/^refs\/heads\/backport\/GOOD\/2.6.32.y$/d; /^objects: /d')"
-assert_eq "index.lock and rebase-merge untouched" "0 refs/heads/topic" \
-	"$(stat -c %s $R/.git/index.lock) $(cat $R/.git/rebase-merge/head-name)"
+test_expect_success 'applied' '
+	test "$(r 2.6.32.y .status)" = applied
+'
+AFTER=$(state)
+test_expect_success 'only the backport ref and its objects are new' '
+	test_cmp <(printf "%s\n" "$(sed "/^objects: /d" <<<"$BEFORE")") \
+		<(printf "%s\n" "$(sed "/^refs\/heads\/backport\/GOOD\/2.6.32.y$/d; /^objects: /d" <<<"$AFTER")")
+'
+test_expect_success 'index.lock and rebase-merge untouched' '
+	test "$(stat -c %s $R/.git/index.lock) $(cat $R/.git/rebase-merge/head-name)" = "0 refs/heads/topic"
+'
 rm -r $R/.git/index.lock $R/.git/rebase-merge
 
 # ---- input files that are not files: never a hang, never unbounded memory ----
@@ -280,21 +326,41 @@ mkfifo fifo
 truncate -s 65M big.yaml
 mkdir fiforun && mkfifo fiforun/results.json
 before
-run_limited 2 apply --config fifo && assert_eq "--config a FIFO" "error: cannot read 'fifo': not a regular file" "$ERR"
-run_limited 2 apply --config /dev/zero && assert_eq "--config /dev/zero" "error: cannot read '/dev/zero': not a regular file" "$ERR"
-run_limited 2 apply --config big.yaml && assert_eq "--config over 64 MiB" "error: cannot read 'big.yaml': larger than 64 MiB" "$ERR"
-run_limited 2 ktap fifo && assert_eq "ktap of a FIFO" "error: cannot read 'fifo': not a regular file" "$ERR"
-run_limited 2 ktap /dev/zero && assert_eq "ktap of /dev/zero" "error: cannot read '/dev/zero': not a regular file" "$ERR"
+run_limited 2 apply --config fifo && test_expect_success '--config a FIFO' '
+	test "$ERR" = "error: cannot read '\''fifo'\'': not a regular file"
+'
+run_limited 2 apply --config /dev/zero && test_expect_success '--config /dev/zero' '
+	test "$ERR" = "error: cannot read '\''/dev/zero'\'': not a regular file"
+'
+run_limited 2 apply --config big.yaml && test_expect_success '--config over 64 MiB' '
+	test "$ERR" = "error: cannot read '\''big.yaml'\'': larger than 64 MiB"
+'
+run_limited 2 ktap fifo && test_expect_success 'ktap of a FIFO' '
+	test "$ERR" = "error: cannot read '\''fifo'\'': not a regular file"
+'
+run_limited 2 ktap /dev/zero && test_expect_success 'ktap of /dev/zero' '
+	test "$ERR" = "error: cannot read '\''/dev/zero'\'': not a regular file"
+'
 timeout 180 ${KB_VALGRIND:-} "$KBACKPORT" ktap - < /dev/zero >/dev/null 2>"$TMP/err"
-assert_eq "ktap - from /dev/zero: bounded" "2 error: cannot read 'standard input': larger than 64 MiB" "$? $(cat "$TMP/err")"
+zero_rc=$?
+test_expect_success 'ktap - from /dev/zero: bounded' '
+	test "$zero_rc $(cat "$TMP/err")" = "2 error: cannot read '\''standard input'\'': larger than 64 MiB"
+'
 printf 'KTAP version 1\n1..1\nok 1 a\n' | ${KB_VALGRIND:-} "$KBACKPORT" ktap - >/dev/null 2>&1
-assert_eq "ktap - from a pipe still reads" 0 "$?"
-run_limited 2 report fiforun && assert_eq "report: results.json a FIFO" "error: cannot read 'fiforun/results.json': not a regular file" "$ERR"
+pipe_rc=$?
+test_expect_success 'ktap - from a pipe still reads' '
+	test "$pipe_rc" = 0
+'
+run_limited 2 report fiforun && test_expect_success 'report: results.json a FIFO' '
+	test "$ERR" = "error: cannot read '\''fiforun/results.json'\'': not a regular file"
+'
 # import --trees takes a tarball of any size or a directory, nothing else
-run_limited 2 import --repo "$R" --trees fifo &&
-	assert_eq "import --trees a FIFO" "error: 'fifo' is a FIFO, not a tarball or a directory" "$ERR"
-run_limited 2 import --repo "$R" --trees /dev/zero &&
-	assert_eq "import --trees /dev/zero" "error: '/dev/zero' is a character device, not a tarball or a directory" "$ERR"
+run_limited 2 import --repo "$R" --trees fifo && test_expect_success 'import --trees a FIFO' '
+	test "$ERR" = "error: '\''fifo'\'' is a FIFO, not a tarball or a directory"
+'
+run_limited 2 import --repo "$R" --trees /dev/zero && test_expect_success 'import --trees /dev/zero' '
+	test "$ERR" = "error: '\''/dev/zero'\'' is a character device, not a tarball or a directory"
+'
 nothing_written
 rm -r fifo big.yaml fiforun
 
@@ -302,16 +368,24 @@ rm -r fifo big.yaml fiforun
 T_NAME="run --reports under a file"
 touch somefile
 before
-run_kb 2 run --fix fixes/LATIN1 --reports somefile/sub &&
-	assert_eq "message" "error: cannot create 'somefile/sub': Not a directory" "$ERR"
+run_kb 2 run --fix fixes/LATIN1 --reports somefile/sub && test_expect_success 'message' '
+	test "$ERR" = "error: cannot create '\''somefile/sub'\'': Not a directory"
+'
 nothing_written
 T_NAME="report"
-run_kb 2 report nowhere && assert_eq "a missing run directory" "error: cannot read 'nowhere/results.json': No such file or directory" "$ERR"
-run_kb 2 report --reports nowhere &&
-	assert_eq "no reports/latest" "error: cannot read 'nowhere/latest/results.json': No such file or directory" "$ERR"
-run_kb 2 report somefile && assert_eq "a file, not a directory" "error: cannot read 'somefile/results.json': Not a directory" "$ERR"
+run_kb 2 report nowhere && test_expect_success 'a missing run directory' '
+	test "$ERR" = "error: cannot read '\''nowhere/results.json'\'': No such file or directory"
+'
+run_kb 2 report --reports nowhere && test_expect_success 'no reports/latest' '
+	test "$ERR" = "error: cannot read '\''nowhere/latest/results.json'\'': No such file or directory"
+'
+run_kb 2 report somefile && test_expect_success 'a file, not a directory' '
+	test "$ERR" = "error: cannot read '\''somefile/results.json'\'': Not a directory"
+'
 mkdir cut && echo '{"run": "x",' > cut/results.json
 before
-run_kb 2 report cut && assert_eq "a cut results.json" "error: 'cut/results.json': line 2, column 0: string or '}' expected near end of file" "$ERR"
+run_kb 2 report cut && test_expect_success 'a cut results.json' '
+	test "$ERR" = "error: '\''cut/results.json'\'': line 2, column 0: string or '\''}'\'' expected near end of file"
+'
 nothing_written
 finish

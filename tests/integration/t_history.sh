@@ -120,83 +120,124 @@ printf '%s' "$OUT" > first.json
 r() { jq -r --arg b "$1" ".[0].results[] | select(.branch == \$b) | $2" first.json; }
 
 T_NAME="lines changed later"
-assert_eq "already-applied, naming the commit, its tag, and the commit that changed its lines" \
-	"already-applied|in since $(s12 $S1) (v1.1): its message names $(s12 $U) ('commit <sha> upstream') and it changes f.c; its lines were changed later by $(s12 $S2) (\"foo: a negative x is out of range\", v1.2)" \
-	"$(r later '"\(.status)|\(.detail)"')"
-assert_eq "what the content alone says, in the notes" \
-	"the content alone, in 'later': variant 'patch' does not apply" "$(r later '.notes[0]')"
-assert_eq "--json: the history's commit, tag and later commits" \
-	"in $S1 v1.1 foo: reject a negative x|$S2 v1.2" \
-	"$(r later '"\(.history.state) \(.history.commit.commit) \(.history.commit.tag) \(.history.commit.subject)|\([.history.changed_by[] | "\(.commit) \(.tag)"] | join(","))"')"
+test_expect_success 'already-applied, naming the commit, its tag, and the commit that changed its lines' '
+	printf "%s\n" "already-applied|in since $(s12 $S1) (v1.1): its message names $(s12 $U) ('\''commit <sha> upstream'\'') and it changes f.c; its lines were changed later by $(s12 $S2) (\"foo: a negative x is out of range\", v1.2)" > want &&
+	printf "%s\n" "$(r later '\''"\(.status)|\(.detail)"'\'')" > got &&
+	test_cmp want got
+'
+test_expect_success 'what the content alone says, in the notes' '
+	test "$(r later '\''.notes[0]'\'')" = "the content alone, in '\''later'\'': variant '\''patch'\'' does not apply"
+'
+test_expect_success '--json: the history'\''s commit, tag and later commits' '
+	printf "%s\n" "in $S1 v1.1 foo: reject a negative x|$S2 v1.2" > want &&
+	printf "%s\n" "$(r later '\''"\(.history.state) \(.history.commit.commit) \(.history.commit.tag) \(.history.commit.subject)|\([.history.changed_by[] | "\(.commit) \(.tag)"] | join(","))"'\'')" > got &&
+	test_cmp want got
+'
 
 T_NAME="reverted"
-assert_eq "the content decides: applied" "applied" "$(r reverted .status)"
-assert_eq "the revert named, first in the notes" \
-	"history: brought in by $(s12 $R1) (its message names $(s12 $U) ('commit <sha> upstream') and it changes f.c), reverted by $(s12 $R2) (its message says it reverts $(s12 $R1)): not in, the content decides" \
-	"$(r reverted '.notes[0]')"
-assert_eq "--json: reverted, by which commit" "reverted $R1 $R2" \
-	"$(r reverted '"\(.history.state) \(.history.commit.commit) \(.history.reverted_by.commit)"')"
+test_expect_success 'the content decides: applied' '
+	test "$(r reverted .status)" = applied
+'
+test_expect_success 'the revert named, first in the notes' '
+	printf "%s\n" "history: brought in by $(s12 $R1) (its message names $(s12 $U) ('\''commit <sha> upstream'\'') and it changes f.c), reverted by $(s12 $R2) (its message says it reverts $(s12 $R1)): not in, the content decides" > want &&
+	printf "%s\n" "$(r reverted '\''.notes[0]'\'')" > got &&
+	test_cmp want got
+'
+test_expect_success '--json: reverted, by which commit' '
+	printf "%s\n" "reverted $R1 $R2" > want &&
+	printf "%s\n" "$(r reverted '\''"\(.history.state) \(.history.commit.commit) \(.history.reverted_by.commit)"'\'')" > got &&
+	test_cmp want got
+'
 
 T_NAME="reverted and applied again"
-assert_eq "already-applied by the new commit, whatever the content says" \
-	"already-applied|in since $(s12 $R3): its message names $(s12 $U) ('[ Upstream commit <sha> ]') and it changes f.c; the tree no longer holds all of its changes" \
-	"$(r reapplied '"\(.status)|\(.detail)"')"
-assert_eq "the revert of the revert brings it back" \
-	"already-applied|in since $(s12 $Q3): it reverts $(s12 $Q2), a revert of the fix, and it changes f.c; the tree no longer holds all of its changes" \
-	"$(r rereverted '"\(.status)|\(.detail)"')"
+test_expect_success 'already-applied by the new commit, whatever the content says' '
+	printf "%s\n" "already-applied|in since $(s12 $R3): its message names $(s12 $U) ('\''[ Upstream commit <sha> ]'\'') and it changes f.c; the tree no longer holds all of its changes" > want &&
+	printf "%s\n" "$(r reapplied '\''"\(.status)|\(.detail)"'\'')" > got &&
+	test_cmp want got
+'
+test_expect_success 'the revert of the revert brings it back' '
+	printf "%s\n" "already-applied|in since $(s12 $Q3): it reverts $(s12 $Q2), a revert of the fix, and it changes f.c; the tree no longer holds all of its changes" > want &&
+	printf "%s\n" "$(r rereverted '\''"\(.status)|\(.detail)"'\'')" > got &&
+	test_cmp want got
+'
 
 T_NAME="a reference alone"
-assert_eq "a commit naming the fix but not changing its files is no evidence: the content's answer" \
-	"applied|not-found|would apply variant 'patch'" "$(r elsewhere '"\(.status)|\(.history.state)|\(.detail)"')"
+test_expect_success 'a commit naming the fix but not changing its files is no evidence: the content'\''s answer' '
+	test "$(r elsewhere '\''"\(.status)|\(.history.state)|\(.detail)"'\'')" = "applied|not-found|would apply variant '\''patch'\''"
+'
 
 T_NAME="patch-id"
-assert_eq "the same patch-id, no reference: already-applied, saying so" \
-	"already-applied|in since $(s12 $P1): it has the patch-id of the fix's patch; its lines were changed later by $(s12 $P2) (\"foo: out of range\")" \
-	"$(r patchid '"\(.status)|\(.detail)"')"
+test_expect_success 'the same patch-id, no reference: already-applied, saying so' '
+	printf "%s\n" "already-applied|in since $(s12 $P1): it has the patch-id of the fix'\''s patch; its lines were changed later by $(s12 $P2) (\"foo: out of range\")" > want &&
+	printf "%s\n" "$(r patchid '\''"\(.status)|\(.detail)"'\'')" > got &&
+	test_cmp want got
+'
 
 T_NAME="the upstream commit"
-assert_eq "the fix's own commit in the branch is evidence too" \
-	"already-applied|history: in since $(s12 $U): it is the fix's commit $(s12 $U) itself" \
-	"$(r upstream '"\(.status)|\(.detail | sub(".*; "; ""))"')"
+test_expect_success 'the fix'\''s own commit in the branch is evidence too' '
+	printf "%s\n" "already-applied|history: in since $(s12 $U): it is the fix'\''s commit $(s12 $U) itself" > want &&
+	printf "%s\n" "$(r upstream '\''"\(.status)|\(.detail | sub(".*; "; ""))"'\'')" > got &&
+	test_cmp want got
+'
 
 T_NAME="text"
 run_kb 0 apply -n --branch later
-assert_contains "the text output names the evidence" \
-	"later (FIX): in since $(s12 $S1) (v1.1): its message names $(s12 $U)" "$OUT"
-assert_eq "...and no 'found:' line: the content does not hold it, the history decided" "" \
-	"$(printf '%s\n' "$OUT" | grep found:)"
+test_expect_success 'the text output names the evidence' '
+	[[ $OUT == *"later (FIX): in since $(s12 $S1) (v1.1): its message names $(s12 $U)"* ]]
+'
+test_expect_success '...and no '\''found:'\'' line: the content does not hold it, the history decided' '
+	! printf "%s\n" "$OUT" | grep found:
+'
 run_kb 0 apply -n --branch upstream
-assert_eq "the content and the history agreeing: both named, the lines found and the commit" \
-"upstream (FIX): the changes of variant 'patch' are already in 'upstream'; history: in since $(s12 $U): it is the fix's commit $(s12 $U) itself
-  found: variant 'patch' at f.c:15" "$(printf '%s\n' "$OUT" | sed -n '/^upstream (FIX)/,/found:/p')"
+test_expect_success 'the content and the history agreeing: both named, the lines found and the commit' '
+	printf "%s\n" "upstream (FIX): the changes of variant '\''patch'\'' are already in '\''upstream'\''; history: in since $(s12 $U): it is the fix'\''s commit $(s12 $U) itself
+  found: variant '\''patch'\'' at f.c:15" > want &&
+	printf "%s\n" "$(printf "%s\n" "$OUT" | sed -n "/^upstream (FIX)/,/found:/p")" > got &&
+	test_cmp want got
+'
 run_kb 0 apply --branch later --branch reverted
-assert_eq "already-applied writes no ref; the reverted branch gets its backport" \
-	"refs/heads/backport/FIX/reverted" "$(git -C repo for-each-ref --format='%(refname)' refs/heads/backport)"
+test_expect_success 'already-applied writes no ref; the reverted branch gets its backport' '
+	test "$(git -C repo for-each-ref --format="%(refname)" refs/heads/backport)" = refs/heads/backport/FIX/reverted
+'
 git -C repo update-ref -d refs/heads/backport/FIX/reverted
-assert_eq "the user's repository untouched" "$before" "$(user_state repo)"
+test_expect_success 'the user'\''s repository untouched' '
+	printf "%s\n" "$before" > want &&
+	printf "%s\n" "$(user_state repo)" > got &&
+	test_cmp want got
+'
 
 T_NAME="--no-history"
 run_kb 1 apply -n --json --no-history
-assert_eq "the content alone: the answers of before" \
-	"later conflict null|reverted applied null|reapplied conflict null|rereverted conflict null|elsewhere applied null|patchid conflict null|upstream already-applied null" \
-	"$(printf '%s' "$OUT" | jq -r '[.[0].results[] | "\(.branch) \(.status) \(.history)"] | join("|")')"
+test_expect_success 'the content alone: the answers of before' '
+	printf "%s\n" "later conflict null|reverted applied null|reapplied conflict null|rereverted conflict null|elsewhere applied null|patchid conflict null|upstream already-applied null" > want &&
+	printf "%s\n" "$(printf "%s" "$OUT" | jq -r '\''[.[0].results[] | "\(.branch) \(.status) \(.history)"] | join("|")'\'')" > got &&
+	test_cmp want got
+'
 
 T_NAME="queue"
 printf '%s\n' backports/FIX > q.series
 run_kb 0 apply -n --json --queue q.series --branch later --branch reverted
-assert_eq "apply --queue asks the history too" "later already-applied in|reverted applied reverted" \
-	"$(printf '%s' "$OUT" | jq -r '[.branches[].results[] | "\(.branch) \(.status) \(.history.state)"] | join("|")')"
+test_expect_success 'apply --queue asks the history too' '
+	test "$(printf "%s" "$OUT" | jq -r '\''[.branches[].results[] | "\(.branch) \(.status) \(.history.state)"] | join("|")'\'')" = \
+		"later already-applied in|reverted applied reverted"
+'
 T_NAME="cache"
 idx=$(echo work/history/*/index)
-assert_eq "one index for the repository, and the paths it looked at, under work/history/" \
-	"1 1" "$(ls work/history | wc -l) $(ls work/history/*/paths | wc -l)"
+test_expect_success 'one index for the repository, and the paths it looked at, under work/history/' '
+	test "$(ls work/history | wc -l) $(ls work/history/*/paths | wc -l)" = "1 1"
+'
 run_kb 0 apply --json	# every branch's tip in the index (not a dry run: that writes none)
 printf '%s' "$OUT" > all.json
 sum=$(sha1sum < "$idx")
 run_kb 0 apply --json
-assert_eq "an unchanged history: the index reused, not written again" "$sum" "$(sha1sum < "$idx")"
-assert_eq "...the same answers" "$(jq -c '[.[0].results[] | .status, .history.state, .history.commit.commit]' all.json)" \
-	"$(printf '%s' "$OUT" | jq -c '[.[0].results[] | .status, .history.state, .history.commit.commit]')"
+test_expect_success 'an unchanged history: the index reused, not written again' '
+	test "$(sha1sum < "$idx")" = "$sum"
+'
+test_expect_success '...the same answers' '
+	printf "%s\n" "$(jq -c '\''[.[0].results[] | .status, .history.state, .history.commit.commit]'\'' all.json)" > want &&
+	printf "%s\n" "$(printf "%s" "$OUT" | jq -c '\''[.[0].results[] | .status, .history.state, .history.commit.commit]'\'')" > got &&
+	test_cmp want got
+'
 stamp=$(head -c 16 "$idx" | od -An -tx1)
 size=$(stat -c %s "$idx")
 edit later '/^	if (x < 0)$/,/return -ERANGE;/d' "Revert \"foo: reject a negative x\"
@@ -205,19 +246,27 @@ This reverts commit $S1."
 S3=$(at later)
 git -C repo checkout -q master
 run_kb 0 apply --json --branch later
-assert_eq "a new commit: the index extended (its stamp kept, bigger), not made again" \
-	"$stamp yes" "$(head -c 16 "$idx" | od -An -tx1) $([ "$(stat -c %s "$idx")" -gt "$size" ] && echo yes)"
-assert_eq "...and the new commit is read: the fix reverted, the content decides" \
-	"applied reverted $S3" \
-	"$(printf '%s' "$OUT" | jq -r '.[0].results[0] | "\(.status) \(.history.state) \(.history.reverted_by.commit)"')"
+test_expect_success 'a new commit: the index extended (its stamp kept, bigger), not made again' '
+	test "$(head -c 16 "$idx" | od -An -tx1)" = "$stamp" &&
+	test "$(stat -c %s "$idx")" -gt "$size"
+'
+test_expect_success '...and the new commit is read: the fix reverted, the content decides' '
+	test "$(printf "%s" "$OUT" | jq -r '\''.[0].results[0] | "\(.status) \(.history.state) \(.history.reverted_by.commit)"'\'')" = \
+		"applied reverted $S3"
+'
 printf 'garbage' > "$idx"
 run_kb 0 apply --json --branch later
-assert_eq "an index that does not read back is made again: the same answer" \
-	"applied reverted $S3" \
-	"$(printf '%s' "$OUT" | jq -r '.[0].results[0] | "\(.status) \(.history.state) \(.history.reverted_by.commit)"')"
+test_expect_success 'an index that does not read back is made again: the same answer' '
+	test "$(printf "%s" "$OUT" | jq -r '\''.[0].results[0] | "\(.status) \(.history.state) \(.history.reverted_by.commit)"'\'')" = \
+		"applied reverted $S3"
+'
 run_kb 0 apply -n --json --branch patchid -w dry
-assert_eq "--dry-run: no index written" "no" "$([ -e dry ] && echo yes || echo no)"
+test_expect_success '--dry-run: no index written' '
+	test ! -e dry
+'
 run_kb 0 apply --json --branch patchid -w alt
-assert_eq "--workdir DIR: the index in DIR/history/" "1" "$(ls alt/history | wc -l)"
+test_expect_success '--workdir DIR: the index in DIR/history/' '
+	test "$(ls alt/history | wc -l)" = 1
+'
 
 finish
