@@ -52,7 +52,7 @@ for i in $(seq "$ROUNDS"); do
 	race "$i"
 	check "$i" $ZERO 1 && ok=$((ok + 1))
 done
-assert_eq "$ROUNDS rounds: one created, the other found it, one reflog entry" "$ROUNDS" "$ok"
+test_expect_success "$ROUNDS rounds: one created, the other found it, one reflog entry" 'test "$ok" = "$ROUNDS"'
 
 T_NAME="a ref moved on"
 ok=0
@@ -64,7 +64,7 @@ for i in $(seq "$ROUNDS"); do
 	race "$((100 + i))"
 	check "$i" "$old" "$((i + 1))" && ok=$((ok + 1))
 done
-assert_eq "$ROUNDS rounds: moved once, by one, from the old commit" "$ROUNDS" "$ok"
+test_expect_success "$ROUNDS rounds: moved once, by one, from the old commit" 'test "$ok" = "$ROUNDS"'
 
 # Queues: two fixes, so each run makes a commit of its own before the
 # queue's tip; both at once with different committer dates. Exactly one
@@ -114,7 +114,7 @@ for i in $(seq "$ROUNDS"); do
 	qrace "$((200 + i))"
 	qcheck "$i" $ZERO 1 && ok=$((ok + 1))
 done
-assert_eq "$ROUNDS rounds: one created the queue, the other found it, one reflog entry" "$ROUNDS" "$ok"
+test_expect_success "$ROUNDS rounds: one created the queue, the other found it, one reflog entry" 'test "$ok" = "$ROUNDS"'
 
 T_NAME="a queue ref moved on"
 ok=0
@@ -126,12 +126,17 @@ for i in $(seq "$ROUNDS"); do
 	qrace "$((300 + i))"
 	qcheck "$i" "$old" "$((i + 1))" && ok=$((ok + 1))
 done
-assert_eq "$ROUNDS rounds: the queue moved once, by one, from the old commit" "$ROUNDS" "$ok"
+test_expect_success "$ROUNDS rounds: the queue moved once, by one, from the old commit" 'test "$ok" = "$ROUNDS"'
 
 T_NAME="a queue again"
 old=$(git -C $R rev-parse $QREF)
 GIT_COMMITTER_DATE="1900000000 +0000" "$KBACKPORT" apply --queue q.series --json >a.json 2>a.err
-assert_eq "later, alone, at another date: nothing written, the same commits" "false $old $old" \
-	"$(jq -r '.branches[0] | "\(.created) \(.commit)"' a.json) $(git -C $R rev-parse $QREF)"
-assert_eq "git fsck is clean" "" "$(git -C $R fsck --strict --no-dangling 2>&1)"
+test_expect_success 'later, alone, at another date: nothing written, the same commits' '
+	test "$(jq -r '\''.branches[0] | "\(.created) \(.commit)"'\'' a.json) $(git -C $R rev-parse $QREF)" = "false $old $old"
+'
+test_expect_success 'git fsck is clean' '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$(git -C $R fsck --strict --no-dangling 2>&1)" > got &&
+	test_cmp want got
+'
 finish

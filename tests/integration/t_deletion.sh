@@ -50,18 +50,28 @@ branches:
 YAML
 run_kb 1 apply --json --fix fixes
 field() { echo "$OUT" | jq -r --arg b "$1" ".[0].results[] | select(.branch == \$b) | $2"; }
-assert_eq "the file as the patch knows it is deleted" "applied" "$(field same .status)"
-assert_eq "deleted in the backport" "" "$(git -C repo ls-tree --name-only backport/del/same -- gone.c)"
-assert_eq "a file with other content is not deleted" "conflict" "$(field other .status)"
-assert_contains "which hunk" "hunk 1 of 'gone.c' does not apply" "$(field other '.notes | join("\n")')"
-assert_eq "no ref for the conflict" "" "$(git -C repo for-each-ref refs/heads/backport/del/other)"
-assert_eq "a file holding more than the patch removes is not deleted" "conflict" "$(field more .status)"
-assert_contains "which hunk, there too" "hunk 1 of 'gone.c' does not apply" "$(field more '.notes | join("\n")')"
+test_expect_success 'the file as the patch knows it is deleted' 'test "$(field same .status)" = applied'
+test_expect_success 'deleted in the backport' '
+	test "$(git -C repo ls-tree --name-only backport/del/same -- gone.c)" = ""
+'
+test_expect_success 'a file with other content is not deleted' 'test "$(field other .status)" = conflict'
+test_expect_success 'which hunk' '
+	[[ $(field other '\''.notes | join("\n")'\'') == *"hunk 1 of '\''gone.c'\'' does not apply"* ]]
+'
+test_expect_success 'no ref for the conflict' '
+	test "$(git -C repo for-each-ref refs/heads/backport/del/other)" = ""
+'
+test_expect_success 'a file holding more than the patch removes is not deleted' 'test "$(field more .status)" = conflict'
+test_expect_success 'which hunk, there too' '
+	[[ $(field more '\''.notes | join("\n")'\'') == *"hunk 1 of '\''gone.c'\'' does not apply"* ]]
+'
 git -C repo checkout -q other
-assert_eq "git apply refuses it too" 1 "$(git -C repo apply --check ../fixes/del/del.patch 2>/dev/null; echo $?)"
+test_expect_success 'git apply refuses it too' '
+	test "$(git -C repo apply --check ../fixes/del/del.patch 2>/dev/null; echo $?)" = 1
+'
 git -C repo checkout -q master
 # once deleted, the deletion is in
 git -C repo rm -q gone.c && git -C repo commit -q -m "deleted"
 run_kb 0 apply --json --fix fixes --branch same
-assert_eq "a deleted file counts as the deletion being in" "already-applied" "$(field same .status)"
+test_expect_success 'a deleted file counts as the deletion being in' 'test "$(field same .status)" = already-applied'
 finish

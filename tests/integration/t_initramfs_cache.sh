@@ -36,37 +36,42 @@ lane_initrd=work/test/CVE-2011-1019/6.1.y/as-is/initrd.cpio
 # ---- the first boot writes it ----
 T_NAME=first
 testkb
-assert_eq "not reused" false "$(reused)"
-assert_eq "one entry, named by its key" yes \
-	"$(entries | grep -qxE '[0-9a-f]{64}\.cpio' && [ "$(entries | wc -l)" = 1 ] && echo yes)"
+test_expect_success 'not reused' 'test "$(reused)" = false'
+test_expect_success 'one entry, named by its key' '
+	entries | grep -qxE "[0-9a-f]{64}\.cpio" && test "$(entries | wc -l)" = 1
+'
 first=$(entries)
-assert_eq "the lane's initrd.cpio is the cached file (a hard link)" \
-	"$(stat -c %i "work/initramfs/$first")" "$(stat -c %i "$lane_initrd")"
-assert_eq "no temporary left" "" "$(ls -a work/initramfs "$(dirname "$lane_initrd")" | grep '\.tmp\.' || true)"
+test_expect_success "the lane's initrd.cpio is the cached file (a hard link)" '
+	test "$(stat -c %i "$lane_initrd")" = "$(stat -c %i "work/initramfs/$first")"
+'
+test_expect_success 'no temporary left' '
+	! ls -a work/initramfs "$(dirname "$lane_initrd")" | grep "\.tmp\."
+'
 
 # ---- equal inputs: the same file ----
 T_NAME=again
 inode=$(stat -c %i "work/initramfs/$first")
 testkb
-assert_eq "reused" true "$(reused)"
-assert_eq "still one entry, the same" "$first" "$(entries)"
-assert_eq "not written again" "$inode" "$(stat -c %i "work/initramfs/$first")"
+test_expect_success 'reused' 'test "$(reused)" = true'
+test_expect_success 'still one entry, the same' 'test "$(entries)" = "$first"'
+test_expect_success 'not written again' 'test "$(stat -c %i "work/initramfs/$first")" = "$inode"'
 
 # ---- a module index of the build changed: another key ----
 T_NAME=changed
 modules=$(dirname "$(find work/builds -name modules.dep | head -n 1)")
-assert_eq "the build installed its modules" yes "$([ -d "$modules" ] && echo yes)"
+test_expect_success 'the build installed its modules' 'test -d "$modules"'
 printf 'alias netdev-sit0 sit\n' > "$modules/modules.alias"
 testkb
-assert_eq "not reused" false "$(reused)"
-assert_eq "two entries" 2 "$(entries | wc -l)"
+test_expect_success 'not reused' 'test "$(reused)" = false'
+test_expect_success 'two entries' 'test "$(entries | wc -l)" = 2'
 second=$(entries | grep -vx "$first")
-assert_eq "the lane boots the new one" "$(stat -c %i "work/initramfs/$second")" \
-	"$(stat -c %i "$lane_initrd")"
+test_expect_success 'the lane boots the new one' '
+	test "$(stat -c %i "$lane_initrd")" = "$(stat -c %i "work/initramfs/$second")"
+'
 rm "$modules/modules.alias"
 testkb
-assert_eq "back as it was: the first is reused" true "$(reused)"
-assert_eq "the lane boots the first again" "$inode" "$(stat -c %i "$lane_initrd")"
+test_expect_success 'back as it was: the first is reused' 'test "$(reused)" = true'
+test_expect_success 'the lane boots the first again' 'test "$(stat -c %i "$lane_initrd")" = "$inode"'
 
 # ---- bounded: the 64 most recently used stay ----
 T_NAME=prune
@@ -77,12 +82,16 @@ for i in $(seq 1 70); do
 done
 printf 'alias netdev-sit1 sit\n' > "$modules/modules.alias"	# inputs not seen before
 testkb
-assert_eq "a new entry was written" false "$(reused)"
-assert_eq "64 entries" 64 "$(entries | wc -l)"
+test_expect_success 'a new entry was written' 'test "$(reused)" = false'
+test_expect_success '64 entries' 'test "$(entries | wc -l)" = 64'
 third=$(entries | grep -v -E '^0{50}' | grep -vx -e "$first" -e "$second")
-assert_eq "the new one, the two used today and the 61 most recent old ones stay" \
-	"$(printf '%064x.cpio\n' $(seq 10 70))" "$(entries | grep -E '^0{50}')"
-assert_eq "the new one is the lane's" "$(stat -c %i "work/initramfs/$third")" \
-	"$(stat -c %i "$lane_initrd")"
+test_expect_success 'the new one, the two used today and the 61 most recent old ones stay' '
+	printf "%064x.cpio\n" $(seq 10 70) > want &&
+	entries | grep -E "^0{50}" > got &&
+	test_cmp want got
+'
+test_expect_success "the new one is the lane's" '
+	test "$(stat -c %i "$lane_initrd")" = "$(stat -c %i "work/initramfs/$third")"
+'
 
 finish

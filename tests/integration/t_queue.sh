@@ -52,42 +52,71 @@ echo "$OUT" > q.json
 st() { jq -r --arg b "$1" '.branches[] | select(.branch == $b) | [.results[].status] | join(" ")' q.json; }
 for b in 2.6.32.y 2.6.37.y; do
 	T_NAME=$b
-	assert_eq "statuses in queue order" "applied applied conflict already-applied" "$(st $b)"
+	test_expect_success 'statuses in queue order' 'test "$(st $b)" = "applied applied conflict already-applied"'
 	ref=refs/heads/backport/queue/stable/$b
-	assert_eq "one ref per branch and queue" "$ref" "$(jq -r --arg b $b '.branches[] | select(.branch == $b) | .ref' q.json)"
-	assert_eq "the ref holds the queue's last applied commit" "$(git -C repos/linux rev-parse $ref)" \
-		"$(jq -r --arg b $b '.branches[] | select(.branch == $b) | .results[1].commit' q.json)"
-	assert_eq "two commits, in order, on the branch" \
-		"sit: one more alias|net: don't allow CAP_NET_ADMIN to load non-netdev kernel modules" \
-		"$(git -C repos/linux log --format=%s linux-$b..$ref | tr '\n' '|' | sed 's/|$//')"
-	assert_eq "the first commit is the fix's own" \
-		"$(jq -r --arg b $b '.branches[] | select(.branch == $b) | .results[0].commit' q.json)" \
-		"$(git -C repos/linux rev-parse $ref^)"
-	assert_eq "fix 2 on top of fix 1" 'MODULE_ALIAS_NETDEV("sit0");
-MODULE_ALIAS_NETDEV("sit1");' "$(git -C repos/linux show $ref:net/ipv6/sit.c | grep MODULE_ALIAS_NETDEV)"
-	assert_contains "the skipped fix says why" "hunk 1 of 'net/ipv6/sit.c' does not apply" \
-		"$(jq -r --arg b $b '.branches[] | select(.branch == $b) | .results[2].notes | join("\n")' q.json)"
+	test_expect_success 'one ref per branch and queue' '
+		test "$(jq -r --arg b $b '\''.branches[] | select(.branch == $b) | .ref'\'' q.json)" = "$ref"
+	'
+	test_expect_success "the ref holds the queue's last applied commit" '
+		test "$(jq -r --arg b $b '\''.branches[] | select(.branch == $b) | .results[1].commit'\'' q.json)" = \
+			"$(git -C repos/linux rev-parse $ref)"
+	'
+	test_expect_success 'two commits, in order, on the branch' '
+		echo "sit: one more alias|net: don'\''t allow CAP_NET_ADMIN to load non-netdev kernel modules" > want &&
+		printf "%s\n" "$(git -C repos/linux log --format=%s linux-$b..$ref | tr "\n" "|" | sed "s/|\$//")" > got &&
+		test_cmp want got
+	'
+	test_expect_success "the first commit is the fix's own" '
+		test "$(git -C repos/linux rev-parse $ref^)" = \
+			"$(jq -r --arg b $b '\''.branches[] | select(.branch == $b) | .results[0].commit'\'' q.json)"
+	'
+	test_expect_success 'fix 2 on top of fix 1' '
+		printf "%s\n" '\''MODULE_ALIAS_NETDEV("sit0");'\'' '\''MODULE_ALIAS_NETDEV("sit1");'\'' > want &&
+		printf "%s\n" "$(git -C repos/linux show $ref:net/ipv6/sit.c | grep MODULE_ALIAS_NETDEV)" > got &&
+		test_cmp want got
+	'
+	test_expect_success 'the skipped fix says why' '
+		[[ $(jq -r --arg b $b '\''.branches[] | select(.branch == $b) | .results[2].notes | join("\n")'\'' q.json) == \
+			*"hunk 1 of '\''net/ipv6/sit.c'\'' does not apply"* ]]
+	'
 done
 T_NAME="re-run"
 run_kb 1 apply --queue stable.series --json
-assert_eq "nothing new: the same commits" "false false" "$(echo "$OUT" | jq -r '[.branches[].created] | join(" ")')"
+test_expect_success 'nothing new: the same commits' '
+	test "$(echo "$OUT" | jq -r '\''[.branches[].created] | join(" ")'\'')" = "false false"
+'
 T_NAME="text"
 run_kb 1 apply --queue stable.series --branch 2.6.37.y
-assert_contains "the ref and the count" "refs/heads/backport/queue/stable/2.6.37.y at" "$OUT"
-assert_contains "...2 of 4" "2 of 4 fixes applied" "$OUT"
+test_expect_success 'the ref and the count' '[[ $OUT == *"refs/heads/backport/queue/stable/2.6.37.y at"* ]]'
+test_expect_success '...2 of 4' '[[ $OUT == *"2 of 4 fixes applied"* ]]'
 T_NAME="dry run"
 run_kb 1 apply --queue stable.series --dry-run --json --config branches.yaml
 printf 'needs-one.patch\n' > alone.series
 run_kb 1 apply --queue alone.series --json
-assert_eq "without its prerequisite, fix 2 does not apply" "conflict conflict" \
-	"$(echo "$OUT" | jq -r '[.branches[].results[0].status] | join(" ")')"
-assert_eq "...and no ref is written" "" "$(git -C repos/linux for-each-ref refs/heads/backport/queue/alone)"
+test_expect_success 'without its prerequisite, fix 2 does not apply' '
+	test "$(echo "$OUT" | jq -r '\''[.branches[].results[0].status] | join(" ")'\'')" = "conflict conflict"
+'
+test_expect_success '...and no ref is written' '
+	test "$(git -C repos/linux for-each-ref refs/heads/backport/queue/alone)" = ""
+'
 T_NAME="bad series"
 printf 'needs-one.patch\nmissing-fix\n' > missing.series
-run_kb 2 apply --queue missing.series && assert_eq "a missing entry" "error: missing.series:2: no fix directory or patch 'missing-fix'" "$ERR"
+test_expect_success 'a missing entry' '
+	run_kb 2 apply --queue missing.series &&
+	test "$ERR" = "error: missing.series:2: no fix directory or patch '\''missing-fix'\''"
+'
 printf 'needs-one.patch\nin.patch\nneeds-one.patch\n' > twice.series
-run_kb 2 apply --queue twice.series && assert_contains "a fix twice" "twice.series:3: fix 'sit-one-more-alias' is in the queue twice" "$ERR"
+test_expect_success 'a fix twice' '
+	run_kb 2 apply --queue twice.series &&
+	[[ $ERR == *"twice.series:3: fix '\''sit-one-more-alias'\'' is in the queue twice"* ]]
+'
 printf '# nothing\n\n' > empty.series
-run_kb 2 apply --queue empty.series && assert_eq "an empty series" "error: empty.series: the series names no fix" "$ERR"
-run_kb 2 apply --queue stable.series --fix "$TOP_DIR/backports" && assert_contains "--queue and --fix" "no --fix with it" "$ERR"
+test_expect_success 'an empty series' '
+	run_kb 2 apply --queue empty.series &&
+	test "$ERR" = "error: empty.series: the series names no fix"
+'
+test_expect_success '--queue and --fix' '
+	run_kb 2 apply --queue stable.series --fix "$TOP_DIR/backports" &&
+	[[ $ERR == *"no --fix with it"* ]]
+'
 finish

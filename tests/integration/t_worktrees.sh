@@ -12,6 +12,7 @@ ln -s "$TOP_DIR/backports" "$TMP/backports"
 cd "$TMP" || exit 1
 F=CVE-2011-1019
 r() { printf '%s' "$OUT" | jq -r --arg b "$1" ".[0].results[] | select(.branch == \$b) | $2"; }
+status_detail() { r "$1" '"\(.status): \(.detail)"'; }	# BRANCH: "STATUS: DETAIL"
 
 # advance REPO BRANCH: a new commit on BRANCH, so the next apply moves the ref
 advance() {
@@ -28,13 +29,25 @@ refused() {
 	before_repo=$(user_state "$repo")
 	before_wt=$(user_state "$where")
 	run_kb 1 apply --json --branch "$branch"
-	assert_eq "$what: an error naming the worktree" \
-		"error: '$ref' is checked out in '$where': switch branches there first" \
-		"$(r "$branch" '"\(.status): \(.detail)"')"
-	assert_eq "$what: the ref did not move" "$tip" "$(git -C "$repo" rev-parse "$ref")"
-	assert_eq "$what: the repository as it was" "$before_repo" "$(user_state "$repo")"
-	assert_eq "$what: the worktree as it was" "$before_wt" "$(user_state "$where")"
-	assert_eq "$what: one reflog entry" 1 "$(git -C "$repo" reflog show --format=%H "$ref" | wc -l)"
+	test_expect_success "$what: an error naming the worktree" '
+		echo "error: '\''$ref'\'' is checked out in '\''$where'\'': switch branches there first" > want &&
+		printf "%s\n" "$(status_detail "$branch")" > got &&
+		test_cmp want got
+	'
+	test_expect_success "$what: the ref did not move" 'test "$(git -C "$repo" rev-parse "$ref")" = "$tip"'
+	test_expect_success "$what: the repository as it was" '
+		printf "%s\n" "$before_repo" > want &&
+		printf "%s\n" "$(user_state "$repo")" > got &&
+		test_cmp want got
+	'
+	test_expect_success "$what: the worktree as it was" '
+		printf "%s\n" "$before_wt" > want &&
+		printf "%s\n" "$(user_state "$where")" > got &&
+		test_cmp want got
+	'
+	test_expect_success "$what: one reflog entry" '
+		test "$(git -C "$repo" reflog show --format=%H "$ref" | wc -l)" = 1
+	'
 }
 
 # a branch that carries the fix, for a pre-fix lane: 4.19.y's backport
@@ -67,11 +80,14 @@ git -C repos/linux worktree add -q "$TMP/wt-pre" "backport/$F/shipped.pre-fix"
 advance repos/linux shipped
 tip=$(git -C repos/linux rev-parse "refs/heads/backport/$F/shipped.pre-fix")
 run_kb 1 apply --json --branch shipped
-assert_eq "an error naming the worktree" \
-	"error: 'refs/heads/backport/$F/shipped.pre-fix' is checked out in '$TMP/wt-pre': switch branches there first" \
-	"$(r shipped '"\(.status): \(.detail)"')"
-assert_eq "the pre-fix ref did not move" "$tip" \
-	"$(git -C repos/linux rev-parse "refs/heads/backport/$F/shipped.pre-fix")"
+test_expect_success 'an error naming the worktree' '
+	echo "error: '\''refs/heads/backport/$F/shipped.pre-fix'\'' is checked out in '\''$TMP/wt-pre'\'': switch branches there first" > want &&
+	printf "%s\n" "$(status_detail shipped)" > got &&
+	test_cmp want got
+'
+test_expect_success 'the pre-fix ref did not move' '
+	test "$(git -C repos/linux rev-parse "refs/heads/backport/$F/shipped.pre-fix")" = "$tip"
+'
 
 T_NAME="a linked worktree of a bare repository"
 git -C repos/vendor.git worktree add -q "$TMP/wt-vendor" "backport/$F/vendor"
@@ -85,10 +101,14 @@ rm -rf "$TMP/wt-gone"
 advance repos/linux linux-2.6.35.y
 tip=$(git -C repos/linux rev-parse "refs/heads/backport/$F/2.6.35.y")
 run_kb 1 apply --json --branch 2.6.35.y
-assert_eq "still checked out there for git: refused" \
-	"error: 'refs/heads/backport/$F/2.6.35.y' is checked out in '$TMP/wt-gone': switch branches there first" \
-	"$(r 2.6.35.y '"\(.status): \(.detail)"')"
-assert_eq "the ref did not move" "$tip" "$(git -C repos/linux rev-parse "refs/heads/backport/$F/2.6.35.y")"
+test_expect_success 'still checked out there for git: refused' '
+	echo "error: '\''refs/heads/backport/$F/2.6.35.y'\'' is checked out in '\''$TMP/wt-gone'\'': switch branches there first" > want &&
+	printf "%s\n" "$(status_detail 2.6.35.y)" > got &&
+	test_cmp want got
+'
+test_expect_success 'the ref did not move' '
+	test "$(git -C repos/linux rev-parse "refs/heads/backport/$F/2.6.35.y")" = "$tip"
+'
 git -C repos/linux worktree prune
 
 T_NAME="branches.yaml names a linked worktree"
@@ -97,17 +117,27 @@ printf 'repo: %s\nbranches:\n  - {name: 2.6.32.y, ref: linux-2.6.32.y}\n' "$TMP/
 git -C repos/linux checkout -q "backport/$F/2.6.32.y"
 tip=$(git -C repos/linux rev-parse "refs/heads/backport/$F/2.6.32.y")
 run_kb 1 apply --config wt.yaml --json
-assert_eq "the main working tree's HEAD counts too" \
-	"error: 'refs/heads/backport/$F/2.6.32.y' is checked out in '$TMP/repos/linux': switch branches there first" \
-	"$(r 2.6.32.y '"\(.status): \(.detail)"')"
-assert_eq "the ref did not move" "$tip" "$(git -C repos/linux rev-parse "refs/heads/backport/$F/2.6.32.y")"
+test_expect_success "the main working tree's HEAD counts too" '
+	echo "error: '\''refs/heads/backport/$F/2.6.32.y'\'' is checked out in '\''$TMP/repos/linux'\'': switch branches there first" > want &&
+	printf "%s\n" "$(status_detail 2.6.32.y)" > got &&
+	test_cmp want got
+'
+test_expect_success 'the ref did not move' '
+	test "$(git -C repos/linux rev-parse "refs/heads/backport/$F/2.6.32.y")" = "$tip"
+'
 git -C repos/linux checkout -q master
 
 T_NAME="checked out nowhere"
 git -C repos/linux worktree remove --force "$TMP/wt-pre"
 git -C repos/vendor.git worktree remove --force "$TMP/wt-vendor"
 run_kb 0 apply --json
-assert_eq "every ref moves once released" "applied true|applied true|applied true|applied true" \
-	"$(printf '%s' "$OUT" | jq -r '[.[0].results[] | "\(.status) \(.created)"] | join("|")')"
-assert_eq "git fsck is clean" "" "$(git -C repos/linux fsck --no-progress 2>&1; git -C repos/vendor.git fsck --no-progress 2>&1 | grep -v '^notice: HEAD points to an unborn branch')"
+test_expect_success 'every ref moves once released' '
+	test "$(printf "%s" "$OUT" | jq -r '\''[.[0].results[] | "\(.status) \(.created)"] | join("|")'\'')" = \
+		"applied true|applied true|applied true|applied true"
+'
+test_expect_success 'git fsck is clean' '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$(git -C repos/linux fsck --no-progress 2>&1; git -C repos/vendor.git fsck --no-progress 2>&1 | grep -v "^notice: HEAD points to an unborn branch")" > got &&
+	test_cmp want got
+'
 finish
