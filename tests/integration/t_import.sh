@@ -43,34 +43,56 @@ import() { run_kb "$1" import --repo repo.git --downloads dl --package "$P=$2"; 
 
 T_NAME="a sound tarball"
 tarball 1.0-1
-import 0 1.0-1 && assert_contains "imported" "$B   $P 1.0-1" "$OUT"
-assert_eq "every file" "Makefile README net/core/dev.c net/ipv4/ipip.c" \
-	"$(git -C repo.git ls-tree -r --name-only $B | tr '\n' ' ' | sed 's/ $//')"
+import 0 1.0-1 &&
+	test_expect_success 'imported' '
+		printf "%s\n" "$OUT" &&
+		[[ $OUT == *"$B   $P 1.0-1"* ]]
+	'
+test_expect_success 'every file' '
+	test "$(git -C repo.git ls-tree -r --name-only $B | tr "\n" " " | sed "s/ $//")" = \
+		"Makefile README net/core/dev.c net/ipv4/ipip.c"
+'
 tip=$(git -C repo.git rev-parse $B)
 
 T_NAME="a damaged header"
 tarball 1.1-1 header
-import 1 1.1-1 && assert_eq "an error naming the member, not a crash" \
-	"$B   $P     error: 'dl/${P}_1.1-1/usr/src/$P.tar.xz': damaged member at byte 2048 (after '$P/README'): Damaged tar archive" "$OUT"
-assert_eq "the branch is not written" "$tip" "$(git -C repo.git rev-parse $B)"
+import 1 1.1-1 &&
+	test_expect_success 'an error naming the member, not a crash' '
+		printf "%s\n" "$B   $P     error: '\''dl/${P}_1.1-1/usr/src/$P.tar.xz'\'': damaged member at byte 2048 (after '\''$P/README'\''): Damaged tar archive" >want &&
+		printf "%s\n" "$OUT" >got &&
+		test_cmp want got
+	'
+test_expect_success 'the branch is not written' '
+	test "$(git -C repo.git rev-parse $B)" = "$tip"
+'
 T_NAME="a damaged first header"
 tarball 1.2-1 first
-import 1 1.2-1 && assert_contains "not a tarball at all" \
-	"error: cannot open 'dl/${P}_1.2-1/usr/src/$P.tar.xz': Unrecognized archive format" "$OUT"
+import 1 1.2-1 &&
+	test_expect_success 'not a tarball at all' '
+		printf "%s\n" "$OUT" &&
+		[[ $OUT == *"error: cannot open '\''dl/${P}_1.2-1/usr/src/$P.tar.xz'\'': Unrecognized archive format"* ]]
+	'
 T_NAME="a tarball cut in a file"
 tarball 1.3-1 truncated
-import 1 1.3-1 && assert_contains "an error naming the file" \
-	"error: cannot read 'net/core/dev.c' from the tarball: " "$OUT"
-assert_eq "the branch is not written" "$tip" "$(git -C repo.git rev-parse $B)"
+import 1 1.3-1 &&
+	test_expect_success 'an error naming the file' '
+		printf "%s\n" "$OUT" &&
+		[[ $OUT == *"error: cannot read '\''net/core/dev.c'\'' from the tarball: "* ]]
+	'
+test_expect_success 'the branch is not written' '
+	test "$(git -C repo.git rev-parse $B)" = "$tip"
+'
 # members read as for --trees (t_import_trees.sh has every kind): a
 # sparse file with its holes, a path given twice refused
 T_NAME="members"
 mkdir -p sp/$P dl/${P}_1.4-1/usr/src dl/${P}_1.5-1/usr/src
 truncate -s 100000 sp/$P/holes && printf 'Makefile\n' > sp/$P/Makefile
 tar --sparse --format=gnu -cJf dl/${P}_1.4-1/usr/src/$P.tar.xz -C sp $P
-import 0 1.4-1 && assert_eq "a sparse member: its bytes, holes as zeros" \
-	"$(git hash-object sp/$P/holes) 100000" \
-	"$(git -C repo.git ls-tree -l $B holes | awk '{ print $3, $4 }')"
+import 0 1.4-1 &&
+	test_expect_success 'a sparse member: its bytes, holes as zeros' '
+		test "$(git -C repo.git ls-tree -l $B holes | awk "{ print \$3, \$4 }")" = \
+			"$(git hash-object sp/$P/holes) 100000"
+	'
 tip=$(git -C repo.git rev-parse $B)
 python3 - dl/${P}_1.5-1/usr/src/$P.tar <<'PY'
 import io, sys, tarfile
@@ -81,35 +103,51 @@ with tarfile.open(sys.argv[1], "w", format=tarfile.USTAR_FORMAT) as tar:
         tar.addfile(info, io.BytesIO(data))
 PY
 xz dl/${P}_1.5-1/usr/src/$P.tar
-import 1 1.5-1 && assert_eq "a path given twice: refused" \
-	"$B   $P     error: 'dl/${P}_1.5-1/usr/src/$P.tar.xz': 'Makefile' is in it twice" "$OUT"
-assert_eq "the branch is not written" "$tip" "$(git -C repo.git rev-parse $B)"
+import 1 1.5-1 &&
+	test_expect_success 'a path given twice: refused' '
+		printf "%s\n" "$B   $P     error: '\''dl/${P}_1.5-1/usr/src/$P.tar.xz'\'': '\''Makefile'\'' is in it twice" >want &&
+		printf "%s\n" "$OUT" >got &&
+		test_cmp want got
+	'
+test_expect_success 'the branch is not written' '
+	test "$(git -C repo.git rev-parse $B)" = "$tip"
+'
 T_NAME="--json"
 run_kb 1 import --repo repo.git --downloads dl --package "$P=1.1-1" --json &&
-	assert_eq "the error in the document" \
-		"null 'dl/${P}_1.1-1/usr/src/$P.tar.xz': damaged member at byte 2048 (after '$P/README'): Damaged tar archive" \
-		"$(printf '%s' "$OUT" | jq -r '.imports[0] | "\(.commit) \(.error)"')"
+	test_expect_success 'the error in the document' '
+		printf "%s\n" "null '\''dl/${P}_1.1-1/usr/src/$P.tar.xz'\'': damaged member at byte 2048 (after '\''$P/README'\''): Damaged tar archive" >want &&
+		printf "%s\n" "$(printf "%s" "$OUT" | jq -r ".imports[0] | \"\(.commit) \(.error)\"")" >got &&
+		test_cmp want got
+	'
 # two imports at once onto a new branch: never one replacing the other.
 # Each commit reported created stays in the branch's history, and the
 # reflog never moves the branch from anything but its last value.
 T_NAME="two imports at once"
 tarball 2.0-1 && tarball 2.1-1
 rounds=${CONCURRENT_ROUNDS:-$([ -n "${KB_VALGRIND:-}" ] && echo 3 || echo 100)} ok=0
-for i in $(seq "$rounds"); do
-	git -C repo.git update-ref -d refs/heads/$B 2>/dev/null
-	git -C repo.git config core.logAllRefUpdates true
-	for v in 2.0-1 2.1-1; do
-		${KB_VALGRIND:-} "$KBACKPORT" import --repo repo.git --downloads dl --package "$P=$v" --json \
-			>"imp-$v.json" 2>/dev/null &
+# import_rounds: $rounds rounds of the two imports, $ok of them with no
+# imported commit replaced; a line for each other round
+import_rounds() {
+	local i v c lost chain
+	for i in $(seq "$rounds"); do
+		git -C repo.git update-ref -d refs/heads/$B 2>/dev/null
+		git -C repo.git config core.logAllRefUpdates true
+		for v in 2.0-1 2.1-1; do
+			${KB_VALGRIND:-} "$KBACKPORT" import --repo repo.git --downloads dl --package "$P=$v" --json \
+				>"imp-$v.json" 2>/dev/null &
+		done
+		wait
+		lost=
+		for v in 2.0-1 2.1-1; do
+			c=$(jq -r '.imports[0] | select(.created) | .commit' "imp-$v.json" 2>/dev/null)
+			[ -z "$c" ] || git -C repo.git merge-base --is-ancestor "$c" $B || lost="$lost $v:$c"
+		done
+		chain=$(awk 'NR > 1 && $1 != prev { print "broken" } { prev = $2 }' "repo.git/logs/refs/heads/$B")
+		if [ -z "$lost$chain" ]; then ok=$((ok + 1)); else echo "round $i: replaced:$lost $chain"; fi
 	done
-	wait
-	lost=
-	for v in 2.0-1 2.1-1; do
-		c=$(jq -r '.imports[0] | select(.created) | .commit' "imp-$v.json" 2>/dev/null)
-		[ -z "$c" ] || git -C repo.git merge-base --is-ancestor "$c" $B || lost="$lost $v:$c"
-	done
-	chain=$(awk 'NR > 1 && $1 != prev { print "broken" } { prev = $2 }' "repo.git/logs/refs/heads/$B")
-	if [ -z "$lost$chain" ]; then ok=$((ok + 1)); else fail "round $i: replaced:$lost $chain"; fi
-done
-assert_eq "$rounds rounds: no imported commit replaced" "$rounds" "$ok"
+}
+test_expect_success "$rounds rounds: no imported commit replaced" '
+	import_rounds &&
+	test "$ok" = "$rounds"
+'
 finish

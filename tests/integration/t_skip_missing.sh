@@ -24,32 +24,54 @@ YAML
 FIX=$TOP_DIR/backports/CVE-2011-1019
 state=$(user_state repos/linux)
 
+# rows: the branch and status of each row of apply's table in $OUT
+rows() { printf '%s\n' "$OUT" | awk 'NR > 1 && !NF {exit} NR > 1 {print $1, $3}'; }
+
 T_NAME=apply
 run_kb 0 apply --fix "$FIX" &&
-	assert_eq "only the branch that is there is applied" \
-		"2.6.32.y applied" "$(printf '%s\n' "$OUT" | awk 'NR > 1 && !NF {exit} NR > 1 {print $1, $3}')"
-assert_eq "each missing one is a note with its reason" \
-"note: branch 'later' skipped: ref 'eras/later' is not in '$TMP/repos/linux': import it first
-note: branch 'elsewhere' skipped: no repository '$TMP/repos/not-there.git': clone it first" "$ERR"
-assert_eq "no ref made for them" "refs/heads/backport/CVE-2011-1019/2.6.32.y" \
-	"$(git -C repos/linux for-each-ref --format='%(refname)' refs/heads/backport | tr '\n' ' ' | sed 's/ $//')"
+	test_expect_success 'only the branch that is there is applied' '
+		test "$(rows)" = "2.6.32.y applied"
+	'
+test_expect_success 'each missing one is a note with its reason' '
+	printf "%s\n" "note: branch '\''later'\'' skipped: ref '\''eras/later'\'' is not in '\''$TMP/repos/linux'\'': import it first" \
+		"note: branch '\''elsewhere'\'' skipped: no repository '\''$TMP/repos/not-there.git'\'': clone it first" >want &&
+	printf "%s\n" "$ERR" >got &&
+	test_cmp want got
+'
+test_expect_success 'no ref made for them' '
+	test "$(git -C repos/linux for-each-ref --format="%(refname)" refs/heads/backport | tr "\n" " " | sed "s/ $//")" = \
+		"refs/heads/backport/CVE-2011-1019/2.6.32.y"
+'
 
 T_NAME=run
 run_kb 0 run --fix "$FIX" &&
-	assert_eq "verdicts: skipped, with the reason as the note" \
-		"2.6.32.y skipped null|later skipped ref 'eras/later' is not in '$TMP/repos/linux': import it first|elsewhere skipped no repository '$TMP/repos/not-there.git': clone it first" \
-		"$(jq -r '[.branches[] | "\(.name) \(.verdict) \(.note)"] | join("|")' reports/latest/results.json)"
-assert_eq "no apply and no lanes for a missing branch" "null 0" \
-	"$(jq -r '.branches[1] | "\(.apply) \(.lanes | length)"' reports/latest/results.json)"
-assert_contains "the summary says why" "- note: ref 'eras/later' is not in '$TMP/repos/linux': import it first" \
-	"$(cat reports/latest/summary.md)"
-assert_contains "the progress line says why" "later: skipped: ref 'eras/later' is not in" "$ERR"
+	test_expect_success 'verdicts: skipped, with the reason as the note' '
+		printf "%s\n" "2.6.32.y skipped null|later skipped ref '\''eras/later'\'' is not in '\''$TMP/repos/linux'\'': import it first|elsewhere skipped no repository '\''$TMP/repos/not-there.git'\'': clone it first" >want &&
+		printf "%s\n" "$(jq -r "[.branches[] | \"\(.name) \(.verdict) \(.note)\"] | join(\"|\")" reports/latest/results.json)" >got &&
+		test_cmp want got
+	'
+test_expect_success 'no apply and no lanes for a missing branch' '
+	test "$(jq -r ".branches[1] | \"\(.apply) \(.lanes | length)\"" reports/latest/results.json)" = "null 0"
+'
+test_expect_success 'the summary says why' '
+	cat reports/latest/summary.md &&
+	[[ $(cat reports/latest/summary.md) == *"- note: ref '\''eras/later'\'' is not in '\''$TMP/repos/linux'\'': import it first"* ]]
+'
+test_expect_success 'the progress line says why' '
+	printf "%s\n" "$ERR" &&
+	[[ $ERR == *"later: skipped: ref '\''eras/later'\'' is not in"* ]]
+'
 
 T_NAME="once it is there"
 git -C repos/linux branch eras/later linux-2.6.35.y
 run_kb 0 apply --fix "$FIX" --branch later &&
-	assert_eq "applied as any other branch" "later applied" "$(printf '%s\n' "$OUT" | awk 'NR > 1 && !NF {exit} NR > 1 {print $1, $3}')"
-assert_eq "no note" "" "$ERR"
+	test_expect_success 'applied as any other branch' '
+		test "$(rows)" = "later applied"
+	'
+test_expect_success 'no note' '
+	printf "%s\n" "$ERR" &&
+	test "$ERR" = ""
+'
 
 T_NAME="bad config"
 cat > kernel.yaml <<'YAML'
@@ -57,8 +79,14 @@ branches:
   - {name: debian, kernel: linux-image-amd64, skip-if-missing: "x"}
 YAML
 run_kb 2 apply --config kernel.yaml --fix "$FIX" &&
-	assert_contains "not for a kernel package" "'skip-if-missing' does not apply to it" "$ERR"
+	test_expect_success 'not for a kernel package' '
+		printf "%s\n" "$ERR" &&
+		[[ $ERR == *"'\''skip-if-missing'\'' does not apply to it"* ]]
+	'
 git -C repos/linux branch -D eras/later >/dev/null
-assert_eq "the user's refs, HEAD and index untouched (but ours)" "$state" \
-	"$(user_state repos/linux)"
+test_expect_success "the user's refs, HEAD and index untouched (but ours)" '
+	printf "%s\n" "$state" >want &&
+	printf "%s\n" "$(user_state repos/linux)" >got &&
+	test_cmp want got
+'
 finish
