@@ -14,27 +14,60 @@ calls() { printf '%s' "$OUT" | jq -r --arg b "$1" '.branches[] | select(.branch 
 TCP="net/ipv4/tcp_cong.c:23 tcp_set_default_congestion_control tcp_%s tcp_ CAP_NET_ADMIN if CONFIG_MODULES false
 net/ipv4/tcp_cong.c:57 tcp_set_congestion_control tcp_%s tcp_ CAP_NET_ADMIN if CONFIG_MODULES false"
 COMEDI="drivers/staging/comedi/comedi_fops.c:43 comedi_open char-major-%i-%i char-major- CAP_NET_ADMIN function CONFIG_KMOD false"
-assert_eq "2.6.31: nothing on CAP_NET_ADMIN" "" "$(calls 2.6.31.y)"
-assert_eq "2.6.32: bare dev_load, tcp_cong twice, comedi" "$COMEDI
+test_expect_success '2.6.31: nothing on CAP_NET_ADMIN' '
+	test -z "$(calls 2.6.31.y)"
+'
+test_expect_success '2.6.32: bare dev_load, tcp_cong twice, comedi' '
+	printf "%s\n" "$COMEDI
 net/core/dev.c:40 dev_load %s  CAP_NET_ADMIN if null true
-$TCP" "$(calls 2.6.32.y)"
-assert_eq "2.6.37: same callers, RCU era" "$COMEDI
+$TCP" >want &&
+	printf "%s\n" "$(calls 2.6.32.y)" >got &&
+	test_cmp want got
+'
+test_expect_success '2.6.37: same callers, RCU era' '
+	printf "%s\n" "$COMEDI
 net/core/dev.c:41 dev_load %s  CAP_NET_ADMIN if null true
-$TCP" "$(calls 2.6.37.y)"
-assert_eq "4.19: dev_load in dev_ioctl.c, one tcp_cong caller" "net/core/dev_ioctl.c:33 dev_load %s  CAP_NET_ADMIN if null true
-net/ipv4/tcp_cong.c:21 tcp_ca_find_autoload tcp_%s tcp_ CAP_NET_ADMIN if CONFIG_MODULES false" "$(calls 4.19.y)"
-assert_eq "fixed vendor tree: netdev- prefix on CAP_NET_ADMIN only" "$COMEDI
+$TCP" >want &&
+	printf "%s\n" "$(calls 2.6.37.y)" >got &&
+	test_cmp want got
+'
+test_expect_success '4.19: dev_load in dev_ioctl.c, one tcp_cong caller' '
+	printf "%s\n" "net/core/dev_ioctl.c:33 dev_load %s  CAP_NET_ADMIN if null true
+net/ipv4/tcp_cong.c:21 tcp_ca_find_autoload tcp_%s tcp_ CAP_NET_ADMIN if CONFIG_MODULES false" >want &&
+	printf "%s\n" "$(calls 4.19.y)" >got &&
+	test_cmp want got
+'
+test_expect_success 'fixed vendor tree: netdev- prefix on CAP_NET_ADMIN only' '
+	printf "%s\n" "$COMEDI
 net/core/dev.c:42 dev_load netdev-%s netdev- CAP_NET_ADMIN if null false
-$TCP" "$(calls vendor-fixed)"
+$TCP" >want &&
+	printf "%s\n" "$(calls vendor-fixed)" >got &&
+	test_cmp want got
+'
 
 run_kb 0 audit --branch vendor-fixed --all --json
-assert_eq "--all adds the CAP_SYS_MODULE call" "net/core/dev.c:44 dev_load %s  CAP_SYS_MODULE if null false" \
-	"$(calls vendor-fixed | grep SYS_MODULE)"
+test_expect_success '--all adds the CAP_SYS_MODULE call' '
+	printf "%s\n" "net/core/dev.c:44 dev_load %s  CAP_SYS_MODULE if null false" >want &&
+	printf "%s\n" "$(calls vendor-fixed | grep SYS_MODULE)" >got &&
+	test_cmp want got
+'
 run_kb 0 audit --branch 2.6.31.y --path net/core/ --all --json
-assert_eq "--path limits the scan" "net/core/dev.c:40 dev_load %s  CAP_SYS_MODULE if null false" "$(calls 2.6.31.y)"
+test_expect_success '--path limits the scan' '
+	printf "%s\n" "net/core/dev.c:40 dev_load %s  CAP_SYS_MODULE if null false" >want &&
+	printf "%s\n" "$(calls 2.6.31.y)" >got &&
+	test_cmp want got
+'
 
 run_kb 1 audit --branch 2.6.32.y
-assert_contains "text: the call" "net/core/dev.c:40" "$OUT"
-assert_contains "text: the verdict" "a bare name on CAP_NET_ADMIN: the CVE-2011-1019 pattern" "$OUT"
-assert_eq "audit writes nothing" "$state" "$(user_state repos/linux)"
+test_expect_success 'text: the call' '
+	[[ $OUT == *"net/core/dev.c:40"* ]]
+'
+test_expect_success 'text: the verdict' '
+	[[ $OUT == *"a bare name on CAP_NET_ADMIN: the CVE-2011-1019 pattern"* ]]
+'
+test_expect_success 'audit writes nothing' '
+	printf "%s\n" "$state" >want &&
+	printf "%s\n" "$(user_state repos/linux)" >got &&
+	test_cmp want got
+'
 finish

@@ -70,61 +70,120 @@ row() { printf '%s' "$OUT" | jq -c ".builds[] | select(.branch == \"$1\" and .la
 # ---- cold build ----
 T_NAME=cold
 run_kb 1 "${KB_ARGS[@]}"
-assert_eq "statuses" '[["6.1.y","as-is","pass"],["twin","as-is","cached"],["broken","as-is","fail"],["2.6.32.y","as-is","skipped"]]' \
-	"$(field '[.builds[] | [.branch, .lane, .status]]' | jq -c .)"
-assert_eq "every object compiled, the overlay's too" 4 "$(row 6.1.y as-is .rebuilt)"
+test_expect_success 'statuses' '
+	printf "%s\n" '\''[["6.1.y","as-is","pass"],["twin","as-is","cached"],["broken","as-is","fail"],["2.6.32.y","as-is","skipped"]]'\'' >want &&
+	printf "%s\n" "$(field "[.builds[] | [.branch, .lane, .status]]" | jq -c .)" >got &&
+	test_cmp want got
+'
+test_expect_success 'every object compiled, the overlay'\''s too' '
+	test "$(row 6.1.y as-is .rebuilt)" = 4
+'
 dir=$(row 6.1.y as-is .build_dir | jq -r .)
-assert_eq "build under work/builds" "$TMP/work/builds" "$(dirname "$dir")"
-assert_eq "kernel image" "$dir/arch/x86/boot/bzImage" "$(row 6.1.y as-is .image | jq -r .)"
-assert_eq "modules installed into staging" "xfs.ko" \
-	"$(ls "$dir/staging/lib/modules/6.1.0-fake/kernel/drivers")"
-assert_contains "one log per lane" "  CC      net/core/dev_ioctl.o" "$(cat "$dir/build.log")"
-assert_eq "the dropped fragment option is named" '["CONFIG_NOT_IN_THIS_KERNEL=y (got: not set)"]' \
-	"$(row 6.1.y as-is .missing_options)"
-assert_eq "the fix's config line, merged after the common fragment, survived" "CONFIG_XFS_FS=m" \
-	"$(grep XFS "$dir/.config")"
-assert_contains "the build log names the collection's kernel.config left out, and why" \
-	"config fragment '$TMP/fixes/family/KB-TEST-0001/tests/kernel.config' left out: this kernel has no CONFIG_VXLAN" \
-	"$(cat "$dir/build.log")"
+test_expect_success 'build under work/builds' '
+	test "$(dirname "$dir")" = "$TMP/work/builds"
+'
+test_expect_success 'kernel image' '
+	test "$(row 6.1.y as-is .image | jq -r .)" = "$dir/arch/x86/boot/bzImage"
+'
+test_expect_success 'modules installed into staging' '
+	test "$(ls "$dir/staging/lib/modules/6.1.0-fake/kernel/drivers")" = xfs.ko
+'
+test_expect_success 'one log per lane' '
+	[[ $(cat "$dir/build.log") == *"  CC      net/core/dev_ioctl.o"* ]]
+'
+test_expect_success 'the dropped fragment option is named' '
+	test "$(row 6.1.y as-is .missing_options)" = '\''["CONFIG_NOT_IN_THIS_KERNEL=y (got: not set)"]'\''
+'
+test_expect_success 'the fix'\''s config line, merged after the common fragment, survived' '
+	test "$(grep XFS "$dir/.config")" = CONFIG_XFS_FS=m
+'
+test_expect_success 'the build log names the collection'\''s kernel.config left out, and why' '
+	[[ $(cat "$dir/build.log") == *"config fragment '\''$TMP/fixes/family/KB-TEST-0001/tests/kernel.config'\'' left out: this kernel has no CONFIG_VXLAN"* ]]
+'
 frag=$(sed -n "s|.*scripts/kconfig/merge_config.sh -m -O [^ ]* [^ ]* ||p" "$dir/build.log")
-assert_eq "the fragment built with: the common one, then the fix's, under a comment" \
-	"$(cat data/kernel/kbackport.config; printf '\n# ---- %s ----\n' "$TMP/fixes/CVE-2011-1019/tests/kernel.config"; cat fixes/CVE-2011-1019/tests/kernel.config)" \
-	"$(cat "$frag")"
-assert_eq "...kept once, by its content, in the work directory" "$TMP/work/fragments" "$(dirname "$frag")"
-assert_eq "ccache's base directory is the work directory (unless the user set one)" \
-	"${CCACHE_BASEDIR:-$TMP/work}" "$(cat "$dir/ccache-basedir")"
-assert_eq "same tree id: same build" "$dir" "$(row twin as-is .build_dir | jq -r .)"
-assert_eq "shared with the lane that built it" '"6.1.y as-is"' "$(row twin as-is .shared_with)"
-assert_contains "a failure names the step" "'make O=" "$(row broken as-is .reason)"
-assert_contains "a failure quotes the compiler's error" "dev_ioctl.c:1:" "$(row broken as-is .reason)"
-assert_contains "with the log's tail" "last lines of $TMP/work/builds/" "$(row broken as-is .reason)"
-assert_eq "skipped with its reason" '"2.6.x trees do not build with gcc 12"' "$(row 2.6.32.y as-is .reason)"
-assert_eq "the user's branch, index and files untouched" "$state" "$(user_state linux)"
-assert_eq "every file of the tree and the overlay written (despite .gitignore), nothing else" \
-	"$({ git -C linux ls-tree -r --name-only linux-6.1.y; printf 'net/kbackport_kunit/%s\n' Kbuild CVE_2011_1019/Kbuild CVE_2011_1019/kb_suite.c; } | sort)" \
-	"$(cd work/src/6.1.y && find . -type f | sed 's|^\./||' | sort)"
-assert_eq "modes kept" yes "$([ -x work/src/6.1.y/scripts/kconfig/merge_config.sh ] && echo yes)"
+test_expect_success 'the fragment built with: the common one, then the fix'\''s, under a comment' '
+	printf "%s\n" "$(cat data/kernel/kbackport.config; printf "\n# ---- %s ----\n" "$TMP/fixes/CVE-2011-1019/tests/kernel.config"; cat fixes/CVE-2011-1019/tests/kernel.config)" >want &&
+	printf "%s\n" "$(cat "$frag")" >got &&
+	test_cmp want got
+'
+test_expect_success '...kept once, by its content, in the work directory' '
+	test "$(dirname "$frag")" = "$TMP/work/fragments"
+'
+test_expect_success 'ccache'\''s base directory is the work directory (unless the user set one)' '
+	test "$(cat "$dir/ccache-basedir")" = "${CCACHE_BASEDIR:-$TMP/work}"
+'
+test_expect_success 'same tree id: same build' '
+	test "$(row twin as-is .build_dir | jq -r .)" = "$dir"
+'
+test_expect_success 'shared with the lane that built it' '
+	test "$(row twin as-is .shared_with)" = "\"6.1.y as-is\""
+'
+test_expect_success 'a failure names the step' '
+	[[ $(row broken as-is .reason) == *"'\''make O="* ]]
+'
+test_expect_success 'a failure quotes the compiler'\''s error' '
+	[[ $(row broken as-is .reason) == *"dev_ioctl.c:1:"* ]]
+'
+test_expect_success 'with the log'\''s tail' '
+	[[ $(row broken as-is .reason) == *"last lines of $TMP/work/builds/"* ]]
+'
+test_expect_success 'skipped with its reason' '
+	test "$(row 2.6.32.y as-is .reason)" = "\"2.6.x trees do not build with gcc 12\""
+'
+test_expect_success 'the user'\''s branch, index and files untouched' '
+	printf "%s\n" "$state" >want &&
+	printf "%s\n" "$(user_state linux)" >got &&
+	test_cmp want got
+'
+test_expect_success 'every file of the tree and the overlay written (despite .gitignore), nothing else' '
+	printf "%s\n" "$({ git -C linux ls-tree -r --name-only linux-6.1.y; printf "net/kbackport_kunit/%s\n" Kbuild CVE_2011_1019/Kbuild CVE_2011_1019/kb_suite.c; } | sort)" >want &&
+	printf "%s\n" "$(cd work/src/6.1.y && find . -type f | sed "s|^\./||" | sort)" >got &&
+	test_cmp want got
+'
+test_expect_success 'modes kept' '
+	test -x work/src/6.1.y/scripts/kconfig/merge_config.sh
+'
 
 # ---- the overlay: in the built tree only, its objects in work/odb ----
 T_NAME=overlay
 tree=$(git -C linux rev-parse 'linux-6.1.y^{tree}')
 built=$(row 6.1.y as-is .built_tree | jq -r .)
-assert_eq "the lane's tree is recorded" "$tree" "$(row 6.1.y as-is .tree | jq -r .)"
-assert_eq "the built tree is another" yes "$([ "$built" != null ] && [ "$built" != "$tree" ] && echo yes)"
-assert_eq "the suite's files, as they are, in a directory named after the fix" "$(cat $SUITE/kb_suite.c)" \
-	"$(cat work/src/6.1.y/net/kbackport_kunit/CVE_2011_1019/kb_suite.c)"
-assert_eq "one Kbuild builds the fixes' suites" "obj-y += CVE_2011_1019/" \
-	"$(grep '^obj' work/src/6.1.y/net/kbackport_kunit/Kbuild)"
-assert_eq "net/Makefile builds it" "$(printf 'obj-y += core/\nobj-$(CONFIG_KUNIT)\t\t+= kbackport_kunit/')" \
-	"$(cat work/src/6.1.y/net/Makefile)"
-assert_contains "and it is compiled" "  CC      net/kbackport_kunit/CVE_2011_1019/kb_suite.o" "$(cat "$dir/build.log")"
-assert_eq "the repository's object directory gained nothing" "$objects_before" "$(objects)"
-assert_eq "the repository does not have the built tree" missing \
-	"$(git -C linux cat-file -e "$built" 2>/dev/null && echo present || echo missing)"
-assert_eq "work/odb has it, beside the repository's objects" tree \
-	"$(GIT_ALTERNATE_OBJECT_DIRECTORIES=$TMP/work/odb git -C linux cat-file -t "$built")"
-assert_eq "the stamp names both trees" "tree $built lane-tree $tree" \
-	"$(grep -E '^(lane-)?tree ' "$dir/kbackport.stamp" | tr '\n' ' ' | sed 's/ $//')"
+test_expect_success 'the lane'\''s tree is recorded' '
+	test "$(row 6.1.y as-is .tree | jq -r .)" = "$tree"
+'
+test_expect_success 'the built tree is another' '
+	test "$built" != null && test "$built" != "$tree"
+'
+test_expect_success 'the suite'\''s files, as they are, in a directory named after the fix' '
+	printf "%s\n" "$(cat $SUITE/kb_suite.c)" >want &&
+	printf "%s\n" "$(cat work/src/6.1.y/net/kbackport_kunit/CVE_2011_1019/kb_suite.c)" >got &&
+	test_cmp want got
+'
+test_expect_success 'one Kbuild builds the fixes'\'' suites' '
+	test "$(grep "^obj" work/src/6.1.y/net/kbackport_kunit/Kbuild)" = "obj-y += CVE_2011_1019/"
+'
+test_expect_success 'net/Makefile builds it' '
+	printf "%s\n" "$(printf '\''obj-y += core/\nobj-$(CONFIG_KUNIT)\t\t+= kbackport_kunit/'\'')" >want &&
+	printf "%s\n" "$(cat work/src/6.1.y/net/Makefile)" >got &&
+	test_cmp want got
+'
+test_expect_success 'and it is compiled' '
+	[[ $(cat "$dir/build.log") == *"  CC      net/kbackport_kunit/CVE_2011_1019/kb_suite.o"* ]]
+'
+test_expect_success 'the repository'\''s object directory gained nothing' '
+	printf "%s\n" "$objects_before" >want &&
+	printf "%s\n" "$(objects)" >got &&
+	test_cmp want got
+'
+test_expect_success 'the repository does not have the built tree' '
+	! git -C linux cat-file -e "$built"
+'
+test_expect_success 'work/odb has it, beside the repository'\''s objects' '
+	test "$(GIT_ALTERNATE_OBJECT_DIRECTORIES=$TMP/work/odb git -C linux cat-file -t "$built")" = tree
+'
+test_expect_success 'the stamp names both trees' '
+	test "$(grep -E "^(lane-)?tree " "$dir/kbackport.stamp" | tr "\n" " " | sed "s/ \$//")" = "tree $built lane-tree $tree"
+'
 
 # ---- nothing changed: nothing is built ----
 T_NAME=re-run
@@ -133,17 +192,27 @@ start=$(date +%s%N)
 run_kb 1 "${KB_ARGS[@]}" --branch 6.1.y --branch twin --branch broken
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 # a failure is not cached: it is retried, resuming its directory (one object)
-assert_eq "built lanes are cached" '[["6.1.y","cached",0],["twin","cached",0],["broken","fail",1]]' \
-	"$(field '[.builds[] | [.branch, .status, .rebuilt]]' | jq -c .)"
-assert_eq "the cached build is not its own copy" null "$(row 6.1.y as-is .shared_with)"
+test_expect_success 'built lanes are cached' '
+	printf "%s\n" '\''[["6.1.y","cached",0],["twin","cached",0],["broken","fail",1]]'\'' >want &&
+	printf "%s\n" "$(field "[.builds[] | [.branch, .status, .rebuilt]]" | jq -c .)" >got &&
+	test_cmp want got
+'
+test_expect_success 'the cached build is not its own copy' '
+	test "$(row 6.1.y as-is .shared_with)" = null
+'
 # the time is said, not judged (timed checks flake on shared machines and
 # under valgrind; make bench measures): "cached" and 0 rebuilt above are
 # the check that nothing was built
 echo "# no-change re-run: ${ms} ms"
-assert_eq "...and no file of the cached lane's build directory written" "$snap" \
-	"$(find "$dir" -type f -printf '%P %T@\n' | sort)"
+test_expect_success '...and no file of the cached lane'\''s build directory written' '
+	printf "%s\n" "$snap" >want &&
+	printf "%s\n" "$(find "$dir" -type f -printf "%P %T@\n" | sort)" >got &&
+	test_cmp want got
+'
 run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
-assert_eq "exit 0 when no lane failed" cached "$(row 6.1.y as-is .status | jq -r .)"
+test_expect_success 'exit 0 when no lane failed' '
+	test "$(row 6.1.y as-is .status | jq -r .)" = cached
+'
 
 # ---- a backport lane one file away: a copy of the build, one object rebuilt ----
 T_NAME=incremental
@@ -154,51 +223,97 @@ git -C linux update-ref refs/heads/backport/CVE-2011-1019/6.1.y "$(git -C bp rev
 git -C linux worktree remove --force ../bp
 state=$(user_state linux)
 run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
-assert_eq "as-is cached, backport built" '[["as-is","cached"],["backport","pass"]]' \
-	"$(field '[.builds[] | [.lane, .status]]' | jq -c .)"
-assert_eq "exactly the changed object recompiled" 1 "$(row 6.1.y backport .rebuilt)"
+test_expect_success 'as-is cached, backport built' '
+	test "$(field "[.builds[] | [.lane, .status]]" | jq -c .)" = '\''[["as-is","cached"],["backport","pass"]]'\''
+'
+test_expect_success 'exactly the changed object recompiled' '
+	test "$(row 6.1.y backport .rebuilt)" = 1
+'
 bdir=$(row 6.1.y backport .build_dir | jq -r .)
-assert_eq "that object is dev_ioctl.o" "  CC      net/core/dev_ioctl.o" "$(grep '^  CC' "$bdir/build.log")"
-assert_eq "started from the as-is build" '"6.1.y as-is"' "$(row 6.1.y backport .shared_with)"
-assert_eq "the copy records the tree it was built from (for a resumed copy's dates)" \
-	"$(row 6.1.y as-is .built_tree | jq -r .)" "$(cat "$bdir/kbackport.base")"
-assert_eq "unchanged objects are the copied ones" "$(stat -c %y "$dir/init/main.o")" \
-	"$(stat -c %y "$bdir/init/main.o")"
+test_expect_success 'that object is dev_ioctl.o' '
+	printf "%s\n" "  CC      net/core/dev_ioctl.o" >want &&
+	printf "%s\n" "$(grep "^  CC" "$bdir/build.log")" >got &&
+	test_cmp want got
+'
+test_expect_success 'started from the as-is build' '
+	test "$(row 6.1.y backport .shared_with)" = "\"6.1.y as-is\""
+'
+test_expect_success 'the copy records the tree it was built from (for a resumed copy'\''s dates)' '
+	printf "%s\n" "$(row 6.1.y as-is .built_tree | jq -r .)" >want &&
+	printf "%s\n" "$(cat "$bdir/kbackport.base")" >got &&
+	test_cmp want got
+'
+test_expect_success 'unchanged objects are the copied ones' '
+	printf "%s\n" "$(stat -c %y "$dir/init/main.o")" >want &&
+	printf "%s\n" "$(stat -c %y "$bdir/init/main.o")" >got &&
+	test_cmp want got
+'
 # make goes by mtimes: the sources are dated against the copied build
-assert_eq "unchanged sources dated back to 2000, older than any build; the changed one now" \
-	"946684800 now" "$(stat -c %Y work/src/6.1.y/init/main.c) $(
-	  [ "$(stat -c %Y work/src/6.1.y/net/core/dev_ioctl.c)" -ge "$(stat -c %Y "$dir/init/main.o")" ] && echo now)"
-assert_eq "the source tree is the backport's" "$(git -C linux show backport/CVE-2011-1019/6.1.y:net/core/dev_ioctl.c)" \
-	"$(cat work/src/6.1.y/net/core/dev_ioctl.c)"
-assert_eq "the as-is build keeps its own object" different \
-	"$(cmp -s "$dir/net/core/dev_ioctl.o" "$bdir/net/core/dev_ioctl.o" && echo same || echo different)"
+test_expect_success 'unchanged sources dated back to 2000, older than any build; the changed one now' '
+	printf "%s\n" "946684800 now" >want &&
+	printf "%s\n" "$(stat -c %Y work/src/6.1.y/init/main.c) $(
+	  [ "$(stat -c %Y work/src/6.1.y/net/core/dev_ioctl.c)" -ge "$(stat -c %Y "$dir/init/main.o")" ] && echo now)" >got &&
+	test_cmp want got
+'
+test_expect_success 'the source tree is the backport'\''s' '
+	printf "%s\n" "$(git -C linux show backport/CVE-2011-1019/6.1.y:net/core/dev_ioctl.c)" >want &&
+	printf "%s\n" "$(cat work/src/6.1.y/net/core/dev_ioctl.c)" >got &&
+	test_cmp want got
+'
+test_expect_success 'the as-is build keeps its own object' '
+	! cmp -s "$dir/net/core/dev_ioctl.o" "$bdir/net/core/dev_ioctl.o"
+'
 # the image's .incbin (the fake's piggy.o, as the kernel's): ccache's depend
 # mode does not see the file it pulls in, and handed back the as-is lane's
 piggy() { objcopy -O binary -j .rodata "$1/piggy.o" /dev/stdout; }
-assert_eq "the image's .incbin is the lane's own, not the copied build's" \
-	"$(cat "$bdir/payload") $(cat "$dir/payload")" "$(piggy "$bdir") $(piggy "$dir")"
-assert_eq "...which differ" different "$([ "$(cat "$bdir/payload")" != "$(cat "$dir/payload")" ] && echo different)"
-assert_contains "its .config kept: no Kconfig input changed" "configuration kept" "$(cat "$bdir/build.log")"
-assert_eq "user state untouched" "$state" "$(user_state linux)"
+test_expect_success 'the image'\''s .incbin is the lane'\''s own, not the copied build'\''s' '
+	printf "%s\n" "$(cat "$bdir/payload") $(cat "$dir/payload")" >want &&
+	printf "%s\n" "$(piggy "$bdir") $(piggy "$dir")" >got &&
+	test_cmp want got
+'
+test_expect_success '...which differ' '
+	test "$(cat "$bdir/payload")" != "$(cat "$dir/payload")"
+'
+test_expect_success 'its .config kept: no Kconfig input changed' '
+	[[ $(cat "$bdir/build.log") == *"configuration kept"* ]]
+'
+test_expect_success 'user state untouched' '
+	printf "%s\n" "$state" >want &&
+	printf "%s\n" "$(user_state linux)" >got &&
+	test_cmp want got
+'
 
 # ---- the as-is lane again, its build deleted: the sources go back ----
 T_NAME=switch-back
 rm -rf "$dir"
 KBACKPORT_JOBS=3 run_kb 0 build --fix fixes --json --branch 6.1.y
-assert_contains "no --jobs: make -j\$KBACKPORT_JOBS" "make O=$TMP/work/obj/6.1.y -j3 " "$(cat "$dir/build.log")"
-assert_eq "rebuilt from the backport's build" '[["as-is","pass",1,"6.1.y backport"],["backport","cached",0,null]]' \
-	"$(field '[.builds[] | [.lane, .status, .rebuilt, .shared_with]]' | jq -c .)"
-assert_eq "sources are as-is again" "$(git -C linux show linux-6.1.y:net/core/dev_ioctl.c)" \
-	"$(cat work/src/6.1.y/net/core/dev_ioctl.c)"
+test_expect_success 'no --jobs: make -j$KBACKPORT_JOBS' '
+	[[ $(cat "$dir/build.log") == *"make O=$TMP/work/obj/6.1.y -j3 "* ]]
+'
+test_expect_success 'rebuilt from the backport'\''s build' '
+	printf "%s\n" '\''[["as-is","pass",1,"6.1.y backport"],["backport","cached",0,null]]'\'' >want &&
+	printf "%s\n" "$(field "[.builds[] | [.lane, .status, .rebuilt, .shared_with]]" | jq -c .)" >got &&
+	test_cmp want got
+'
+test_expect_success 'sources are as-is again' '
+	printf "%s\n" "$(git -C linux show linux-6.1.y:net/core/dev_ioctl.c)" >want &&
+	printf "%s\n" "$(cat work/src/6.1.y/net/core/dev_ioctl.c)" >got &&
+	test_cmp want got
+'
 
 # ---- an interrupted build (no stamp) is never trusted ----
 T_NAME=interrupted
 rm "$bdir/kbackport.stamp"
 KBACKPORT_JOBS=5 run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
-assert_contains "--jobs wins over \$KBACKPORT_JOBS" "make O=$TMP/work/obj/6.1.y -j1 " "$(cat "$bdir/build.log")"
-assert_eq "resumed, not cached" '[["as-is","cached"],["backport","pass"]]' \
-	"$(field '[.builds[] | [.lane, .status]]' | jq -c .)"
-assert_eq "stamp written again" "yes" "$([ -f "$bdir/kbackport.stamp" ] && echo yes)"
+test_expect_success '--jobs wins over $KBACKPORT_JOBS' '
+	[[ $(cat "$bdir/build.log") == *"make O=$TMP/work/obj/6.1.y -j1 "* ]]
+'
+test_expect_success 'resumed, not cached' '
+	test "$(field "[.builds[] | [.lane, .status]]" | jq -c .)" = '\''[["as-is","cached"],["backport","pass"]]'\''
+'
+test_expect_success 'stamp written again' '
+	test -f "$bdir/kbackport.stamp"
+'
 
 # ---- a lane that changes a Kconfig file is configured again ----
 T_NAME=kconfig
@@ -208,10 +323,15 @@ git -C kc commit -q -a -m "a new option"
 git -C linux update-ref refs/heads/backport/CVE-2011-1019/6.1.y "$(git -C kc rev-parse HEAD)"
 git -C linux worktree remove --force ../kc
 run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
-assert_eq "built from the closest build, nothing recompiled" '["pass",0,"6.1.y backport"]' \
-	"$(row 6.1.y backport '[.status, .rebuilt, .shared_with]')"
-assert_contains "configured again" "tinyconfig" "$(cat "$(row 6.1.y backport .build_dir | jq -r .)/build.log")"
-assert_eq "the option survives now" '[]' "$(row 6.1.y backport .missing_options)"
+test_expect_success 'built from the closest build, nothing recompiled' '
+	test "$(row 6.1.y backport "[.status, .rebuilt, .shared_with]")" = '\''["pass",0,"6.1.y backport"]'\''
+'
+test_expect_success 'configured again' '
+	[[ $(cat "$(row 6.1.y backport .build_dir | jq -r .)/build.log") == *"tinyconfig"* ]]
+'
+test_expect_success 'the option survives now' '
+	test "$(row 6.1.y backport .missing_options)" = "[]"
+'
 
 # ---- the suite changes: every lane is built again, from its previous build ----
 T_NAME=suite
@@ -220,16 +340,32 @@ objects_before=$(objects)
 run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
 # one object each: the suite's. The switch between the lanes rewrites
 # dev_ioctl.c, but as the copied build had it: dated back, not compiled
-assert_eq "new built trees, new builds, from the lane's previous ones" \
-	'[["as-is","pass",1,"6.1.y as-is"],["backport","pass",1,"6.1.y backport"]]' \
-	"$(field '[.builds[] | [.lane, .status, .rebuilt, .shared_with]]' | jq -c .)"
-assert_eq "the lanes' trees did not change" "$tree" "$(row 6.1.y as-is .tree | jq -r .)"
-assert_eq "the suite object is compiled again, only it" "  CC      net/kbackport_kunit/CVE_2011_1019/kb_suite.o" \
-	"$(grep '^  CC' "$(row 6.1.y as-is .log | jq -r .)" | sort)"
-assert_eq "...in the backport lane too, whose dev_ioctl.c the switch rewrote" \
-	"  CC      net/kbackport_kunit/CVE_2011_1019/kb_suite.o" "$(grep '^  CC' "$(row 6.1.y backport .log | jq -r .)")"
-assert_contains "configuration kept" "configuration kept" "$(cat "$(row 6.1.y as-is .log | jq -r .)")"
-assert_eq "the repository's object directory gained nothing" "$objects_before" "$(objects)"
+test_expect_success 'new built trees, new builds, from the lane'\''s previous ones' '
+	printf "%s\n" '\''[["as-is","pass",1,"6.1.y as-is"],["backport","pass",1,"6.1.y backport"]]'\'' >want &&
+	printf "%s\n" "$(field "[.builds[] | [.lane, .status, .rebuilt, .shared_with]]" | jq -c .)" >got &&
+	test_cmp want got
+'
+test_expect_success 'the lanes'\'' trees did not change' '
+	test "$(row 6.1.y as-is .tree | jq -r .)" = "$tree"
+'
+test_expect_success 'the suite object is compiled again, only it' '
+	printf "%s\n" "  CC      net/kbackport_kunit/CVE_2011_1019/kb_suite.o" >want &&
+	printf "%s\n" "$(grep "^  CC" "$(row 6.1.y as-is .log | jq -r .)" | sort)" >got &&
+	test_cmp want got
+'
+test_expect_success '...in the backport lane too, whose dev_ioctl.c the switch rewrote' '
+	printf "%s\n" "  CC      net/kbackport_kunit/CVE_2011_1019/kb_suite.o" >want &&
+	printf "%s\n" "$(grep "^  CC" "$(row 6.1.y backport .log | jq -r .)")" >got &&
+	test_cmp want got
+'
+test_expect_success 'configuration kept' '
+	[[ $(cat "$(row 6.1.y as-is .log | jq -r .)") == *"configuration kept"* ]]
+'
+test_expect_success 'the repository'\''s object directory gained nothing' '
+	printf "%s\n" "$objects_before" >want &&
+	printf "%s\n" "$(objects)" >got &&
+	test_cmp want got
+'
 
 # ---- a lane built from another's build, its sources already in place ----
 # The source directory holds the backport's tree, whose dev_ioctl.c the
@@ -245,28 +381,47 @@ for stamp in work/builds/*/kbackport.stamp; do
 	grep -qx 'lane backport' "$stamp" && rm -rf "$(dirname "$stamp")"
 done
 run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
-assert_eq "built from a copy of the as-is build" '["pass",1,"6.1.y as-is"]' \
-	"$(row 6.1.y backport '[.status, .rebuilt, .shared_with]')"
-assert_eq "dev_ioctl.o compiled again" "  CC      net/core/dev_ioctl.o" "$(grep '^  CC' "$bdir/build.log")"
-assert_eq "the backport's object, not the as-is one" same \
-	"$(cmp -s backport-dev_ioctl.o "$bdir/net/core/dev_ioctl.o" && echo same || echo different)"
+test_expect_success 'built from a copy of the as-is build' '
+	test "$(row 6.1.y backport "[.status, .rebuilt, .shared_with]")" = '\''["pass",1,"6.1.y as-is"]'\''
+'
+test_expect_success 'dev_ioctl.o compiled again' '
+	printf "%s\n" "  CC      net/core/dev_ioctl.o" >want &&
+	printf "%s\n" "$(grep "^  CC" "$bdir/build.log")" >got &&
+	test_cmp want got
+'
+test_expect_success 'the backport'\''s object, not the as-is one' '
+	cmp -s backport-dev_ioctl.o "$bdir/net/core/dev_ioctl.o"
+'
 
 # ---- --no-overlay: the lane's tree as it is ----
 T_NAME=no-overlay
 run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y --no-overlay
-assert_eq "built, the built tree is the lane's" '["pass",true]' \
-	"$(row 6.1.y as-is '[.status, .built_tree == .tree]')"
-assert_eq "the overlay left the sources" "no" "$([ -e work/src/6.1.y/net/kbackport_kunit ] && echo yes || echo no)"
-assert_eq "net/Makefile as the branch has it" "obj-y += core/" "$(cat work/src/6.1.y/net/Makefile)"
+test_expect_success 'built, the built tree is the lane'\''s' '
+	test "$(row 6.1.y as-is "[.status, .built_tree == .tree]")" = '\''["pass",true]'\''
+'
+test_expect_success 'the overlay left the sources' '
+	test ! -e work/src/6.1.y/net/kbackport_kunit
+'
+test_expect_success 'net/Makefile as the branch has it' '
+	test "$(cat work/src/6.1.y/net/Makefile)" = "obj-y += core/"
+'
 run_kb 1 "${KB_ARGS[@]}" --branch 6.1.y --overlay "$TMP/nowhere"
-assert_contains "a missing --overlay fails the lane" "cannot read overlay directory '$TMP/nowhere'" \
-	"$(row 6.1.y as-is .reason)"
+test_expect_success 'a missing --overlay fails the lane' '
+	[[ $(row 6.1.y as-is .reason) == *"cannot read overlay directory '\''$TMP/nowhere'\''"* ]]
+'
 KBACKPORT_DATADIR=$TMP/no-data run_kb 2 "${KB_ARGS[@]}" --branch 6.1.y
-assert_eq "missing build compatibility rules (not beside the config, not in kbackport's data) are an error naming both places, never taken for none" \
-	"error: missing data file '$TMP/no-data/data/kernel/compat/rules' (the build compatibility rules; nor is there '$TMP/data/kernel/compat/rules' beside the branches file): make install puts it there, KBACKPORT_DATADIR says where it is" "$ERR"
-assert_eq "...nothing built" "" "$OUT"
+test_expect_success 'missing build compatibility rules (not beside the config, not in kbackport'\''s data) are an error naming both places, never taken for none' '
+	printf "%s\n" "error: missing data file '\''$TMP/no-data/data/kernel/compat/rules'\'' (the build compatibility rules; nor is there '\''$TMP/data/kernel/compat/rules'\'' beside the branches file): make install puts it there, KBACKPORT_DATADIR says where it is" >want &&
+	printf "%s\n" "$ERR" >got &&
+	test_cmp want got
+'
+test_expect_success '...nothing built' '
+	test -z "$OUT"
+'
 KBACKPORT_DATADIR=$TMP/no-data run_kb 2 test --fix fixes/CVE-2011-1019 --branch 6.1.y --workdir "$TMP/no-builds"
-assert_contains "...in kbackport test too" "error: missing data file '$TMP/no-data/data/kernel/compat/rules'" "$ERR"
+test_expect_success '...in kbackport test too' '
+	[[ $ERR == *"error: missing data file '\''$TMP/no-data/data/kernel/compat/rules'\''"* ]]
+'
 
 # ---- a backport ref not built on the branch: no lane, and said so ----
 T_NAME=passed-over
@@ -275,25 +430,45 @@ T_NAME=passed-over
 old=$(git -C linux commit-tree "$(git -C linux rev-parse 'same-tree^{tree}')" -m "an old backport")
 git -C linux update-ref refs/heads/backport/CVE-2011-1019/twin "$old"
 run_kb 0 "${KB_ARGS[@]}" --branch twin
-assert_eq "only the as-is lane" '[["as-is","cached"]]' "$(field '[.builds[] | [.lane, .status]]' | jq -c .)"
-assert_eq "a note names the ref, its commit, the branch's and what to do" \
-	"note: twin: not built or booted: refs/heads/backport/CVE-2011-1019/twin at ${old:0:12} is not built on same-tree at $(git -C linux rev-parse --short=12 same-tree) (an earlier apply's, on another commit of the branch; kbackport apply writes it again)" \
-	"$ERR"
+test_expect_success 'only the as-is lane' '
+	test "$(field "[.builds[] | [.lane, .status]]" | jq -c .)" = '\''[["as-is","cached"]]'\''
+'
+test_expect_success 'a note names the ref, its commit, the branch'\''s and what to do' '
+	printf "%s\n" "note: twin: not built or booted: refs/heads/backport/CVE-2011-1019/twin at ${old:0:12} is not built on same-tree at $(git -C linux rev-parse --short=12 same-tree) (an earlier apply'\''s, on another commit of the branch; kbackport apply writes it again)" >want &&
+	printf "%s\n" "$ERR" >got &&
+	test_cmp want got
+'
 # kbackport test says the same (an empty work directory: nothing is booted,
 # the as-is lane is an error, not built)
 note=$ERR
 run_kb 1 test --fix fixes/CVE-2011-1019 --branch twin --workdir "$TMP/no-builds"
-assert_eq "test: the same note" "$note" "$(printf '%s\n' "$ERR" | grep '^note:')"
-assert_eq "test: the as-is lane only, not built" "as-is error" "$(printf '%s\n' "$OUT" | awk '$1 == "twin" { print $2, $3 }')"
-assert_eq "the ref left alone" "$old" "$(git -C linux rev-parse refs/heads/backport/CVE-2011-1019/twin)"
+test_expect_success 'test: the same note' '
+	printf "%s\n" "$note" >want &&
+	printf "%s\n" "$(printf "%s\n" "$ERR" | grep "^note:")" >got &&
+	test_cmp want got
+'
+test_expect_success 'test: the as-is lane only, not built' '
+	test "$(printf "%s\n" "$OUT" | awk '\''$1 == "twin" { print $2, $3 }'\'')" = "as-is error"
+'
+test_expect_success 'the ref left alone' '
+	test "$(git -C linux rev-parse refs/heads/backport/CVE-2011-1019/twin)" = "$old"
+'
 git -C linux update-ref -d refs/heads/backport/CVE-2011-1019/twin
 
 # ---- text output ----
 T_NAME=text
 run_kb 1 build --fix fixes/CVE-2011-1019
-assert_contains "matrix header" "BRANCH    LANE      STATUS   SECONDS  REBUILT  BUILD" "$OUT"
-assert_contains "skipped row" "2.6.32.y  as-is     skipped" "$OUT"
-assert_contains "missing options warned" "CONFIG_NOT_IN_THIS_KERNEL=y (got: not set)" "$OUT"
+test_expect_success 'matrix header' '
+	[[ $OUT == *"BRANCH    LANE      STATUS   SECONDS  REBUILT  BUILD"* ]]
+'
+test_expect_success 'skipped row' '
+	[[ $OUT == *"2.6.32.y  as-is     skipped"* ]]
+'
+test_expect_success 'missing options warned' '
+	[[ $OUT == *"CONFIG_NOT_IN_THIS_KERNEL=y (got: not set)"* ]]
+'
 run_kb 2 build --jobs 0
-assert_contains "bad --jobs" "--jobs wants a number" "$ERR"
+test_expect_success 'bad --jobs' '
+	[[ $ERR == *"--jobs wants a number"* ]]
+'
 finish

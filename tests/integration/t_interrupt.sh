@@ -34,28 +34,36 @@ sed 's|^repo: repos/linux|repo: reference.git|' branches.yaml > reference.yaml
 run_kb 0 apply --config reference.yaml
 want_tree=$(git -C reference.git rev-parse refs/heads/backport/CVE-2011-1019/b001^{tree})
 want_msg=$(git -C reference.git log -1 --format=%B refs/heads/backport/CVE-2011-1019/b001)
-assert_eq "the reference run made every ref" $N \
-	"$(git -C reference.git for-each-ref refs/heads/backport | wc -l)"
+test_expect_success 'the reference run made every ref' '
+	test "$(git -C reference.git for-each-ref refs/heads/backport | wc -l)" = $N
+'
 
 # check_said SIG RC REFS: the interrupted command's words on stderr (apply.err)
 said_mid=0
 check_said() {
-	local sig=$1 rc=$2 n=$3 what=${4:-} done refs
+	local sig=$1 rc=$2 n=$3 what=${4:-} done refs said_re
 	[ "$rc" = $((128 + $(kill -l "$sig"))) ] || return 0
 	if [ ! -s apply.err ] && [ "$n" = 0 ]; then
-		pass "killed before it began: nothing said, nothing written"
+		test_expect_success 'killed before it began: nothing said, nothing written' '
+			test ! -s apply.err && test "$n" = 0
+		'
 		return
 	fi
-	if [[ $(cat apply.err) =~ ^interrupted\ after\ ([0-9]+)\ of\ $N\ branches\;\ (no\ ref\ was\ written|the\ ([0-9]+)\ refs?\ written\ (is|are)\ complete)\;\ ${what}run\ it\ again\ to\ continue$ ]]; then
+	said_re="^interrupted after ([0-9]+) of $N branches; (no ref was written|the ([0-9]+) refs? written (is|are) complete); ${what}run it again to continue\$"
+	if [[ $(cat apply.err) =~ $said_re ]]; then
 		done=${BASH_REMATCH[1]} refs=${BASH_REMATCH[3]:-0}
-		assert_eq "says the refs written: as many as exist" "$n" "$refs"
-		[ "$done" = "$n" ] || [ "$done" = $((n - 1)) ] &&
-			pass "says $done of $N branches done, with $n refs" ||
-			fail "says $done of $N branches done, with $n refs"
+		test_expect_success 'says the refs written: as many as exist' '
+			test "$refs" = "$n"
+		'
+		test_expect_success "says $done of $N branches done, with $n refs" '
+			test "$done" = "$n" || test "$done" = $((n - 1))
+		'
 		[ "$done" -gt 0 ] && [ "$done" -lt $N ] && said_mid=$((said_mid + 1))
 	else
-		fail "what it said on stderr"
-		sed 's/^/#   /' apply.err | head -5
+		test_expect_success 'what it said on stderr' '
+			cat apply.err &&
+			[[ $(cat apply.err) =~ $said_re ]]
+		'
 	fi
 }
 
@@ -83,10 +91,22 @@ check_whole() {
 		[ "$tree" = "$want_tree" ] && [ "$parent" = "$base" ] || { bad=$((bad + 1)); echo "#   $ref: $tree $parent"; }
 		[ "$(git -C $repo log -1 --format=%B "$ref")" = "$want_msg" ] || { bad=$((bad + 1)); echo "#   $ref: message"; }
 	done < <(git -C $repo for-each-ref --format='%(refname) %(tree) %(parent)' refs/heads/backport)
-	assert_eq "every ref written is a whole backport commit" 0 "$bad"
-	assert_eq "no lock file left" "" "$(find $repo/.git -name '*.lock')"
-	assert_eq "git fsck finds nothing wrong" "" "$(git -C $repo fsck --no-dangling 2>&1)"
-	assert_eq "the user's branches, HEAD, index and tree are untouched" "$before" "$(user_state $repo)"
+	test_expect_success 'every ref written is a whole backport commit' '
+		test "$bad" = 0
+	'
+	test_expect_success 'no lock file left' '
+		printf "%s" "$(find $repo/.git -name "*.lock")" >got &&
+		test_cmp /dev/null got
+	'
+	test_expect_success 'git fsck finds nothing wrong' '
+		printf "%s" "$(git -C $repo fsck --no-dangling 2>&1)" >got &&
+		test_cmp /dev/null got
+	'
+	test_expect_success 'the user'\''s branches, HEAD, index and tree are untouched' '
+		printf "%s\n" "$before" >want &&
+		printf "%s\n" "$(user_state $repo)" >got &&
+		test_cmp want got
+	'
 }
 
 made=()
@@ -103,10 +123,18 @@ for delay in 0.01 0.03 0.06 0.1 0.15 0.2 0.3 0.45; do
 		rc=$?
 		n=$(git -C $repo for-each-ref refs/heads/backport | wc -l)
 		made+=("$n")
+		# ($rc in a block is test_expect_success's own: the exit status
+		# is written into the blocks below)
 		case $rc in
-		0) assert_eq "a run that ended first made every ref" $N "$n" ;;
-		$((128 + $(kill -l $sig)))) pass "killed by SIG$sig with $n of $N refs made" ;;
-		*) fail "exit $rc"; sed 's/^/#   /' apply.err | head -5 ;;
+		0) test_expect_success 'a run that ended first made every ref' 'test "$n" = $N' ;;
+		$((128 + $(kill -l $sig))))
+			test_expect_success "killed by SIG$sig with $n of $N refs made" \
+				'test '$rc' = $((128 + $(kill -l $sig)))' ;;
+		*)
+			test_expect_success "exit $rc" '
+				cat apply.err &&
+				{ test '$rc' = 0 || test '$rc' = $((128 + $(kill -l $sig))); }
+			' ;;
 		esac
 		check_said $sig $rc $n
 		check_whole
@@ -116,17 +144,22 @@ T_NAME=
 # at least one kill must have landed in the middle, or nothing was tested
 mid=0
 for n in "${made[@]}"; do [ "$n" -gt 0 ] && [ "$n" -lt $N ] && mid=$((mid + 1)); done
-[ $mid -gt 0 ] && pass "$mid of ${#made[@]} kills came in the middle of the run (refs made: ${made[*]})" ||
-	fail "no kill came in the middle of the run (refs made: ${made[*]})"
+claim="no kill came in the middle of the run"
+[ $mid -gt 0 ] && claim="$mid of ${#made[@]} kills came in the middle of the run"
+test_expect_success "$claim (refs made: ${made[*]})" 'test $mid -gt 0'
 
-[ $said_mid -gt 0 ] && pass "$said_mid interrupted runs said how far they got in the middle" ||
-	fail "no interrupted run said how far it got in the middle"
+claim="no interrupted run said how far it got in the middle"
+[ $said_mid -gt 0 ] && claim="$said_mid interrupted runs said how far they got in the middle"
+test_expect_success "$claim" 'test $said_mid -gt 0'
 
 T_NAME="the next run"
 run_kb 0 apply --json
-assert_eq "every branch applied or already made" "applied" \
-	"$(printf '%s' "$OUT" | jq -r '[.[0].results[].status] | unique | join(",")')"
-assert_eq "every ref" $N "$(git -C $repo for-each-ref refs/heads/backport | wc -l)"
+test_expect_success 'every branch applied or already made' '
+	test "$(printf "%s" "$OUT" | jq -r '\''[.[0].results[].status] | unique | join(",")'\'')" = applied
+'
+test_expect_success 'every ref' '
+	test "$(git -C $repo for-each-ref refs/heads/backport | wc -l)" = $N
+'
 check_whole
 
 # --queue: a queue ref per branch, the same words
@@ -143,15 +176,23 @@ for delay in 0.1 0.2 0.3 refs; do
 	wait $pid
 	rc=$?
 	n=$(git -C $repo for-each-ref refs/heads/backport/queue/q | wc -l)
-	[ $rc = 0 ] || [ $rc = 130 ] && pass "exit $rc with $n of $N refs made" || fail "exit $rc"
+	claim="exit $rc"
+	[ $rc = 0 ] || [ $rc = 130 ] && claim="exit $rc with $n of $N refs made"
+	test_expect_success "$claim" 'test '$rc' = 0 || test '$rc' = 130'
 	check_said INT $rc $n
-	assert_eq "no lock file left" "" "$(find $repo/.git -name '*.lock')"
+	test_expect_success 'no lock file left' '
+		printf "%s" "$(find $repo/.git -name "*.lock")" >got &&
+		test_cmp /dev/null got
+	'
 done
 T_NAME="apply --queue"
-[ $said_mid -gt 0 ] && pass "an interrupted queue said how far it got in the middle" ||
-	fail "no interrupted queue said how far it got in the middle"
+claim="no interrupted queue said how far it got in the middle"
+[ $said_mid -gt 0 ] && claim="an interrupted queue said how far it got in the middle"
+test_expect_success "$claim" 'test $said_mid -gt 0'
 run_kb 0 apply --queue q.series --json
-assert_eq "the next run: every branch's queue ref" $N "$(git -C $repo for-each-ref refs/heads/backport/queue/q | wc -l)"
+test_expect_success 'the next run: every branch'\''s queue ref' '
+	test "$(git -C $repo for-each-ref refs/heads/backport/queue/q | wc -l)" = $N
+'
 
 # run: the branches are not built (build: false), each applied and judged
 sed 's/^\(    ref: .*\)$/\1\n    build: false/' branches.yaml > run.yaml
@@ -168,17 +209,25 @@ for delay in 0.2 0.4 0.8 refs; do
 	wait $pid
 	rc=$?
 	n=$(git -C $repo for-each-ref refs/heads/backport | wc -l)
-	[ $rc = 0 ] || [ $rc = 130 ] && pass "exit $rc with $n of $N refs made" || fail "exit $rc"
+	claim="exit $rc"
+	[ $rc = 0 ] || [ $rc = 130 ] && claim="exit $rc with $n of $N refs made"
+	test_expect_success "$claim" 'test '$rc' = 0 || test '$rc' = 130'
 	# its step lines ("[   0.1s] b001: ...") go to stderr too: the last line only
 	tail -1 apply.err > said
 	[ "$(head -c 1 said)" = "[" ] && : > said
 	mv said apply.err
 	check_said INT $rc $n "finished builds and boots are kept; "
-	[ $rc = 130 ] && assert_eq "no results.json: the run is not complete" "" \
-		"$(find reports -name results.json 2>/dev/null)"
-	assert_eq "no lock file left" "" "$(find $repo/.git -name '*.lock')"
+	[ $rc = 130 ] && test_expect_success 'no results.json: the run is not complete' '
+		printf "%s" "$(find reports -name results.json 2>/dev/null)" >got &&
+		test_cmp /dev/null got
+	'
+	test_expect_success 'no lock file left' '
+		printf "%s" "$(find $repo/.git -name "*.lock")" >got &&
+		test_cmp /dev/null got
+	'
 done
 T_NAME="run"
-[ $said_mid -gt 0 ] && pass "an interrupted run said how far it got in the middle" ||
-	fail "no interrupted run said how far it got in the middle"
+claim="no interrupted run said how far it got in the middle"
+[ $said_mid -gt 0 ] && claim="an interrupted run said how far it got in the middle"
+test_expect_success "$claim" 'test $said_mid -gt 0'
 finish

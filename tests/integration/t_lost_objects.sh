@@ -22,30 +22,46 @@ YAML
 
 T_NAME="a lost loose blob"
 blob=$(git -C $R rev-parse linux-2.6.32.y:net/core/dev.c)
-assert_eq "the blob is a loose object" "yes" "$([ -f "$(loose "$blob")" ] && echo yes)"
+test_expect_success 'the blob is a loose object' '
+	test -f "$(loose "$blob")"
+'
 mv "$(loose "$blob")" lost-blob
 run_kb 1 apply --json
-assert_eq "status error, naming the path and the object" \
-	"error: cannot read 'net/core/dev.c' (blob $blob): object not found - no match for id ($blob)" \
-	"$(r 2.6.32.y '"\(.status): \(.detail)"')"
-assert_eq "no backport ref" "" "$(git -C $R for-each-ref refs/heads/backport/CVE-2011-1019/2.6.32.y)"
-assert_eq "the other branch is still done" "applied" "$(r 2.6.37.y .status)"
+test_expect_success 'status error, naming the path and the object' '
+	printf "%s\n" "error: cannot read '\''net/core/dev.c'\'' (blob $blob): object not found - no match for id ($blob)" >want &&
+	printf "%s\n" "$(r 2.6.32.y '\''"\(.status): \(.detail)"'\'')" >got &&
+	test_cmp want got
+'
+test_expect_success 'no backport ref' '
+	test -z "$(git -C $R for-each-ref refs/heads/backport/CVE-2011-1019/2.6.32.y)"
+'
+test_expect_success 'the other branch is still done' '
+	test "$(r 2.6.37.y .status)" = applied
+'
 run_kb 1 apply --dry-run --json -b 2.6.32.y
-assert_eq "a dry run says so too" "error" "$(r 2.6.32.y .status)"
+test_expect_success 'a dry run says so too' '
+	test "$(r 2.6.32.y .status)" = error
+'
 run_kb 1 apply -b 2.6.32.y
-assert_contains "the matrix shows it" "CVE-2011-1019   error" "$OUT"
+test_expect_success 'the matrix shows it' '
+	[[ $OUT == *"CVE-2011-1019   error"* ]]
+'
 mv lost-blob "$(loose "$blob")"
 
 T_NAME="a lost tree"
 tree=$(git -C $R rev-parse linux-2.6.32.y:net/core)
 mv "$(loose "$tree")" lost-tree
 run_kb 1 apply --json -b 2.6.32.y
-assert_eq "status error, naming the directory and the object" \
-	"error: cannot read 'net/core' (tree $tree): object not found - no match for id ($tree)" \
-	"$(r 2.6.32.y '"\(.status): \(.detail)"')"
+test_expect_success 'status error, naming the directory and the object' '
+	printf "%s\n" "error: cannot read '\''net/core'\'' (tree $tree): object not found - no match for id ($tree)" >want &&
+	printf "%s\n" "$(r 2.6.32.y '\''"\(.status): \(.detail)"'\'')" >got &&
+	test_cmp want got
+'
 mv lost-tree "$(loose "$tree")"
 run_kb 0 apply --json -b 2.6.32.y
-assert_eq "with the objects back, it applies" "applied" "$(r 2.6.32.y .status)"
+test_expect_success 'with the objects back, it applies' '
+	test "$(r 2.6.32.y .status)" = applied
+'
 
 T_NAME="a partial clone without blobs"
 git -C $R config uploadpack.allowFilter true
@@ -56,6 +72,10 @@ printf 'repo: partial.git\nbranches:\n  - {name: 2.6.32.y, ref: linux-2.6.32.y}\
 # outside valgrind: libgit2 1.5's git_repository_open_ext() leaks pcre2
 # match data on a repository with extensions.* set (a partial clone)
 KB_VALGRIND= run_kb 1 apply --config partial.yaml --json
-assert_eq "status error, not an answer" "error" "$(r 2.6.32.y .status)"
-assert_eq "no backport ref" "" "$(git -C partial.git for-each-ref refs/heads/backport/)"
+test_expect_success 'status error, not an answer' '
+	test "$(r 2.6.32.y .status)" = error
+'
+test_expect_success 'no backport ref' '
+	test -z "$(git -C partial.git for-each-ref refs/heads/backport/)"
+'
 finish
