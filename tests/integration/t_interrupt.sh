@@ -230,4 +230,26 @@ T_NAME="run"
 claim="no interrupted run said how far it got in the middle"
 [ $said_mid -gt 0 ] && claim="an interrupted run said how far it got in the middle"
 test_expect_success "$claim" 'test $said_mid -gt 0'
+# nohup: a hangup kbackport was told to ignore does not stop it (SIGHUP
+# ignored before it starts, sent once two refs exist); the run ends whole
+T_NAME="nohup apply, SIGHUP after two refs"
+git -C $repo for-each-ref --format='delete %(refname)' refs/heads/backport |
+	git -C $repo update-ref --stdin
+(trap '' HUP; exec "$KBACKPORT" apply > apply.out 2> apply.err) &
+pid=$!
+i=0
+while [ $i -lt 3000 ] && kill -0 $pid 2>/dev/null &&
+	[ "$(git -C $repo for-each-ref refs/heads/backport | wc -l)" -lt 2 ]; do
+	sleep 0.02
+	i=$((i + 1))
+done
+kill -HUP $pid 2>/dev/null
+wait $pid
+rc=$?
+test_expect_success 'not stopped: exit 0, every ref, nothing said' '
+	test '$rc' = 0 &&
+	test "$(git -C $repo for-each-ref refs/heads/backport | wc -l)" = $N &&
+	test_cmp /dev/null apply.err
+'
+T_NAME=
 finish

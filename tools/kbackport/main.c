@@ -72,7 +72,7 @@ static void on_signal(int sig)
 
 static void stop_children_on_signals(void)
 {
-	struct sigaction sa;
+	struct sigaction sa, old;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -83,6 +83,9 @@ static void stop_children_on_signals(void)
 	sigaddset(&sa.sa_mask, SIGHUP);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* under nohup, a closed terminal is not an interruption */
+	if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+		return;
 	sigaction(SIGHUP, &sa, NULL);
 }
 
