@@ -18,10 +18,20 @@ run_kb 1 apply --json
 echo "$OUT" > "$TMP/first.json"
 field() { jq -r --arg b "$1" ".[0].results[] | select(.branch == \$b) | $2" "$TMP/first.json"; }
 
+
 expect_status() { # branch status variant
+	local branch=$1 status=$2 variant=$3
 	T_NAME=$1
-	assert_eq "status" "$2" "$(field "$1" .status)"
-	assert_eq "variant" "$3" "$(field "$1" .variant)"
+	test_expect_success 'status' '
+		printf "%s\n" "$status" > want &&
+		printf "%s\n" "$(field "$branch" .status)" > got &&
+		test_cmp want got
+	'
+	test_expect_success 'variant' '
+		printf "%s\n" "$variant" > want &&
+		printf "%s\n" "$(field "$branch" .variant)" > got &&
+		test_cmp want got
+	'
 }
 expect_status 2.6.31.y not-affected null
 expect_status 2.6.32.y applied 2.6.32
@@ -32,41 +42,80 @@ expect_status vendor-fixed already-applied 2.6.32
 expect_status vendor-reworked conflict null
 T_NAME=
 
-assert_eq "one document for one fix" "CVE-2011-1019" "$(jq -r '.[].fix' "$TMP/first.json")"
-assert_eq "results in config order" \
-	"2.6.31.y 2.6.32.y 2.6.35.y 2.6.37.y 4.19.y vendor-fixed vendor-reworked" \
-	"$(jq -r '[.[0].results[].branch] | join(" ")' "$TMP/first.json")"
+test_expect_success 'one document for one fix' '
+	test "$(jq -r '\''.[].fix'\'' "$TMP/first.json")" = CVE-2011-1019
+'
+test_expect_success 'results in config order' '
+	printf "%s\n" "2.6.31.y 2.6.32.y 2.6.35.y 2.6.37.y 4.19.y vendor-fixed vendor-reworked" > want &&
+	printf "%s\n" "$(jq -r '\''[.[0].results[].branch] | join(" ")'\'' "$TMP/first.json")" > got &&
+	test_cmp want got
+'
 
 # branch fixture-era of each applied lane
 check_applied() {
 	local branch=$1 era=$2 repo=repos/linux ref=$REF/$1 f expected
 	T_NAME=$branch
-	assert_eq "ref" "$ref" "$(field "$branch" .ref)"
-	assert_eq "commit is the ref's target" "$(git -C $repo rev-parse "$ref")" "$(field "$branch" .commit)"
-	assert_eq "base is the branch tip" "$(git -C $repo rev-parse "linux-$branch")" "$(field "$branch" .base)"
-	assert_eq "parent is the base" "$(git -C $repo rev-parse "linux-$branch")" "$(git -C $repo rev-parse "$ref^")"
-	assert_eq "created" true "$(field "$branch" .created)"
+	test_expect_success 'ref' '
+		printf "%s\n" "$ref" > want &&
+		printf "%s\n" "$(field "$branch" .ref)" > got &&
+		test_cmp want got
+	'
+	test_expect_success 'commit is the ref'\''s target' '
+		printf "%s\n" "$(git -C $repo rev-parse "$ref")" > want &&
+		printf "%s\n" "$(field "$branch" .commit)" > got &&
+		test_cmp want got
+	'
+	test_expect_success 'base is the branch tip' '
+		printf "%s\n" "$(git -C $repo rev-parse "linux-$branch")" > want &&
+		printf "%s\n" "$(field "$branch" .base)" > got &&
+		test_cmp want got
+	'
+	test_expect_success 'parent is the base' '
+		printf "%s\n" "$(git -C $repo rev-parse "linux-$branch")" > want &&
+		printf "%s\n" "$(git -C $repo rev-parse "$ref^")" > got &&
+		test_cmp want got
+	'
+	test_expect_success 'created' '
+		printf "%s\n" true > want &&
+		printf "%s\n" "$(field "$branch" .created)" > got &&
+		test_cmp want got
+	'
 	# every file: the expected result where the fix changes it, else as it was
 	# (the point release only bumped SUBLEVEL in the Makefile)
 	for f in $(cd "$FIXTURES/eras/$era/tree" && find . -type f ! -name Makefile | sed 's|^\./||' | sort); do
 		expected=$FIXTURES/eras/$era/expected/$f
 		[ -f "$expected" ] || expected=$FIXTURES/eras/$era/tree/$f
 		git -C $repo show "$ref:$f" > "$TMP/actual"
-		assert_file_eq "contents of $f" "$expected" "$TMP/actual"
+		test_expect_success "contents of $f" '
+			test_cmp "$expected" "$TMP/actual"
+		'
 	done
-	assert_eq "only the fix's files changed" \
-		"$(cd "$FIXTURES/eras/$era/expected" && find . -type f | sed 's|^\./||' | sort)" \
-		"$(git -C $repo diff --name-only "linux-$branch" "$ref" | sort)"
+	test_expect_success 'only the fix'\''s files changed' '
+		printf "%s\n" "$(cd "$FIXTURES/eras/$era/expected" && find . -type f | sed "s|^\./||" | sort)" > want &&
+		printf "%s\n" "$(git -C $repo diff --name-only "linux-$branch" "$ref" | sort)" > got &&
+		test_cmp want got
+	'
 	git -C $repo log -1 --format=%B "$ref" > "$TMP/msg"
-	assert_file_eq "message" "$FIXTURES/eras/$era/expected.msg" "$TMP/msg"
-	assert_eq "author is upstream's" "Vasiliy Kulikov <segoon@openwall.com> 1299015193 +0300" \
-		"$(git -C $repo log -1 --format='%an <%ae> %at %ad' --date=format:%z "$ref")"
-	assert_eq "committer from git config" "Stable Maintainer <stable@example.org> 1700000000" \
-		"$(git -C $repo log -1 --format='%cn <%ce> %ct' "$ref")"
+	test_expect_success 'message' '
+		test_cmp "$FIXTURES/eras/$era/expected.msg" "$TMP/msg"
+	'
+	test_expect_success 'author is upstream'\''s' '
+		printf "%s\n" "Vasiliy Kulikov <segoon@openwall.com> 1299015193 +0300" > want &&
+		printf "%s\n" "$(git -C $repo log -1 --format="%an <%ae> %at %ad" --date=format:%z "$ref")" > got &&
+		test_cmp want got
+	'
+	test_expect_success 'committer from git config' '
+		printf "%s\n" "Stable Maintainer <stable@example.org> 1700000000" > want &&
+		printf "%s\n" "$(git -C $repo log -1 --format="%cn <%ce> %ct" "$ref")" > got &&
+		test_cmp want got
+	'
 	if git -C $repo cat-file -e "$ref:include/linux/netdevice.h" 2>/dev/null; then
-		assert_eq "MODULE_ALIAS_NETDEV defined once, inside __KERNEL__" "1 yes" \
-			"$(git -C $repo show "$ref:include/linux/netdevice.h" | grep -c '^#define MODULE_ALIAS_NETDEV') $(
-			   git -C $repo show "$ref:include/linux/netdevice.h" | awk '/^#define MODULE_ALIAS_NETDEV/{m=NR} /^#endif \/\* __KERNEL__ \*\//{k=NR} END{print (k == 0 || m < k) ? "yes" : "no"}')"
+		test_expect_success 'MODULE_ALIAS_NETDEV defined once, inside __KERNEL__' '
+			printf "%s\n" "1 yes" > want &&
+			printf "%s\n" "$(git -C $repo show "$ref:include/linux/netdevice.h" | grep -c "^#define MODULE_ALIAS_NETDEV") $(
+			   git -C $repo show "$ref:include/linux/netdevice.h" | awk '\''/^#define MODULE_ALIAS_NETDEV/{m=NR} /^#endif \/\* __KERNEL__ \*\//{k=NR} END{print (k == 0 || m < k) ? "yes" : "no"}'\'')" > got &&
+			test_cmp want got
+		'
 	fi
 	T_NAME=
 }
@@ -76,80 +125,135 @@ check_applied 2.6.37.y 2.6.37
 check_applied 4.19.y 4.19
 
 T_NAME=2.6.37.y
-assert_contains "fuzz reported" "hunk 1 of 'include/linux/netdevice.h' applied at line 21 (offset -2371, fuzz 1)" "$(field 2.6.37.y '.notes | join("\n")')"
+test_expect_success 'fuzz reported' '
+	[[ $(field 2.6.37.y '\''.notes | join("\n")'\'') == *"hunk 1 of '\''include/linux/netdevice.h'\'' applied at line 21 (offset -2371, fuzz 1)"* ]]
+'
 T_NAME=2.6.35.y
-assert_contains "whitespace tolerance reported" "hunk 1 of 'net/ipv4/ipip.c' applied at line 16 (offset -861, ignoring whitespace)" "$(field 2.6.35.y '.notes | join("\n")')"
+test_expect_success 'whitespace tolerance reported' '
+	[[ $(field 2.6.35.y '\''.notes | join("\n")'\'') == *"hunk 1 of '\''net/ipv4/ipip.c'\'' applied at line 16 (offset -861, ignoring whitespace)"* ]]
+'
 T_NAME=2.6.32.y
-assert_contains "offset reported" "hunk 1 of 'net/core/dev.c' applied at line 31 (offset -995)" "$(field 2.6.32.y '.notes | join("\n")')"
+test_expect_success 'offset reported' '
+	[[ $(field 2.6.32.y '\''.notes | join("\n")'\'') == *"hunk 1 of '\''net/core/dev.c'\'' applied at line 31 (offset -995)"* ]]
+'
 
 T_NAME=not-affected
-assert_eq "no commit, no ref" "null null" "$(field 2.6.31.y '"\(.commit) \(.ref)"')"
-assert_eq "why" "the vulnerable code is not in 'linux-2.6.31.y'" "$(field 2.6.31.y .detail)"
+test_expect_success 'no commit, no ref' '
+	test "$(field 2.6.31.y '\''"\(.commit) \(.ref)"'\'')" = "null null"
+'
+test_expect_success 'why' '
+	test "$(field 2.6.31.y .detail)" = "the vulnerable code is not in '\''linux-2.6.31.y'\''"
+'
 T_NAME=already-applied
-assert_eq "no commit, no ref" "null null" "$(field vendor-fixed '"\(.commit) \(.ref)"')"
-assert_eq "why" "the changes of variant '2.6.32' are already in 'vendor-2.6.32-fixed'" "$(field vendor-fixed .detail)"
+test_expect_success 'no commit, no ref' '
+	test "$(field vendor-fixed '\''"\(.commit) \(.ref)"'\'')" = "null null"
+'
+test_expect_success 'why' '
+	test "$(field vendor-fixed .detail)" = "the changes of variant '\''2.6.32'\'' are already in '\''vendor-2.6.32-fixed'\''"
+'
 run_kb 0 apply --dry-run --branch vendor-fixed
-assert_eq "the text names the evidence: where each hunk of the variant was found" \
-"vendor-fixed (CVE-2011-1019): the changes of variant '2.6.32' are already in 'vendor-2.6.32-fixed'
-  found: variant '2.6.32' at include/linux/netdevice.h:13 (variant 'upstream'), net/core/dev.c:32, net/ipv4/ip_gre.c:18, net/ipv4/ipip.c:16, net/ipv6/sit.c:16" \
-	"$(printf '%s\n' "$OUT" | sed -n '/^vendor-fixed (/,/found:/p')"
+test_expect_success 'the text names the evidence: where each hunk of the variant was found' '
+	printf "%s\n" "vendor-fixed (CVE-2011-1019): the changes of variant '\''2.6.32'\'' are already in '\''vendor-2.6.32-fixed'\''
+  found: variant '\''2.6.32'\'' at include/linux/netdevice.h:13 (variant '\''upstream'\''), net/core/dev.c:32, net/ipv4/ip_gre.c:18, net/ipv4/ipip.c:16, net/ipv6/sit.c:16" > want &&
+	printf "%s\n" "$(printf "%s\n" "$OUT" | sed -n "/^vendor-fixed (/,/found:/p")" > got &&
+	test_cmp want got
+'
 T_NAME=conflict
-assert_eq "why" "no variant fits this tree; the upstream patch fails: hunk 1 of 'include/linux/netdevice.h' does not apply" "$(field vendor-reworked .detail)"
-assert_eq "why each variant was not chosen, then the failed hunks" "variant 'upstream' not chosen: net/core/dev.c contains 'dev = dev_get_by_name_rcu(net, name);' does not hold
-variant '3.9' not chosen: net/core/dev_ioctl.c contains 'void dev_load(struct net *net, const char *name)' does not hold
-variant '2.6.33' not chosen: net/core/dev.c contains 'dev = dev_get_by_name_rcu(net, name);' does not hold
-variant '2.6.32' not chosen: net/core/dev.c contains 'read_lock(&dev_base_lock);\ndev = __dev_get_by_name(net, name);' does not hold
-variant '3.8' not chosen: net/core/dev.c contains 'dev = dev_get_by_name_rcu(net, name);' does not hold
-variant '3.9-pr_warn' not chosen: net/core/dev_ioctl.c contains 'void dev_load(struct net *net, const char *name)' does not hold
-hunk 1 of 'include/linux/netdevice.h' does not apply
-hunk 1 of 'net/core/dev.c' does not apply
-hunk 1 of 'net/ipv4/ip_gre.c' does not apply
-hunk 1 of 'net/ipv4/ipip.c' does not apply" "$(field vendor-reworked '.notes | join("\n")')"
+test_expect_success 'why' '
+	test "$(field vendor-reworked .detail)" = "no variant fits this tree; the upstream patch fails: hunk 1 of '\''include/linux/netdevice.h'\'' does not apply"
+'
+test_expect_success 'why each variant was not chosen, then the failed hunks' '
+	printf "%s\n" "variant '\''upstream'\'' not chosen: net/core/dev.c contains '\''dev = dev_get_by_name_rcu(net, name);'\'' does not hold
+variant '\''3.9'\'' not chosen: net/core/dev_ioctl.c contains '\''void dev_load(struct net *net, const char *name)'\'' does not hold
+variant '\''2.6.33'\'' not chosen: net/core/dev.c contains '\''dev = dev_get_by_name_rcu(net, name);'\'' does not hold
+variant '\''2.6.32'\'' not chosen: net/core/dev.c contains '\''read_lock(&dev_base_lock);\ndev = __dev_get_by_name(net, name);'\'' does not hold
+variant '\''3.8'\'' not chosen: net/core/dev.c contains '\''dev = dev_get_by_name_rcu(net, name);'\'' does not hold
+variant '\''3.9-pr_warn'\'' not chosen: net/core/dev_ioctl.c contains '\''void dev_load(struct net *net, const char *name)'\'' does not hold
+hunk 1 of '\''include/linux/netdevice.h'\'' does not apply
+hunk 1 of '\''net/core/dev.c'\'' does not apply
+hunk 1 of '\''net/ipv4/ip_gre.c'\'' does not apply
+hunk 1 of '\''net/ipv4/ipip.c'\'' does not apply" > want &&
+	printf "%s\n" "$(field vendor-reworked '\''.notes | join("\n")'\'')" > got &&
+	test_cmp want got
+'
 WT=$TMP/repos/vendor-CVE-2011-1019-vendor-reworked
-assert_eq "commands to do it by hand: a work tree of the bare repository, git am of the patch whose hunks failed" \
-"git -C $TMP/repos/vendor.git worktree add $WT -b backport/CVE-2011-1019/vendor-reworked vendor-2.6.32-reworked
+test_expect_success 'commands to do it by hand: a work tree of the bare repository, git am of the patch whose hunks failed' '
+	printf "%s\n" "git -C $TMP/repos/vendor.git worktree add $WT -b backport/CVE-2011-1019/vendor-reworked vendor-2.6.32-reworked
 git -C $WT am -3 $TOP_DIR/backports/CVE-2011-1019/upstream.patch
 # resolve the conflicts (see the failed hunks), then: git -C $WT add <files>
 # build and test the kernel
-git -C $WT am --continue" "$(field vendor-reworked '.reproduce | join("\n")')"
+git -C $WT am --continue" > want &&
+	printf "%s\n" "$(field vendor-reworked '\''.reproduce | join("\n")'\'')" > got &&
+	test_cmp want got
+'
 # a fix from elsewhere names where its upstream commit is fetched from
 mkdir -p custom && cp -r "$TOP_DIR/backports/CVE-2011-1019" custom/
 sed -i 's|^upstream: .*|&\nupstream-repo: https://git.example.org/net-next.git|' custom/CVE-2011-1019/fix.yaml
 run_kb 1 apply --fix custom/CVE-2011-1019 --branch vendor-reworked --dry-run --json
-assert_eq "with upstream-repo, the cherry-pick from there as the other way" \
-	"# or cherry-pick the upstream commit instead of git am: git -C $WT am --abort && git -C $WT fetch https://git.example.org/net-next.git $UPSTREAM && git -C $WT cherry-pick -x $UPSTREAM" \
-	"$(printf '%s' "$OUT" | jq -r '.[0].results[0].reproduce[-1]')"
-assert_eq "...and the patch of that fix" "git -C $WT am -3 $TMP/custom/CVE-2011-1019/upstream.patch" \
-	"$(printf '%s' "$OUT" | jq -r '.[0].results[0].reproduce[1]')"
+test_expect_success 'with upstream-repo, the cherry-pick from there as the other way' '
+	printf "%s\n" "# or cherry-pick the upstream commit instead of git am: git -C $WT am --abort && git -C $WT fetch https://git.example.org/net-next.git $UPSTREAM && git -C $WT cherry-pick -x $UPSTREAM" > want &&
+	printf "%s\n" "$(printf "%s" "$OUT" | jq -r '\''.[0].results[0].reproduce[-1]'\'')" > got &&
+	test_cmp want got
+'
+test_expect_success '...and the patch of that fix' '
+	test "$(printf "%s" "$OUT" | jq -r '\''.[0].results[0].reproduce[1]'\'')" = "git -C $WT am -3 $TMP/custom/CVE-2011-1019/upstream.patch"
+'
 T_NAME=
-assert_eq "only backport refs for applied branches" \
-	"$REF/2.6.32.y $REF/2.6.35.y $REF/2.6.37.y $REF/4.19.y" \
-	"$(git -C repos/linux for-each-ref --format='%(refname)' refs/heads/backport | tr '\n' ' ' | sed 's/ $//')"
-assert_eq "no backport ref in the vendor repository" "" \
-	"$(git -C repos/vendor.git for-each-ref refs/heads/backport)"
-assert_eq "user's refs, HEAD, index and work tree untouched (linux)" "$before_linux" "$(user_state repos/linux)"
-assert_eq "user's refs and HEAD untouched (bare vendor)" "$before_vendor" "$(user_state repos/vendor.git)"
+test_expect_success 'only backport refs for applied branches' '
+	printf "%s\n" "$REF/2.6.32.y $REF/2.6.35.y $REF/2.6.37.y $REF/4.19.y" > want &&
+	printf "%s\n" "$(git -C repos/linux for-each-ref --format="%(refname)" refs/heads/backport | tr "\n" " " | sed "s/ $//")" > got &&
+	test_cmp want got
+'
+test_expect_success 'no backport ref in the vendor repository' '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$(git -C repos/vendor.git for-each-ref refs/heads/backport)" > got &&
+	test_cmp want got
+'
+test_expect_success 'user'\''s refs, HEAD, index and work tree untouched (linux)' '
+	printf "%s\n" "$before_linux" > want &&
+	printf "%s\n" "$(user_state repos/linux)" > got &&
+	test_cmp want got
+'
+test_expect_success 'user'\''s refs and HEAD untouched (bare vendor)' '
+	printf "%s\n" "$before_vendor" > want &&
+	printf "%s\n" "$(user_state repos/vendor.git)" > got &&
+	test_cmp want got
+'
 
 # Re-running is idempotent: same results, no new commit.
 run_kb 1 apply --json
 echo "$OUT" > "$TMP/second.json"
-assert_eq "re-run: same statuses, commits and refs" \
-	"$(jq -c '[.[0].results[] | [.branch, .status, .variant, .commit, .ref]]' "$TMP/first.json")" \
-	"$(jq -c '[.[0].results[] | [.branch, .status, .variant, .commit, .ref]]' "$TMP/second.json")"
-assert_eq "re-run: nothing created" "false false false false" \
-	"$(jq -r '[.[0].results[] | select(.status == "applied") | .created] | map(tostring) | join(" ")' "$TMP/second.json")"
-assert_eq "re-run: ref logs show one update each" "1" \
-	"$(git -C repos/linux reflog show "$REF/2.6.32.y" | wc -l)"
+test_expect_success 're-run: same statuses, commits and refs' '
+	printf "%s\n" "$(jq -c '\''[.[0].results[] | [.branch, .status, .variant, .commit, .ref]]'\'' "$TMP/first.json")" > want &&
+	printf "%s\n" "$(jq -c '\''[.[0].results[] | [.branch, .status, .variant, .commit, .ref]]'\'' "$TMP/second.json")" > got &&
+	test_cmp want got
+'
+test_expect_success 're-run: nothing created' '
+	test "$(jq -r '\''[.[0].results[] | select(.status == "applied") | .created] | map(tostring) | join(" ")'\'' "$TMP/second.json")" = "false false false false"
+'
+test_expect_success 're-run: ref logs show one update each' '
+	test "$(git -C repos/linux reflog show "$REF/2.6.32.y" | wc -l)" = 1
+'
 
 # The matrix for people
 run_kb 1 apply
-assert_eq "matrix header and rows" "BRANCH           FIX             STATUS           VARIANT    COMMIT
+test_expect_success 'matrix header and rows' '
+	printf "%s\n" "BRANCH           FIX             STATUS           VARIANT    COMMIT
 2.6.31.y         CVE-2011-1019   not-affected     -          -
-2.6.32.y         CVE-2011-1019   applied          2.6.32     $(git -C repos/linux rev-parse --short=12 $REF/2.6.32.y)" "$(printf '%s\n' "$OUT" | head -3)"
-assert_contains "conflict explained for people" "vendor-reworked (CVE-2011-1019): no variant fits this tree" "$OUT"
-assert_contains "commands indented under the conflict" "    git -C $WT am -3 $TOP_DIR/backports/CVE-2011-1019/upstream.patch" "$OUT"
+2.6.32.y         CVE-2011-1019   applied          2.6.32     $(git -C repos/linux rev-parse --short=12 $REF/2.6.32.y)" > want &&
+	printf "%s\n" "$(printf "%s\n" "$OUT" | head -3)" > got &&
+	test_cmp want got
+'
+test_expect_success 'conflict explained for people' '
+	[[ $OUT == *"vendor-reworked (CVE-2011-1019): no variant fits this tree"* ]]
+'
+test_expect_success 'commands indented under the conflict' '
+	[[ $OUT == *"    git -C $WT am -3 $TOP_DIR/backports/CVE-2011-1019/upstream.patch"* ]]
+'
 
 # --branch selects, exit 0 without conflicts
 run_kb 0 apply --branch 2.6.32.y --branch 2.6.31.y --json
-assert_eq "--branch keeps config order" "2.6.31.y 2.6.32.y" "$(printf '%s' "$OUT" | jq -r '[.[0].results[].branch] | join(" ")')"
+test_expect_success '--branch keeps config order' '
+	test "$(printf "%s" "$OUT" | jq -r '\''[.[0].results[].branch] | join(" ")'\'')" = "2.6.31.y 2.6.32.y"
+'
 finish

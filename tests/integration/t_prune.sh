@@ -88,9 +88,11 @@ BEFORE=$(state)
 ours_linux="$B/$F/2.6.31.y $B/$F/2.6.32.y $B/$F/2.6.35.y $B/$F/shipped $B/$F/shipped.pre-fix
 $B/$G/2.6.32.y $B/$G/2.6.35.y $B/$G/shipped
 $B/queue/stable/2.6.32.y $B/queue/stable/2.6.35.y $B/queue/stable/shipped $B/queue/stable/shipped.pre-fix"
-assert_eq "kbackport's, as apply, apply --queue and the commands by hand named them" \
-	"$(echo $ours_linux) $B/$F/vendor" \
-	"$(printf '%s\n' "$START" | grep -v -e /topic -e backport-foo -e backportx -e $F/2.6.37.y | awk '$2 ~ "^refs/heads/backport/" {print $2}' | paste -sd' ')"
+test_expect_success "kbackport's, as apply, apply --queue and the commands by hand named them" '
+	printf "%s\n" "$(echo $ours_linux) $B/$F/vendor" > want &&
+	printf "%s\n" "$(printf "%s\n" "$START" | grep -v -e /topic -e backport-foo -e backportx -e $F/2.6.37.y | awk '\''$2 ~ "^refs/heads/backport/" {print $2}'\'' | paste -sd" ")" > got &&
+	test_cmp want got
+'
 
 # ---- bad input: refused, nothing deleted ----
 T_NAME="bad input"
@@ -98,9 +100,21 @@ refused() {	# DESCRIPTION MESSAGE ARGS...: exit 2 with MESSAGE, no ref changed
 	local what=$1 message=$2
 	shift 2
 	run_kb 2 prune "$@"
-	assert_eq "$what: refused" "$message" "$ERR"
-	assert_eq "$what: nothing written" "" "$OUT"
-	assert_eq "$what: no ref changed" "$START" "$(refs)"
+	test_expect_success "$what: refused" '
+		printf "%s\n" "$message" > want &&
+		printf "%s\n" "$ERR" > got &&
+		test_cmp want got
+	'
+	test_expect_success "$what: nothing written" '
+		printf "%s\n" "" > want &&
+		printf "%s\n" "$OUT" > got &&
+		test_cmp want got
+	'
+	test_expect_success "$what: no ref changed" '
+		printf "%s\n" "$START" > want &&
+		printf "%s\n" "$(refs)" > got &&
+		test_cmp want got
+	'
 }
 refused "no selector" \
 	"error: which refs? name --fix, --queue, --branch or --stale, or --all for every ref kbackport wrote"
@@ -124,7 +138,9 @@ refused "a queue name of two components" \
 	"error: invalid queue name 'a/b' (must be usable as one component of a git ref name)" --queue a/b
 refused "an argument" "error: unexpected argument 'extra'" --all extra
 run_kb 0 prune --fix CVE-2026-63829
-assert_eq "a fix with a directory and no ref: nothing to do" "0 refs deleted, 0 kept" "$OUT"
+test_expect_success 'a fix with a directory and no ref: nothing to do' '
+	test "$OUT" = "0 refs deleted, 0 kept"
+'
 
 # ---- --dry-run: what would go, nothing written ----
 T_NAME="dry run"
@@ -139,29 +155,61 @@ for r in $ours_linux; do
 	*) expected+="would delete $r (at $(at $r))"$'\n' ;;
 	esac
 done
-assert_eq "each ref with its commit, the checked-out ones kept with where, a total" \
-	"${expected}would delete $B/$F/vendor (at $(at $B/$F/vendor $V))
-dry run: 11 refs would be deleted, 2 kept" "$OUT"
-assert_eq "no ref changed" "$START" "$(refs)"
-assert_eq "no reflog changed" "$logs_before" "$(logs)"
-assert_eq "HEAD, index and working trees as they were" "$BEFORE" "$(state)"
+test_expect_success 'each ref with its commit, the checked-out ones kept with where, a total' '
+	printf "%s\n" "${expected}would delete $B/$F/vendor (at $(at $B/$F/vendor $V))
+dry run: 11 refs would be deleted, 2 kept" > want &&
+	printf "%s\n" "$OUT" > got &&
+	test_cmp want got
+'
+test_expect_success 'no ref changed' '
+	printf "%s\n" "$START" > want &&
+	printf "%s\n" "$(refs)" > got &&
+	test_cmp want got
+'
+test_expect_success 'no reflog changed' '
+	printf "%s\n" "$logs_before" > want &&
+	printf "%s\n" "$(logs)" > got &&
+	test_cmp want got
+'
+test_expect_success 'HEAD, index and working trees as they were' '
+	printf "%s\n" "$BEFORE" > want &&
+	printf "%s\n" "$(state)" > got &&
+	test_cmp want got
+'
 
 # ---- by fix and branch, by queue ----
 T_NAME="--fix --branch"
 run_kb 0 prune --fix $G --branch 2.6.32.y
-assert_eq "that fix's ref of that branch" "deleted $B/$G/2.6.32.y (was $(printf '%s\n' "$START" | awk -v r=$B/$G/2.6.32.y '$2 == r {print substr($3, 1, 12)}'))
-1 ref deleted, 0 kept" "$OUT"
-assert_eq "every other ref as it was" "$(without $B/$G/2.6.32.y)" "$(refs)"
-assert_eq "its reflog gone too" "no" "$(git -C $L reflog exists $B/$G/2.6.32.y && echo yes || echo no)"
+test_expect_success "that fix's ref of that branch" '
+	printf "%s\n" "deleted $B/$G/2.6.32.y (was $(printf "%s\n" "$START" | awk -v r=$B/$G/2.6.32.y '\''$2 == r {print substr($3, 1, 12)}'\''))
+1 ref deleted, 0 kept" > want &&
+	printf "%s\n" "$OUT" > got &&
+	test_cmp want got
+'
+test_expect_success 'every other ref as it was' '
+	printf "%s\n" "$(without $B/$G/2.6.32.y)" > want &&
+	printf "%s\n" "$(refs)" > got &&
+	test_cmp want got
+'
+test_expect_success 'its reflog gone too' '
+	! git -C $L reflog exists $B/$G/2.6.32.y
+'
 
 T_NAME="--queue --branch"
 q=$B/queue/stable/shipped
 run_kb 0 prune --queue stable --branch shipped
-assert_eq "the queue's ref of that branch and its pre-fix ref" \
-	"deleted $q (was $(printf '%s\n' "$START" | awk -v r=$q '$2 == r {print substr($3, 1, 12)}'))
-deleted $q.pre-fix (was $(printf '%s\n' "$START" | awk -v r=$q.pre-fix '$2 == r {print substr($3, 1, 12)}'))
-2 refs deleted, 0 kept" "$OUT"
-assert_eq "every other ref as it was" "$(without $B/$G/2.6.32.y $q $q.pre-fix)" "$(refs)"
+test_expect_success "the queue's ref of that branch and its pre-fix ref" '
+	printf "%s\n" "deleted $q (was $(printf "%s\n" "$START" | awk -v r=$q '\''$2 == r {print substr($3, 1, 12)}'\''))
+deleted $q.pre-fix (was $(printf "%s\n" "$START" | awk -v r=$q.pre-fix '\''$2 == r {print substr($3, 1, 12)}'\''))
+2 refs deleted, 0 kept" > want &&
+	printf "%s\n" "$OUT" > got &&
+	test_cmp want got
+'
+test_expect_success 'every other ref as it was' '
+	printf "%s\n" "$(without $B/$G/2.6.32.y $q $q.pre-fix)" > want &&
+	printf "%s\n" "$(refs)" > got &&
+	test_cmp want got
+'
 
 # ---- --stale: the branch moved on ----
 T_NAME="--stale"
@@ -172,33 +220,54 @@ BEFORE=$(state)
 tip=$(at linux-2.6.35.y)
 why="stale: 'linux-2.6.35.y' at $tip is not in its history"
 run_kb 1 prune --stale --dry-run
-assert_eq "the refs of the branch that moved, and only those" \
-	"would delete $B/$F/2.6.35.y (at $(at $B/$F/2.6.35.y)): $why
+test_expect_success 'the refs of the branch that moved, and only those' '
+	printf "%s\n" "would delete $B/$F/2.6.35.y (at $(at $B/$F/2.6.35.y)): $why
 would delete $B/$G/2.6.35.y (at $(at $B/$G/2.6.35.y)): $why
-kept $B/queue/stable/2.6.35.y (at $(at $B/queue/stable/2.6.35.y)): $why: checked out in '$TMP/repos/linux': switch branches there first
-dry run: 2 refs would be deleted, 1 kept" "$OUT"
-assert_eq "dry run: no ref changed" "$START" "$(refs)"
+kept $B/queue/stable/2.6.35.y (at $(at $B/queue/stable/2.6.35.y)): $why: checked out in '\''$TMP/repos/linux'\'': switch branches there first
+dry run: 2 refs would be deleted, 1 kept" > want &&
+	printf "%s\n" "$OUT" > got &&
+	test_cmp want got
+'
+test_expect_success 'dry run: no ref changed' '
+	printf "%s\n" "$START" > want &&
+	printf "%s\n" "$(refs)" > got &&
+	test_cmp want got
+'
 run_kb 1 prune --stale --json
-assert_eq "--json: status, stale and kept per ref" \
-	'deleted backport CVE-2011-1019 null true null
+test_expect_success '--json: status, stale and kept per ref' '
+	printf "%s\n" "deleted backport CVE-2011-1019 null true null
 deleted backport CVE-2011-4001 null true null
-kept queue null stable true "checked out in '"'$TMP/repos/linux'"': switch branches there first"' \
-	"$(printf '%s' "$OUT" | jq -r '.refs[] | "\(.status) \(.kind) \(.fix) \(.queue) \(.stale != null) \(.kept | tojson)"')"
-assert_eq "deleted, the one checked out left" "$(without $B/$F/2.6.35.y $B/$G/2.6.35.y)" "$(refs)"
+kept queue null stable true \"checked out in '\''$TMP/repos/linux'\'': switch branches there first\"" > want &&
+	printf "%s\n" "$(printf "%s" "$OUT" | jq -r '\''.refs[] | "\(.status) \(.kind) \(.fix) \(.queue) \(.stale != null) \(.kept | tojson)"'\'')" > got &&
+	test_cmp want got
+'
+test_expect_success 'deleted, the one checked out left' '
+	printf "%s\n" "$(without $B/$F/2.6.35.y $B/$G/2.6.35.y)" > want &&
+	printf "%s\n" "$(refs)" > got &&
+	test_cmp want got
+'
 run_kb 1 prune --stale
-assert_eq "again: the one checked out, still kept" \
-	"kept $B/queue/stable/2.6.35.y (at $(at $B/queue/stable/2.6.35.y)): $why: checked out in '$TMP/repos/linux': switch branches there first
-0 refs deleted, 1 kept" "$OUT"
+test_expect_success 'again: the one checked out, still kept' '
+	printf "%s\n" "kept $B/queue/stable/2.6.35.y (at $(at $B/queue/stable/2.6.35.y)): $why: checked out in '\''$TMP/repos/linux'\'': switch branches there first
+0 refs deleted, 1 kept" > want &&
+	printf "%s\n" "$OUT" > got &&
+	test_cmp want got
+'
 
 # ---- --json ----
 T_NAME="--json"
 run_kb 0 prune --fix $F --dry-run --json --branch 2.6.32.y --branch vendor
-assert_eq "the document's keys" '["dry_run","refs","errors","deleted","kept"]' \
-	"$(printf '%s' "$OUT" | jq -c keys_unsorted)"
-assert_eq "one entry per ref" \
-	"[{\"ref\":\"$B/$F/2.6.32.y\",\"repo\":\"$TMP/$L\",\"branch\":\"2.6.32.y\",\"kind\":\"backport\",\"fix\":\"$F\",\"queue\":null,\"commit\":\"$(git -C $L rev-parse $B/$F/2.6.32.y)\",\"status\":\"would-delete\",\"stale\":null,\"kept\":null},{\"ref\":\"$B/$F/vendor\",\"repo\":\"$TMP/$V\",\"branch\":\"vendor\",\"kind\":\"backport\",\"fix\":\"$F\",\"queue\":null,\"commit\":\"$(git -C $V rev-parse $B/$F/vendor)\",\"status\":\"would-delete\",\"stale\":null,\"kept\":null}]" \
-	"$(printf '%s' "$OUT" | jq -c .refs)"
-assert_eq "totals" "true [] 2 0" "$(printf '%s' "$OUT" | jq -r '"\(.dry_run) \(.errors | tojson) \(.deleted) \(.kept)"')"
+test_expect_success 'the document'\''s keys' '
+	test "$(printf "%s" "$OUT" | jq -c keys_unsorted)" = '\''["dry_run","refs","errors","deleted","kept"]'\''
+'
+test_expect_success 'one entry per ref' '
+	printf "%s\n" "[{\"ref\":\"$B/$F/2.6.32.y\",\"repo\":\"$TMP/$L\",\"branch\":\"2.6.32.y\",\"kind\":\"backport\",\"fix\":\"$F\",\"queue\":null,\"commit\":\"$(git -C $L rev-parse $B/$F/2.6.32.y)\",\"status\":\"would-delete\",\"stale\":null,\"kept\":null},{\"ref\":\"$B/$F/vendor\",\"repo\":\"$TMP/$V\",\"branch\":\"vendor\",\"kind\":\"backport\",\"fix\":\"$F\",\"queue\":null,\"commit\":\"$(git -C $V rev-parse $B/$F/vendor)\",\"status\":\"would-delete\",\"stale\":null,\"kept\":null}]" > want &&
+	printf "%s\n" "$(printf "%s" "$OUT" | jq -c .refs)" > got &&
+	test_cmp want got
+'
+test_expect_success 'totals' '
+	test "$(printf "%s" "$OUT" | jq -r '\''"\(.dry_run) \(.errors | tojson) \(.deleted) \(.kept)"'\'')" = "true [] 2 0"
+'
 
 # ---- --all: packed refs, a locked one, the checked-out ones kept ----
 T_NAME="--all"
@@ -215,12 +284,26 @@ kept $B/queue/stable/2.6.35.y (at $(at $B/queue/stable/2.6.35.y)): checked out i
 kept $B/$F/vendor (at $(at $B/$F/vendor $V)): cannot lock '$B/$F/vendor': '$TMP/$V/$B/$F/vendor.lock' exists (another git at work, or a stale lock to remove)
 5 refs deleted, 3 kept"
 run_kb 1 prune --all
-assert_eq "every ref of kbackport's deleted but those checked out or locked, each said" "$expected" "$OUT"
-assert_eq "the refs left: the user's, and those kept" \
-	"$(without $B/$F/2.6.32.y $B/$F/shipped $B/$F/shipped.pre-fix $B/$G/shipped $B/queue/stable/2.6.32.y)" "$(refs)"
-assert_eq "the packed refs hold none of them" "" \
-	"$(grep -e "$B/$F/2.6.32.y" -e "$B/$F/shipped" -e "$B/$G/shipped" -e "$B/queue/stable/2.6.32.y" $L/.git/packed-refs)"
-assert_eq "HEAD, index and working trees as they were" "$BEFORE" "$(state)"
+test_expect_success "every ref of kbackport's deleted but those checked out or locked, each said" '
+	printf "%s\n" "$expected" > want &&
+	printf "%s\n" "$OUT" > got &&
+	test_cmp want got
+'
+test_expect_success 'the refs left: the user'\''s, and those kept' '
+	printf "%s\n" "$(without $B/$F/2.6.32.y $B/$F/shipped $B/$F/shipped.pre-fix $B/$G/shipped $B/queue/stable/2.6.32.y)" > want &&
+	printf "%s\n" "$(refs)" > got &&
+	test_cmp want got
+'
+test_expect_success 'the packed refs hold none of them' '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$(grep -e "$B/$F/2.6.32.y" -e "$B/$F/shipped" -e "$B/$G/shipped" -e "$B/queue/stable/2.6.32.y" $L/.git/packed-refs)" > got &&
+	test_cmp want got
+'
+test_expect_success 'HEAD, index and working trees as they were' '
+	printf "%s\n" "$BEFORE" > want &&
+	printf "%s\n" "$(state)" > got &&
+	test_cmp want got
+'
 
 T_NAME="--all once nothing is checked out"
 rm $V/refs/heads/backport/$F/vendor.lock
@@ -232,9 +315,13 @@ deleted $B/queue/stable/2.6.35.y (was $(at $B/queue/stable/2.6.35.y))
 deleted $B/$F/vendor (was $(at $B/$F/vendor $V))
 3 refs deleted, 0 kept"
 run_kb 0 prune --all
-assert_eq "the rest deleted" "$expected" "$OUT"
-assert_eq "only the user's refs are left, every one of them" \
-"$L refs/heads/backport-foo $(git -C $L rev-parse master)
+test_expect_success 'the rest deleted' '
+	printf "%s\n" "$expected" > want &&
+	printf "%s\n" "$OUT" > got &&
+	test_cmp want got
+'
+test_expect_success "only the user's refs are left, every one of them" '
+	printf "%s\n" "$L refs/heads/backport-foo $(git -C $L rev-parse master)
 $L refs/heads/backport/$F/2.6.37.y $(git -C $L rev-parse linux-2.6.37.y)
 $L refs/heads/backport/$F/topic $(git -C $L rev-parse master)
 $L refs/heads/backport/mine/topic $(git -C $L rev-parse master)
@@ -254,17 +341,30 @@ $V refs/heads/vendor-2.6.32-fixed $(git -C $V rev-parse vendor-2.6.32-fixed)
 $V refs/heads/vendor-2.6.32-reworked $(git -C $V rev-parse vendor-2.6.32-reworked)
 $V refs/heads/vendor-tip $(git -C $V rev-parse vendor-tip)
 $M refs/heads/backport $(git -C $M rev-parse mine)
-$M refs/heads/mine $(git -C $M rev-parse mine)" "$(refs)"
-assert_eq "no reflog of theirs left" "$(cd $L/.git && find logs/refs/heads/backport -type f | sort)" \
-	"logs/refs/heads/backport/$F/2.6.37.y
+$M refs/heads/mine $(git -C $M rev-parse mine)" > want &&
+	printf "%s\n" "$(refs)" > got &&
+	test_cmp want got
+'
+test_expect_success 'no reflog of theirs left' '
+	printf "%s\n" "$(cd $L/.git && find logs/refs/heads/backport -type f | sort)" > want &&
+	printf "%s\n" "logs/refs/heads/backport/$F/2.6.37.y
 logs/refs/heads/backport/$F/topic
-logs/refs/heads/backport/mine/topic"
-assert_eq "HEAD, index and working trees as they were" "$BEFORE" "$(state)"
+logs/refs/heads/backport/mine/topic" > got &&
+	test_cmp want got
+'
+test_expect_success 'HEAD, index and working trees as they were' '
+	printf "%s\n" "$BEFORE" > want &&
+	printf "%s\n" "$(state)" > got &&
+	test_cmp want got
+'
 git -C $V branch backport vendor-tip 2>&1
-assert_eq "their folder is gone: a branch 'backport' can be made" "$(git -C $V rev-parse vendor-tip)" \
-	"$(git -C $V rev-parse refs/heads/backport)"
+test_expect_success "their folder is gone: a branch 'backport' can be made" '
+	test "$(git -C $V rev-parse refs/heads/backport)" = "$(git -C $V rev-parse vendor-tip)"
+'
 run_kb 0 prune --all
-assert_eq "again: nothing to do" "0 refs deleted, 0 kept" "$OUT"
+test_expect_success 'again: nothing to do' '
+	test "$OUT" = "0 refs deleted, 0 kept"
+'
 
 # ---- what cannot be read: said, the rest goes on ----
 T_NAME="errors"
@@ -279,16 +379,26 @@ YAML
 git -C $L branch backport/$F/2.6.32.y linux-2.6.32.y
 START=$(refs)
 run_kb 1 prune --config broken.yaml --stale --dry-run
-assert_contains "a repository that cannot be opened" \
-	"error: cannot open repository '$TMP/repos/gone' (its refs are left): " "$ERR"
-assert_contains "a branch whose ref is not there" \
-	"error: branch '2.6.32.y': cannot tell which of its refs are stale (they are left): no commit 'no-such-ref' in '$TMP/$L': " "$ERR"
-assert_eq "the others looked at" "dry run: 0 refs would be deleted, 0 kept" "$OUT"
+test_expect_success 'a repository that cannot be opened' '
+	[[ $ERR == *"error: cannot open repository '\''$TMP/repos/gone'\'' (its refs are left): "* ]]
+'
+test_expect_success 'a branch whose ref is not there' '
+	[[ $ERR == *"error: branch '\''2.6.32.y'\'': cannot tell which of its refs are stale (they are left): no commit '\''no-such-ref'\'' in '\''$TMP/$L'\'': "* ]]
+'
+test_expect_success 'the others looked at' '
+	test "$OUT" = "dry run: 0 refs would be deleted, 0 kept"
+'
 run_kb 1 prune --config broken.yaml --all --json
-assert_eq "--json: the error listed, the other refs deleted (--all needs no branch's commit)" \
-	"1 $B/$F/2.6.32.y deleted|$B/$F/4.19.y deleted" \
-	"$(printf '%s' "$OUT" | jq -r '"\(.errors | length) \([.refs[] | "\(.ref) \(.status)"] | join("|"))"')"
-assert_eq "the refs left" "$(without $B/$F/2.6.32.y $B/$F/4.19.y)" "$(refs)"
+test_expect_success '--json: the error listed, the other refs deleted (--all needs no branch'\''s commit)' '
+	printf "%s\n" "1 $B/$F/2.6.32.y deleted|$B/$F/4.19.y deleted" > want &&
+	printf "%s\n" "$(printf "%s" "$OUT" | jq -r '\''"\(.errors | length) \([.refs[] | "\(.ref) \(.status)"] | join("|"))"'\'')" > got &&
+	test_cmp want got
+'
+test_expect_success 'the refs left' '
+	printf "%s\n" "$(without $B/$F/2.6.32.y $B/$F/4.19.y)" > want &&
+	printf "%s\n" "$(refs)" > got &&
+	test_cmp want got
+'
 
 T_NAME="a worktree whose directory is gone"
 kb apply --config first.yaml
@@ -296,11 +406,18 @@ git -C $L worktree add -q "$TMP/wt-gone" backport/$F/4.19.y
 rm -rf "$TMP/wt-gone"
 c=$(at $B/$F/4.19.y)
 run_kb 1 prune --config first.yaml --all
-assert_eq "kept: git still counts it checked out" \
-	"kept $B/$F/4.19.y (at $c): checked out in '$TMP/wt-gone': switch branches there first
-0 refs deleted, 1 kept" "$OUT"
+test_expect_success 'kept: git still counts it checked out' '
+	printf "%s\n" "kept $B/$F/4.19.y (at $c): checked out in '\''$TMP/wt-gone'\'': switch branches there first
+0 refs deleted, 1 kept" > want &&
+	printf "%s\n" "$OUT" > got &&
+	test_cmp want got
+'
 git -C $L worktree prune
 run_kb 0 prune --config first.yaml --all
-assert_eq "once git worktree prune forgot it: deleted" "deleted $B/$F/4.19.y (was $c)
-1 ref deleted, 0 kept" "$OUT"
+test_expect_success 'once git worktree prune forgot it: deleted' '
+	printf "%s\n" "deleted $B/$F/4.19.y (was $c)
+1 ref deleted, 0 kept" > want &&
+	printf "%s\n" "$OUT" > got &&
+	test_cmp want got
+'
 finish
