@@ -296,10 +296,9 @@ crosscheck() {	# crosscheck VERSION KUNIT_DIR ANSWERS LOG...: each LOG's diff
 
 tarballs=(${KB_LINUX_SOURCES:-/usr/src/linux-source-*.tar.xz})
 if ! command -v python3 >/dev/null; then
-	echo "# skip: no python3 to run kunit.py: no cross-check with the kernel's parser"
+	skip "no python3 to run kunit.py: no cross-check with the kernel's parser"
 elif [ ! -f "${tarballs[0]}" ]; then
-	echo "# skip: no ${tarballs[*]} (apt-get install linux-source-6.1):" \
-	     "no cross-check with the kernel's parser"
+	skip "no ${tarballs[*]} (apt-get install linux-source-6.1): no cross-check with the kernel's parser"
 else
 	for tarball in "${tarballs[@]}"; do
 		v=$(basename "$tarball" .tar.xz | sed 's/^linux-source-//')

@@ -205,8 +205,7 @@ kcidb_check() {	# kcidb_check DESCRIPTION DOC MODE EXPECTED_STATUS
 	'
 }
 if [ -z "$py" ]; then
-	echo "# skip: no python3 with jsonschema (apt-get install python3-jsonschema):" \
-	     "kcidb.json is not validated against the schema"
+	skip "no python3 with jsonschema (apt-get install python3-jsonschema): kcidb.json is not validated against the schema"
 else
 	kcidb_check "kcidb.json: valid KCIDB v4.0, log URLs relative" "$TMP/run/kcidb.json" relative 0
 	kcidb_check "kcidb.json: relative URLs are not for submitting" "$TMP/run/kcidb.json" absolute 1
@@ -316,8 +315,7 @@ for rule in re.findall(r"([^{}]*)\{([^{}]*)\}", page.style):
             print("css", sel.strip(), re.sub(r"\s+", "", rule[1]))
 PY
 if [ -z "$browser" ]; then
-	echo "# skip: chromium is not installed and cannot be (apt-get install chromium):" \
-	     "summary.html is not rendered"
+	skip "chromium is not installed and cannot be (apt-get install chromium): summary.html is not rendered"
 else
 	chromium_dom "$TMP/run/summary.html" > "$TMP/dom.html"
 	python3 "$TMP/dom.py" "$TMP/run" < "$TMP/dom.html" > "$TMP/facts"
