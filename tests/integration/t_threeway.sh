@@ -40,10 +40,16 @@ branches:
     ref: stable
 YAML
 run_kb 0 apply --json
-assert_eq "applied through the 3-way merge" "applied upstream" "$(printf '%s' "$OUT" | jq -r '.[0].results[0] | "\(.status) \(.variant)"')"
-assert_eq "merge reported" "'f.c' merged 3-way from the patch's preimage blob $(git -C repo rev-parse stable~1:f.c)" \
-	"$(printf '%s' "$OUT" | jq -r '.[0].results[0].notes | join("\n")')"
-assert_eq "merged contents" "int f(void)
+test_expect_success 'applied through the 3-way merge' '
+	test "$(printf "%s" "$OUT" | jq -r ".[0].results[0] | \"\(.status) \(.variant)\"")" = "applied upstream"
+'
+test_expect_success 'merge reported' '
+	printf "%s\n" "'\''f.c'\'' merged 3-way from the patch'\''s preimage blob $(git -C repo rev-parse stable~1:f.c)" > want &&
+	printf "%s\n" "$(printf "%s" "$OUT" | jq -r ".[0].results[0].notes | join(\"\n\")")" > got &&
+	test_cmp want got
+'
+test_expect_success 'merged contents' '
+	printf "%s\n" "int f(void)
 {
 	int a = 10;
 	int b = 2;
@@ -51,14 +57,18 @@ assert_eq "merged contents" "int f(void)
 	int c = 3;
 	int d = 40;
 	return a + b + c + d;
-}" "$(git -C repo show refs/heads/backport/FIX-1/stable:f.c)"
+}" > want &&
+	printf "%s\n" "$(git -C repo show refs/heads/backport/FIX-1/stable:f.c)" > got &&
+	test_cmp want got
+'
 
 # Without the preimage blob there is nothing to merge from: a conflict.
 sed -i "s/^index [0-9a-f]*\.\./index 1234567890123456789012345678901234567890../" backports/FIX-1/fix.patch
 git -C repo update-ref -d refs/heads/backport/FIX-1/stable
 run_kb 1 apply --json
-assert_eq "no preimage blob: conflict" "conflict hunk 1 of 'f.c' does not apply" \
-	"$(printf '%s' "$OUT" | jq -r '.[0].results[0] | "\(.status) \(.notes[0])"')"
+test_expect_success 'no preimage blob: conflict' '
+	test "$(printf "%s" "$OUT" | jq -r ".[0].results[0] | \"\(.status) \(.notes[0])\"")" = "conflict hunk 1 of '\''f.c'\'' does not apply"
+'
 
 # A hunk that fits more than one place is said so, never merged: here its
 # change fits at its own line and its reverse further down, the other hunk
