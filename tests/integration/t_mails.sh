@@ -52,10 +52,14 @@ EOF
 
 T_NAME="one fix"
 run_kb 1 apply --fix fixes/CVE-2011-1019 --mails mails
-assert_eq "a mail per branch that needs a hand" \
-	"mails/CVE-2011-1019/FAILED-acme.txt mails/CVE-2011-1019/FAILED-plain.txt" \
-	"$(find mails -type f | sort | tr '\n' ' ' | sed 's/ $//')"
-assert_contains "...named in the text" "  FAILED mail: mails/CVE-2011-1019/FAILED-acme.txt" "$OUT"
+test_expect_success 'a mail per branch that needs a hand' '
+	printf "%s\n" "mails/CVE-2011-1019/FAILED-acme.txt mails/CVE-2011-1019/FAILED-plain.txt" > want &&
+	printf "%s\n" "$(find mails -type f | sort | tr "\n" " " | sed "s/ \$//")" > got &&
+	test_cmp want got
+'
+test_expect_success '...named in the text' '
+	[[ $OUT == *"  FAILED mail: mails/CVE-2011-1019/FAILED-acme.txt"* ]]
+'
 WT=$TMP/repos/vendor-CVE-2011-1019-acme
 {
 	cat <<EOF
@@ -95,12 +99,17 @@ EOF
 	original
 	sed -n '/^diff --git/,$p' "$FIX/variants/3.9.patch"
 } > expected-acme
-assert_file_eq "mail: of the branch: its to, cc, tree and send-to; the variant tried at the end" \
-	expected-acme mails/CVE-2011-1019/FAILED-acme.txt
-assert_eq "no stable list where mail: does not name it" "" "$(grep -i stable mails/CVE-2011-1019/FAILED-acme.txt)"
-assert_eq "the mail's diff is exactly the variant's patch" \
-	"$(sed -n '/^diff --git/,$p' "$FIX/variants/3.9.patch")" \
-	"$(sed -n '/^diff --git/,$p' mails/CVE-2011-1019/FAILED-acme.txt)"
+test_expect_success 'mail: of the branch: its to, cc, tree and send-to; the variant tried at the end' '
+	test_cmp expected-acme mails/CVE-2011-1019/FAILED-acme.txt
+'
+test_expect_success 'no stable list where mail: does not name it' '
+	! grep -i stable mails/CVE-2011-1019/FAILED-acme.txt
+'
+test_expect_success 'the mail'\''s diff is exactly the variant'\''s patch' '
+	printf "%s\n" "$(sed -n "/^diff --git/,\$p" "$FIX/variants/3.9.patch")" > want &&
+	printf "%s\n" "$(sed -n "/^diff --git/,\$p" mails/CVE-2011-1019/FAILED-acme.txt)" > got &&
+	test_cmp want got
+'
 test_expect_success '...which is not the upstream one' '
 	! cmp -s <(sed -n "/^diff --git/,\$p" "$FIX/upstream.patch") <(sed -n "/^diff --git/,\$p" mails/CVE-2011-1019/FAILED-acme.txt)
 '
@@ -146,17 +155,25 @@ EOF
 	original
 	sed -n '/^diff --git/,$p' "$FIX/upstream.patch"
 } > expected-plain
-assert_file_eq "no mail: and not a stable branch: the branch's name, no Cc, no stable list; the upstream patch tried" \
-	expected-plain mails/CVE-2011-1019/FAILED-plain.txt
+test_expect_success 'no mail: and not a stable branch: the branch'\''s name, no Cc, no stable list; the upstream patch tried' '
+	test_cmp expected-plain mails/CVE-2011-1019/FAILED-plain.txt
+'
 
 T_NAME="--json"
 rm -rf mails
 run_kb 1 apply --fix fixes/CVE-2011-1019 --mails mails --json
-assert_eq "each result's mail" "4.19.y null|acme mails/CVE-2011-1019/FAILED-acme.txt|plain mails/CVE-2011-1019/FAILED-plain.txt" \
-	"$(echo "$OUT" | jq -r '[.[0].results[] | "\(.branch) \(.mail)"] | join("|")')"
+test_expect_success 'each result'\''s mail' '
+	printf "%s\n" "4.19.y null|acme mails/CVE-2011-1019/FAILED-acme.txt|plain mails/CVE-2011-1019/FAILED-plain.txt" > want &&
+	printf "%s\n" "$(echo "$OUT" | jq -r '\''[.[0].results[] | "\(.branch) \(.mail)"] | join("|")'\'')" > got &&
+	test_cmp want got
+'
 run_kb 1 apply --fix fixes/CVE-2011-1019 --json
-assert_eq "no --mails: no mail key" "null" "$(echo "$OUT" | jq -c '[.[0].results[] | .mail] | unique | .[0]')"
-assert_eq "a re-run writes the same mail" "" "$(diff expected-acme mails/CVE-2011-1019/FAILED-acme.txt)"
+test_expect_success 'no --mails: no mail key' '
+	test "$(echo "$OUT" | jq -c "[.[0].results[] | .mail] | unique | .[0]")" = null
+'
+test_expect_success 'a re-run writes the same mail' '
+	test_cmp expected-acme mails/CVE-2011-1019/FAILED-acme.txt
+'
 
 T_NAME="stable defaults, non-ASCII"
 # an upstream commit by an author whose name, like the subject, is not ASCII
@@ -215,64 +232,107 @@ Noticed by Zoë.
 EOF
 	sed -n '/^diff --git/,$p' "$CF/fix.patch"
 } > expected-caf
-assert_file_eq "a stable branch without mail: gets stable's defaults; non-ASCII headers RFC 2047 encoded" \
-	expected-caf mails/staging-comedi-print-the-minor-caf/FAILED-4.19.y.txt
-assert_eq "...which decode to the author and subject" \
-	"Jörg Rößler <jr@example.org>|FAILED: patch \"staging: comedi: print the minor, café\" failed to apply to 4.19-stable tree" \
-	"$(python3 -c 'import email,sys
+test_expect_success 'a stable branch without mail: gets stable'\''s defaults; non-ASCII headers RFC 2047 encoded' '
+	test_cmp expected-caf mails/staging-comedi-print-the-minor-caf/FAILED-4.19.y.txt
+'
+# decoded MAIL: its To and Subject as a mail reader shows them, To|Subject
+decoded() {
+	python3 -c 'import email,sys
 from email import policy
 m = email.message_from_binary_file(open(sys.argv[1], "rb"), policy=policy.default)
-sys.stdout.buffer.write(("%s|%s" % (m["To"], m["Subject"])).encode())' mails/staging-comedi-print-the-minor-caf/FAILED-4.19.y.txt)"
+sys.stdout.buffer.write(("%s|%s" % (m["To"], m["Subject"])).encode())' "$1"
+}
+test_expect_success '...which decode to the author and subject' '
+	printf "%s\n" "Jörg Rößler <jr@example.org>|FAILED: patch \"staging: comedi: print the minor, café\" failed to apply to 4.19-stable tree" > want &&
+	printf "%s\n" "$(decoded mails/staging-comedi-print-the-minor-caf/FAILED-4.19.y.txt)" > got &&
+	test_cmp want got
+'
 
 T_NAME="--dry-run"
 rm -rf mails
 before=$(git -C repos/vendor.git for-each-ref)
 run_kb 2 apply --fix fixes/CVE-2011-1019 --mails mails --dry-run
-assert_eq "refused: a dry run writes nothing" "error: --dry-run writes nothing: no --mails with it" "$ERR"
-assert_eq "...no mail, no directory" "no" "$([ -e mails ] && echo yes || echo no)"
+test_expect_success 'refused: a dry run writes nothing' '
+	test "$ERR" = "error: --dry-run writes nothing: no --mails with it"
+'
+test_expect_success '...no mail, no directory' '
+	test ! -e mails
+'
 run_kb 2 apply --queue /dev/null --mails mails -n
-assert_eq "...with --queue too" "error: --dry-run writes nothing: no --mails with it" "$ERR"
-assert_eq "...no ref written" "$before" "$(git -C repos/vendor.git for-each-ref)"
+test_expect_success '...with --queue too' '
+	test "$ERR" = "error: --dry-run writes nothing: no --mails with it"
+'
+test_expect_success '...no ref written' '
+	printf "%s\n" "$before" > want &&
+	printf "%s\n" "$(git -C repos/vendor.git for-each-ref)" > got &&
+	test_cmp want got
+'
 
 T_NAME="links"
 mkdir -p outside mails/CVE-2011-1019
 echo precious > outside/file
 ln -s ../../outside/file mails/CVE-2011-1019/FAILED-acme.txt
 run_kb 1 apply --fix fixes/CVE-2011-1019 --branch acme --mails mails
-assert_eq "a link in place of the mail: refused, named" \
-	"error: 'mails/CVE-2011-1019/FAILED-acme.txt' is a symbolic link: kbackport does not write mails through links" "$ERR"
-assert_eq "...not followed" "precious" "$(cat outside/file)"
-assert_eq "...and left as it was" "../../outside/file" "$(readlink mails/CVE-2011-1019/FAILED-acme.txt)"
+test_expect_success 'a link in place of the mail: refused, named' '
+	printf "%s\n" "error: '\''mails/CVE-2011-1019/FAILED-acme.txt'\'' is a symbolic link: kbackport does not write mails through links" > want &&
+	printf "%s\n" "$ERR" > got &&
+	test_cmp want got
+'
+test_expect_success '...not followed' '
+	test "$(cat outside/file)" = precious
+'
+test_expect_success '...and left as it was' '
+	test "$(readlink mails/CVE-2011-1019/FAILED-acme.txt)" = "../../outside/file"
+'
 rm -rf mails && mkdir mails && ln -s ../outside mails/CVE-2011-1019
 run_kb 1 apply --fix fixes/CVE-2011-1019 --branch acme --mails mails
-assert_eq "a link in place of the fix's directory: refused" \
-	"error: 'mails/CVE-2011-1019' is a symbolic link: kbackport does not write mails through links" "$ERR"
-assert_eq "...nothing written through it" "file" "$(ls outside)"
+test_expect_success 'a link in place of the fix'\''s directory: refused' '
+	printf "%s\n" "error: '\''mails/CVE-2011-1019'\'' is a symbolic link: kbackport does not write mails through links" > want &&
+	printf "%s\n" "$ERR" > got &&
+	test_cmp want got
+'
+test_expect_success '...nothing written through it' '
+	test "$(ls outside)" = file
+'
 rm -rf mails && ln -s outside mails
 run_kb 1 apply --fix fixes/CVE-2011-1019 --branch acme --mails mails
-assert_eq "a link as DIR itself: refused" \
-	"error: 'mails' is a symbolic link: kbackport does not write mails through links" "$ERR"
-assert_eq "...nothing written through it" "file" "$(ls outside)"
+test_expect_success 'a link as DIR itself: refused' '
+	printf "%s\n" "error: '\''mails'\'' is a symbolic link: kbackport does not write mails through links" > want &&
+	printf "%s\n" "$ERR" > got &&
+	test_cmp want got
+'
+test_expect_success '...nothing written through it' '
+	test "$(ls outside)" = file
+'
 rm mails
 
 T_NAME="run"
 ln -s fixes backports
 run_kb 1 run --fix fixes/CVE-2011-1019
 M=reports/latest/FAILED-acme.txt
-assert_eq "results.json keeps what the mail needs" \
-	"ACME Kernel <kernel@acme.example>|backports@acme.example,Ré Viewer <rv@acme.example>|ACME vendor 2.6.32|backports@acme.example|false" \
-	"$(jq -r '.branches[] | select(.name == "acme") | .mail | "\(.to)|\(.cc | join(","))|\(.tree)|\(.send_to)|\(.stable)"' reports/latest/results.json)"
-assert_eq "no mail where none is needed" "null" \
-	"$(jq -r '.branches[] | select(.name == "4.19.y") | .mail' reports/latest/results.json)"
+test_expect_success 'results.json keeps what the mail needs' '
+	printf "%s\n" "ACME Kernel <kernel@acme.example>|backports@acme.example,Ré Viewer <rv@acme.example>|ACME vendor 2.6.32|backports@acme.example|false" > want &&
+	printf "%s\n" "$(jq -r '\''.branches[] | select(.name == "acme") | .mail | "\(.to)|\(.cc | join(","))|\(.tree)|\(.send_to)|\(.stable)"'\'' reports/latest/results.json)" > got &&
+	test_cmp want got
+'
+test_expect_success 'no mail where none is needed' '
+	test "$(jq -r '\''.branches[] | select(.name == "4.19.y") | .mail'\'' reports/latest/results.json)" = null
+'
 run1=$(readlink reports/latest)
-assert_eq "the same mail as apply's, with the logs' line" \
-	"$(sed "/^  git -C .* am --continue\$/a\\
+test_expect_success 'the same mail as apply'\''s, with the logs'\'' line' '
+	printf "%s\n" "$(sed "/^  git -C .* am --continue\$/a\\
 \\
-The logs are in acme/ of the run $run1." expected-acme)" "$(cat $M)"
+The logs are in acme/ of the run $run1." expected-acme)" > want &&
+	printf "%s\n" "$(cat $M)" > got &&
+	test_cmp want got
+'
 cp $M before-report
 run_kb 1 report
-assert_eq "kbackport report writes it again, the same" "" "$(diff before-report $M)"
-assert_eq "...and the stable-less branch's" "yes" \
-	"$([ -s reports/latest/FAILED-plain.txt ] && ! grep -qi stable reports/latest/FAILED-plain.txt && echo yes)"
+test_expect_success 'kbackport report writes it again, the same' '
+	test_cmp before-report $M
+'
+test_expect_success '...and the stable-less branch'\''s' '
+	test -s reports/latest/FAILED-plain.txt && ! grep -qi stable reports/latest/FAILED-plain.txt
+'
 
 finish
