@@ -11,15 +11,24 @@ UPSTREAM=8909c9ad8ff03611c9c96c9a92656213e4bb495b
 PATCH=$TOP_DIR/backports/CVE-2011-1019/upstream.patch
 
 T_NAME="format-patch"
-run_kb 0 fix new -o fixes "$PATCH" &&
-	assert_eq "says what it made" "created fixes/CVE-2011-1019/: net: don't allow CAP_NET_ADMIN to load non-netdev kernel modules" "$OUT"
-assert_file_eq "the patch as given" "$PATCH" fixes/CVE-2011-1019/fix.patch
-assert_eq "fix.yaml: id from the CVE, subject, upstream from the From line, no variants" \
-"id: CVE-2011-1019
-subject: \"net: don't allow CAP_NET_ADMIN to load non-netdev kernel modules\"
+run_kb 0 fix new -o fixes "$PATCH"
+test_expect_success 'says what it made' '
+	printf "%s\n" "created fixes/CVE-2011-1019/: net: don'\''t allow CAP_NET_ADMIN to load non-netdev kernel modules" > want &&
+	printf "%s\n" "$OUT" > got &&
+	test_cmp want got
+'
+test_expect_success 'the patch as given' '
+	test_cmp "$PATCH" fixes/CVE-2011-1019/fix.patch
+'
+test_expect_success 'fix.yaml: id from the CVE, subject, upstream from the From line, no variants' '
+	printf "%s\n" "id: CVE-2011-1019
+subject: \"net: don'\''t allow CAP_NET_ADMIN to load non-netdev kernel modules\"
 upstream: $UPSTREAM
 cve: CVE-2011-1019
-patch: fix.patch" "$(grep -v '^#' fixes/CVE-2011-1019/fix.yaml)"
+patch: fix.patch" > want &&
+	printf "%s\n" "$(grep -v "^#" fixes/CVE-2011-1019/fix.yaml)" > got &&
+	test_cmp want got
+'
 cat > branches.yaml <<'YAML'
 repo: repos/linux
 branches:
@@ -27,15 +36,18 @@ branches:
   - {name: 2.6.32.y, ref: linux-2.6.32.y}
 YAML
 run_kb 1 apply --fix fixes --json
-assert_eq "a fix without variants: its patch is its one variant" "applied patch" \
-	"$(echo "$OUT" | jq -r '.[0].results[0] | "\(.status) \(.variant)"')"
+test_expect_success 'a fix without variants: its patch is its one variant' '
+	test "$(echo "$OUT" | jq -r '\''.[0].results[0] | "\(.status) \(.variant)"'\'')" = "applied patch"
+'
 for f in $(cd "$FIXTURES/eras/2.6.37/expected" && find . -type f | sed 's|^\./||'); do
-	git -C repos/linux show "refs/heads/backport/CVE-2011-1019/2.6.37.y:$f" > got
-	assert_file_eq "...$f as the hand-made fix's upstream variant makes it" \
-		"$FIXTURES/eras/2.6.37/expected/$f" got
+	test_expect_success "...$f as the hand-made fix's upstream variant makes it" '
+		git -C repos/linux show "refs/heads/backport/CVE-2011-1019/2.6.37.y:$f" > got &&
+		test_cmp "$FIXTURES/eras/2.6.37/expected/$f" got
+	'
 done
-assert_eq "...and a conflict where it does not fit, saying why" "conflict" \
-	"$(echo "$OUT" | jq -r '.[0].results[1].status')"
+test_expect_success '...and a conflict where it does not fit, saying why' '
+	test "$(echo "$OUT" | jq -r ".[0].results[1].status")" = conflict
+'
 
 T_NAME="mail-style"
 cat > dep3.patch <<'MAIL'
@@ -55,41 +67,51 @@ diff --git a/net/ipv6/sit.c b/net/ipv6/sit.c
 +MODULE_ALIAS_NETDEV("sit0");
 MAIL
 run_kb 0 fix new -o fixes dep3.patch
-assert_eq "id from the CVE in the message, upstream from the message" \
-	"CVE-2011-9999 1111111111111111111111111111111111111111" \
-	"$(sed -n 's/^id: //p; s/^upstream: //p' fixes/CVE-2011-9999/fix.yaml | tr '\n' ' ' | sed 's/ $//')"
+test_expect_success 'id from the CVE in the message, upstream from the message' '
+	test "$(sed -n "s/^id: //p; s/^upstream: //p" fixes/CVE-2011-9999/fix.yaml | tr "\n" " " | sed "s/ \$//")" = \
+		"CVE-2011-9999 1111111111111111111111111111111111111111"
+'
 
 T_NAME="DEP-3 Origin"
 { printf 'From: Ben Hutchings <ben@example.org>\nDate: Tue, 1 Mar 2011 10:00:00 +0000\nSubject: sit: the alias\n'
   printf 'Origin: https://git.kernel.org/linus/4444444444444444444444444444444444444444\nForwarded: not-needed\n\nWhy.\n---\n'
   sed -n '/^diff --git/,$p' dep3.patch; } > origin.patch
 run_kb 0 fix new -o fixes origin.patch
-assert_eq "upstream from the Origin header, id from the subject" "sit-the-alias 4444444444444444444444444444444444444444" \
-	"$(sed -n 's/^id: //p; s/^upstream: //p' fixes/sit-the-alias/fix.yaml | tr '\n' ' ' | sed 's/ $//')"
+test_expect_success 'upstream from the Origin header, id from the subject' '
+	test "$(sed -n "s/^id: //p; s/^upstream: //p" fixes/sit-the-alias/fix.yaml | tr "\n" " " | sed "s/ \$//")" = \
+		"sit-the-alias 4444444444444444444444444444444444444444"
+'
 
 T_NAME="DEP-3 Description"
 { printf 'Description: sit: the alias, described\n The long text names CVE-2011-8888.\n .\n A second paragraph.\n'
   printf 'Author: Ben Hutchings <ben@example.org>\nOrigin: upstream, https://git.kernel.org/linus/5555555555555555555555555555555555555555\n\n---\n'
   sed -n '/^diff --git/,$p' dep3.patch; } > described.patch
 run_kb 0 fix new -o fixes described.patch
-assert_eq "subject from the Description, CVE from its long text, upstream from Origin" \
-	"CVE-2011-8888 sit: the alias, described 5555555555555555555555555555555555555555" \
-	"$(sed -n 's/^id: //p; s/^subject: "\(.*\)"$/\1/p; s/^upstream: //p' fixes/CVE-2011-8888/fix.yaml | tr '\n' ' ' | sed 's/ $//')"
+test_expect_success 'subject from the Description, CVE from its long text, upstream from Origin' '
+	printf "%s\n" "CVE-2011-8888 sit: the alias, described 5555555555555555555555555555555555555555" > want &&
+	printf "%s\n" "$(sed -n '\''s/^id: //p; s/^subject: "\(.*\)"$/\1/p; s/^upstream: //p'\'' fixes/CVE-2011-8888/fix.yaml | tr "\n" " " | sed "s/ \$//")" > got &&
+	test_cmp want got
+'
 
 T_NAME="mbox"
 { cat "$PATCH"; echo; sed 's/CVE-2011-9999/nothing/' dep3.patch | sed '1i From 2222222222222222222222222222222222222222 Mon Sep 17 00:00:00 2001'; } > two.mbox
 run_kb 0 fix new -o mbox-fixes --from-mbox two.mbox
-assert_eq "one fix per mail, ids from the CVE or the subject" "CVE-2011-1019 sit-use-the-netdev-alias" \
-	"$(ls mbox-fixes | tr '\n' ' ' | sed 's/ $//')"
+test_expect_success 'one fix per mail, ids from the CVE or the subject' '
+	test "$(ls mbox-fixes | tr "\n" " " | sed "s/ \$//")" = "CVE-2011-1019 sit-use-the-netdev-alias"
+'
 
 T_NAME="commit"
 git init -q src
 printf 'a\n' > src/f && git -C src add f && git -C src commit -q -m "add f"
 printf 'b\n' > src/f && git -C src commit -q -am "f: say b" -m "[ Upstream commit 3333333333333333333333333333333333333333 ]"
 run_kb 0 fix new -o fixes --from-commit src HEAD
-assert_eq "id from the subject, upstream from the message" "f-say-b 3333333333333333333333333333333333333333" \
-	"$(sed -n 's/^id: //p; s/^upstream: //p' fixes/f-say-b/fix.yaml | tr '\n' ' ' | sed 's/ $//')"
-assert_contains "the patch is the commit's" "+b" "$(cat fixes/f-say-b/fix.patch)"
+test_expect_success 'id from the subject, upstream from the message' '
+	test "$(sed -n "s/^id: //p; s/^upstream: //p" fixes/f-say-b/fix.yaml | tr "\n" " " | sed "s/ \$//")" = \
+		"f-say-b 3333333333333333333333333333333333333333"
+'
+test_expect_success 'the patch is the commit'\''s' '
+	[[ $(cat fixes/f-say-b/fix.patch) == *"+b"* ]]
+'
 
 T_NAME="a commit range"
 base=$(git -C src rev-parse HEAD)
@@ -99,68 +121,127 @@ printf 'x\n' > src/g && git -C src add g && git -C src commit -q -m "g: add it"
 git -C src checkout -q master && git -C src merge -q --no-edit side
 printf 'd\n' > src/f && git -C src commit -q -am "f: say d"
 run_kb 0 fix new -o range-fixes --from-commit src "$base..HEAD"
-assert_eq "A..B: each commit, oldest first, the merge left out" \
-	"created range-fixes/CVE-2011-7001/: f: say c|created range-fixes/g-add-it/: g: add it|created range-fixes/f-say-d/: f: say d" \
-	"$(paste -sd'|' <<<"$OUT")"
-assert_contains "each its commit's patch" "+d" "$(cat range-fixes/f-say-d/fix.patch)"
+test_expect_success 'A..B: each commit, oldest first, the merge left out' '
+	printf "%s\n" "created range-fixes/CVE-2011-7001/: f: say c|created range-fixes/g-add-it/: g: add it|created range-fixes/f-say-d/: f: say d" > want &&
+	printf "%s\n" "$(paste -sd"|" <<<"$OUT")" > got &&
+	test_cmp want got
+'
+test_expect_success 'each its commit'\''s patch' '
+	[[ $(cat range-fixes/f-say-d/fix.patch) == *"+d"* ]]
+'
 run_kb 0 fix new -o two-fixes --dry-run --from-commit src side HEAD
-assert_eq "two commits are two fixes, in the order given" \
-	"would create two-fixes/g-add-it/fix.patch|would create two-fixes/f-say-d/fix.patch" \
-	"$(grep '^would create' <<<"$OUT" | sed 's/ (.*//' | paste -sd'|')"
+test_expect_success 'two commits are two fixes, in the order given' '
+	printf "%s\n" "would create two-fixes/g-add-it/fix.patch|would create two-fixes/f-say-d/fix.patch" > want &&
+	printf "%s\n" "$(grep "^would create" <<<"$OUT" | sed "s/ (.*//" | paste -sd"|")" > got &&
+	test_cmp want got
+'
 run_kb 2 fix new -o none-fixes --from-commit src "HEAD..HEAD"
-assert_eq "an empty range" "error: 'HEAD..HEAD' holds no commit to make a fix of" "$ERR"
+test_expect_success 'an empty range' '
+	test "$ERR" = "error: '\''HEAD..HEAD'\'' holds no commit to make a fix of"
+'
 run_kb 2 fix new -o none-fixes --from-commit src HEAD~1
-assert_eq "a merge named alone" "error: 'HEAD~1' is a merge: make a fix of one of its commits" "$ERR"
+test_expect_success 'a merge named alone' '
+	test "$ERR" = "error: '\''HEAD~1'\'' is a merge: make a fix of one of its commits"
+'
 run_kb 2 fix new -o none-fixes --from-commit src "nope..HEAD"
-assert_contains "a range that is none" "error: 'nope..HEAD' is not a range of commits of 'src'" "$ERR"
+test_expect_success 'a range that is none' '
+	[[ $ERR == *"error: '\''nope..HEAD'\'' is not a range of commits of '\''src'\''"* ]]
+'
 run_kb 2 fix new -o none-fixes --id x --from-commit src "$base..HEAD"
-assert_eq "--id names one fix" "error: --id, --cve and --upstream name one fix, but there are 3 patches" "$ERR"
-assert_eq "nothing written on errors" "" "$(ls -d none-fixes 2>/dev/null)"
+test_expect_success '--id names one fix' '
+	test "$ERR" = "error: --id, --cve and --upstream name one fix, but there are 3 patches"
+'
+test_expect_success 'nothing written on errors' '
+	test -z "$(ls -d none-fixes 2>/dev/null)"
+'
 
 T_NAME="no upstream commit"
 # A distribution's own patch names no upstream commit (as most of Debian's
 # debian/*.patch), here behind a mail client's mbox separator line.
 { echo 'From MAILER-DAEMON Thu Jan  1 00:00:00 1970'; sed '/upstream\./d' dep3.patch; } > noup.patch
 run_kb 0 fix new -o noup-fixes noup.patch
-assert_eq "fix.yaml without upstream" \
-"id: CVE-2011-9999
+test_expect_success 'fix.yaml without upstream' '
+	printf "%s\n" "id: CVE-2011-9999
 subject: \"sit: use the netdev alias\"
 cve: CVE-2011-9999
-patch: fix.patch" "$(grep -v '^#' noup-fixes/CVE-2011-9999/fix.yaml)"
+patch: fix.patch" > want &&
+	printf "%s\n" "$(grep -v "^#" noup-fixes/CVE-2011-9999/fix.yaml)" > got &&
+	test_cmp want got
+'
 run_kb 0 apply --fix noup-fixes --branch 2.6.37.y --json
-assert_eq "it applies" "applied" "$(echo "$OUT" | jq -r '.[0].results[0].status')"
-assert_eq "the message as git am writes it: no upstream line" "sit: use the netdev alias
+test_expect_success 'it applies' '
+	test "$(echo "$OUT" | jq -r ".[0].results[0].status")" = applied
+'
+test_expect_success 'the message as git am writes it: no upstream line' '
+	printf "%s\n" "sit: use the netdev alias
 
-Fixes CVE-2011-9999." "$(git -C repos/linux log -1 --format=%B refs/heads/backport/CVE-2011-9999/2.6.37.y)"
+Fixes CVE-2011-9999." > want &&
+	printf "%s\n" "$(git -C repos/linux log -1 --format=%B refs/heads/backport/CVE-2011-9999/2.6.37.y)" > got &&
+	test_cmp want got
+'
 sed 's/"sit0"/"nope0"/' noup.patch > noup-fixes/CVE-2011-9999/fix.patch
 # (the ref the first apply wrote holds a commit with the fix's subject: it
 # would be taken as the conflict resolved by hand, see t_handcmd.sh)
 git -C repos/linux update-ref -d refs/heads/backport/CVE-2011-9999/2.6.37.y
 run_kb 1 apply --fix noup-fixes --branch 2.6.37.y --json
-assert_eq "a conflict's commands: git am of the patch, nothing to cherry-pick" \
-	"git -C $TMP/repos/linux-CVE-2011-9999-2.6.37.y am -3 $TMP/noup-fixes/CVE-2011-9999/fix.patch" \
-	"$(echo "$OUT" | jq -r '.[0].results[0].reproduce[]' | grep -e ' am -3 ' -e cherry-pick)"
+test_expect_success 'a conflict'\''s commands: git am of the patch, nothing to cherry-pick' '
+	printf "%s\n" "git -C $TMP/repos/linux-CVE-2011-9999-2.6.37.y am -3 $TMP/noup-fixes/CVE-2011-9999/fix.patch" > want &&
+	printf "%s\n" "$(echo "$OUT" | jq -r ".[0].results[0].reproduce[]" | grep -e " am -3 " -e cherry-pick)" > got &&
+	test_cmp want got
+'
 
 T_NAME="dry run"
 run_kb 0 fix new -o dry --dry-run "$PATCH"
-assert_contains "says what it would write" "would create dry/CVE-2011-1019/fix.patch" "$OUT"
-assert_eq "writes nothing" "no" "$([ -e dry ] && echo yes || echo no)"
+test_expect_success 'says what it would write' '
+	[[ $OUT == *"would create dry/CVE-2011-1019/fix.patch"* ]]
+'
+test_expect_success 'writes nothing' '
+	test ! -e dry
+'
 
 T_NAME="bad input"
 printf 'From: x <x@example.org>\nSubject: [PATCH] words only\n\nno diff here\n' > nodiff.patch
-run_kb 2 fix new -o bad nodiff.patch && assert_contains "a mail with no patch" "nodiff.patch" "$ERR"
+test_expect_success 'a mail with no patch' '
+	run_kb 2 fix new -o bad nodiff.patch &&
+	[[ $ERR == *"nodiff.patch"* ]]
+'
 { cat "$PATCH"; echo; cat "$PATCH"; } > twice.mbox
-run_kb 2 fix new -o bad --from-mbox twice.mbox &&
-	assert_eq "two patches with one id" "error: two patches with one id 'CVE-2011-1019': twice.mbox (mail 1) and twice.mbox (mail 2)" "$ERR"
-run_kb 2 fix new -o fixes "$PATCH" &&
-	assert_eq "an id that is taken" "error: $PATCH: fix 'CVE-2011-1019' exists already: 'fixes/CVE-2011-1019'" "$ERR"
+test_expect_success 'two patches with one id' '
+	run_kb 2 fix new -o bad --from-mbox twice.mbox &&
+	printf "%s\n" "error: two patches with one id '\''CVE-2011-1019'\'': twice.mbox (mail 1) and twice.mbox (mail 2)" > want &&
+	printf "%s\n" "$ERR" > got &&
+	test_cmp want got
+'
+test_expect_success 'an id that is taken' '
+	run_kb 2 fix new -o fixes "$PATCH" &&
+	printf "%s\n" "error: $PATCH: fix '\''CVE-2011-1019'\'' exists already: '\''fixes/CVE-2011-1019'\''" > want &&
+	printf "%s\n" "$ERR" > got &&
+	test_cmp want got
+'
 sed 's/^commit 1111/commit 11/' dep3.patch > badup.patch
-run_kb 2 fix new -o bad --upstream 1234 badup.patch && assert_contains "a bad upstream commit" "40 lowercase hex digits" "$ERR"
-run_kb 2 fix new -o bad --id x --from-mbox two.mbox && assert_contains "--id for two patches" "there are 2 patches" "$ERR"
-run_kb 2 fix new -o bad --id ../x "$PATCH" && assert_contains "an id that is no name" "cannot be a fix id" "$ERR"
-run_kb 2 fix new -o bad no-such.patch && assert_contains "a missing file" "no-such.patch" "$ERR"
-run_kb 2 fix new && assert_contains "no patch at all" "no patch given" "$ERR"
-assert_eq "nothing written by any of them" "no" "$([ -e bad ] && echo yes || echo no)"
+test_expect_success 'a bad upstream commit' '
+	run_kb 2 fix new -o bad --upstream 1234 badup.patch &&
+	[[ $ERR == *"40 lowercase hex digits"* ]]
+'
+test_expect_success '--id for two patches' '
+	run_kb 2 fix new -o bad --id x --from-mbox two.mbox &&
+	[[ $ERR == *"there are 2 patches"* ]]
+'
+test_expect_success 'an id that is no name' '
+	run_kb 2 fix new -o bad --id ../x "$PATCH" &&
+	[[ $ERR == *"cannot be a fix id"* ]]
+'
+test_expect_success 'a missing file' '
+	run_kb 2 fix new -o bad no-such.patch &&
+	[[ $ERR == *"no-such.patch"* ]]
+'
+test_expect_success 'no patch at all' '
+	run_kb 2 fix new &&
+	[[ $ERR == *"no patch given"* ]]
+'
+test_expect_success 'nothing written by any of them' '
+	test ! -e bad
+'
 # ---- mail headers, as git mailinfo takes them: encoded words converted to
 # UTF-8 from their charset, control characters folded; a mail that cannot be
 # taken refused before any fix is written; every commit passes git fsck --strict
