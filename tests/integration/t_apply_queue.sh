@@ -45,11 +45,14 @@ git clone -q -b linux-2.6.37.y $R up
 
 T_NAME="fix new"
 run_kb 0 fix new -o fixes patches/*.patch
-assert_eq "one fix per format-patch file, ids from the CVE or the subject" \
-"created fixes/CVE-2011-4001/: tcp: say that modules load on demand
+test_expect_success 'one fix per format-patch file, ids from the CVE or the subject' '
+	printf "%s\n" "created fixes/CVE-2011-4001/: tcp: say that modules load on demand
 created fixes/tcp-say-who-may-load-them/: tcp: say who may load them
 created fixes/staging-comedi-print-the-minor/: staging: comedi: print the minor
-created fixes/tcp-include-kmod-h-for-request-module/: tcp: include kmod.h for request_module" "$OUT"
+created fixes/tcp-include-kmod-h-for-request-module/: tcp: include kmod.h for request_module" > want &&
+	printf "%s\n" "$OUT" > got &&
+	test_cmp want got
+'
 cat > stable.series <<'EOF'
 # a stable queue: fix directories and a patch file, in order
 fixes/CVE-2011-4001
@@ -67,23 +70,45 @@ T_NAME="apply --queue"
 run_kb 1 apply --queue stable.series --json --mails mails
 echo "$OUT" > q.json
 q() { jq -r --arg b "$1" ".branches[] | select(.branch == \$b) | $2" q.json; }
-assert_eq "the queue's name" "stable" "$(jq -r .queue q.json)"
-assert_eq "fixes in series order" "$FIXES" "$(q 4.19.y '[.results[].fix] | join(" ")')"
-assert_eq "2.6.32.y: statuses" "applied already-applied applied applied applied" "$(q 2.6.32.y '[.results[].status] | join(" ")')"
-assert_eq "2.6.37.y: statuses" "applied already-applied applied applied applied" "$(q 2.6.37.y '[.results[].status] | join(" ")')"
-assert_eq "4.19.y: statuses, the failing fix skipped and the rest applied" \
-	"applied already-applied applied conflict applied" "$(q 4.19.y '[.results[].status] | join(" ")')"
-assert_eq "4.19.y: why it was skipped" \
-	"'drivers/staging/comedi/comedi_fops.c': no file 'drivers/staging/comedi/comedi_fops.c' in the tree" \
-	"$(q 4.19.y '.results[3].notes | join("\n")')"
-assert_eq "applied counts" "4 4 3" "$(jq -r '[.branches[].applied] | join(" ")' q.json)"
-assert_eq "the user's refs, HEAD, index and work tree are untouched" "$before" "$(user_state $R)"
+test_expect_success 'the queue'\''s name' '
+	test "$(jq -r .queue q.json)" = stable
+'
+test_expect_success 'fixes in series order' '
+	printf "%s\n" "$FIXES" > want &&
+	printf "%s\n" "$(q 4.19.y '\''[.results[].fix] | join(" ")'\'')" > got &&
+	test_cmp want got
+'
+test_expect_success '2.6.32.y: statuses' '
+	test "$(q 2.6.32.y '\''[.results[].status] | join(" ")'\'')" = "applied already-applied applied applied applied"
+'
+test_expect_success '2.6.37.y: statuses' '
+	test "$(q 2.6.37.y '\''[.results[].status] | join(" ")'\'')" = "applied already-applied applied applied applied"
+'
+test_expect_success '4.19.y: statuses, the failing fix skipped and the rest applied' '
+	test "$(q 4.19.y '\''[.results[].status] | join(" ")'\'')" = "applied already-applied applied conflict applied"
+'
+test_expect_success '4.19.y: why it was skipped' '
+	printf "%s\n" "'\''drivers/staging/comedi/comedi_fops.c'\'': no file '\''drivers/staging/comedi/comedi_fops.c'\'' in the tree" > want &&
+	printf "%s\n" "$(q 4.19.y '\''.results[3].notes | join("\n")'\'')" > got &&
+	test_cmp want got
+'
+test_expect_success 'applied counts' '
+	test "$(jq -r '\''[.branches[].applied] | join(" ")'\'' q.json)" = "4 4 3"
+'
+test_expect_success 'the user'\''s refs, HEAD, index and work tree are untouched' '
+	printf "%s\n" "$before" > want &&
+	printf "%s\n" "$(user_state $R)" > got &&
+	test_cmp want got
+'
 
 for b in $BRANCHES; do
 	T_NAME="$b"
 	ref=refs/heads/backport/queue/stable/$b
-	assert_eq "the ref is the queue's and holds its commit" "$ref $(git -C $R rev-parse $ref)" \
-		"$(q $b '"\(.ref) \(.commit)"')"
+	test_expect_success 'the ref is the queue'\''s and holds its commit' '
+		printf "%s\n" "$ref $(git -C $R rev-parse $ref)" > want &&
+		printf "%s\n" "$(q $b '\''"\(.ref) \(.commit)"'\'')" > got &&
+		test_cmp want got
+	'
 	# parents chained in order: every applied fix's commit on the previous one
 	chain=$(git -C $R rev-list --reverse --parents linux-$b..$ref)
 	want_parent=$(git -C $R rev-parse linux-$b) ok=yes i=0
@@ -92,14 +117,19 @@ for b in $BRANCHES; do
 		[ "$(echo "$chain" | sed -n ${i}p)" = "$c $want_parent" ] || ok=no
 		want_parent=$c
 	done
-	assert_eq "each applied fix's commit sits on the previous one, in series order" \
-		"yes $i" "$ok $(echo "$chain" | wc -l)"
-	assert_eq "the last one is the ref" "$want_parent" "$(git -C $R rev-parse $ref)"
-	assert_eq "the subjects, in order" \
-		"$(q $b '[.results[] | select(.status == "applied") | .fix] | join(" ")')" \
-		"$(git -C $R log --reverse --format=%s linux-$b..$ref | while read -r s; do
+	test_expect_success 'each applied fix'\''s commit sits on the previous one, in series order' '
+		test "$ok $(echo "$chain" | wc -l)" = "yes $i"
+	'
+	test_expect_success 'the last one is the ref' '
+		test "$(git -C $R rev-parse $ref)" = "$want_parent"
+	'
+	test_expect_success 'the subjects, in order' '
+		printf "%s\n" "$(q $b '\''[.results[] | select(.status == "applied") | .fix] | join(" ")'\'')" > want &&
+		printf "%s\n" "$(git -C $R log --reverse --format=%s linux-$b..$ref | while read -r s; do
 			for f in fixes/*/; do grep -qxF "subject: \"$s\"" $f/fix.yaml && basename $f; done
-		done | tr '\n' ' ' | sed 's/ $//')"
+		done | tr "\n" " " | sed "s/ \$//")" > got &&
+		test_cmp want got
+	'
 	# the same patches with git am -3 in a clone: the same tree after every fix
 	rm -rf am && git clone -q -b linux-$b $R am
 	trees=
@@ -113,12 +143,15 @@ for b in $BRANCHES; do
 			git -C am am --abort >/dev/null 2>&1
 		fi
 	done
-	assert_eq "every queue commit's tree is git am -3's, byte for byte" "${trees# }" \
-		"$(git -C $R rev-list --reverse linux-$b..$ref | while read -r c; do git -C $R rev-parse $c^{tree}; done | tr '\n' ' ' | sed 's/ $//')"
+	test_expect_success 'every queue commit'\''s tree is git am -3'\''s, byte for byte' '
+		printf "%s\n" "${trees# }" > want &&
+		printf "%s\n" "$(git -C $R rev-list --reverse linux-$b..$ref | while read -r c; do git -C $R rev-parse $c^{tree}; done | tr "\n" " " | sed "s/ \$//")" > got &&
+		test_cmp want got
+	'
 done
 T_NAME="files"
-assert_eq "4.19.y: tcp_cong.c at the tip has 1, 2 and 4" \
-"// SPDX-License-Identifier: GPL-2.0-only
+test_expect_success '4.19.y: tcp_cong.c at the tip has 1, 2 and 4' '
+	printf "%s\n" "// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Pluggable TCP congestion control support and newReno
  * congestion control; modules tcp_<name> load on demand,
@@ -129,16 +162,30 @@ assert_eq "4.19.y: tcp_cong.c at the tip has 1, 2 and 4" \
 
 #include <linux/module.h>
 #include <net/tcp.h>
-#include <linux/kmod.h>" "$(git -C $R show refs/heads/backport/queue/stable/4.19.y:net/ipv4/tcp_cong.c | sed -n 1,12p)"
-assert_eq "2.6.32.y: comedi's line changed once" '		DPRINTK("invalid minor number %u\n", minor);' \
-	"$(git -C $R show refs/heads/backport/queue/stable/2.6.32.y:drivers/staging/comedi/comedi_fops.c | grep 'invalid minor')"
-assert_eq "the message names the upstream commit" "commit $(sed -n 's/^upstream: //p' fixes/tcp-say-who-may-load-them/fix.yaml) upstream." \
-	"$(git -C $R log -1 --format=%b refs/heads/backport/queue/stable/4.19.y~1 | sed -n 1p)"
+#include <linux/kmod.h>" > want &&
+	printf "%s\n" "$(git -C $R show refs/heads/backport/queue/stable/4.19.y:net/ipv4/tcp_cong.c | sed -n 1,12p)" > got &&
+	test_cmp want got
+'
+test_expect_success '2.6.32.y: comedi'\''s line changed once' '
+	printf "%s\n" '\''		DPRINTK("invalid minor number %u\n", minor);'\'' > want &&
+	printf "%s\n" "$(git -C $R show refs/heads/backport/queue/stable/2.6.32.y:drivers/staging/comedi/comedi_fops.c | grep "invalid minor")" > got &&
+	test_cmp want got
+'
+test_expect_success 'the message names the upstream commit' '
+	printf "%s\n" "commit $(sed -n "s/^upstream: //p" fixes/tcp-say-who-may-load-them/fix.yaml) upstream." > want &&
+	printf "%s\n" "$(git -C $R log -1 --format=%b refs/heads/backport/queue/stable/4.19.y~1 | sed -n 1p)" > got &&
+	test_cmp want got
+'
 
 T_NAME="FAILED mail"
-assert_eq "one mail per skipped fix and branch" "mails/staging-comedi-print-the-minor/FAILED-4.19.y.txt" \
-	"$(find mails -type f)"
-assert_eq "...named in the JSON" "mails/staging-comedi-print-the-minor/FAILED-4.19.y.txt" "$(q 4.19.y '.results[3].mail')"
+test_expect_success 'one mail per skipped fix and branch' '
+	printf "%s\n" "mails/staging-comedi-print-the-minor/FAILED-4.19.y.txt" > want &&
+	printf "%s\n" "$(find mails -type f)" > got &&
+	test_cmp want got
+'
+test_expect_success '...named in the JSON' '
+	test "$(q 4.19.y ".results[3].mail")" = "mails/staging-comedi-print-the-minor/FAILED-4.19.y.txt"
+'
 m=mails/staging-comedi-print-the-minor/FAILED-4.19.y.txt
 WT=$TMP/repos/linux-staging-comedi-print-the-minor-4.19.y
 F=$TMP/fixes
@@ -184,19 +231,25 @@ Subject: [PATCH] staging: comedi: print the minor
 EOF
 	sed -n '/^diff --git/,$p' fixes/staging-comedi-print-the-minor/fix.patch
 } > expected-mail
-assert_file_eq "...the whole mail, stable's wording for a stable branch, the patch tried at its end" \
-	expected-mail $m
-assert_eq "...whose commands start from the queue as it stood: the fixes applied before it, by git am -3" \
-"git -C $TMP/repos/linux worktree add $WT -b backport/staging-comedi-print-the-minor/4.19.y linux-4.19.y
+test_expect_success '...the whole mail, stable'\''s wording for a stable branch, the patch tried at its end' '
+	test_cmp expected-mail $m
+'
+test_expect_success '...whose commands start from the queue as it stood: the fixes applied before it, by git am -3' '
+	printf "%s\n" "git -C $TMP/repos/linux worktree add $WT -b backport/staging-comedi-print-the-minor/4.19.y linux-4.19.y
 git -C $WT am -3 $TMP/fixes/CVE-2011-4001/fix.patch
 git -C $WT am -3 $TMP/fixes/tcp-say-who-may-load-them/fix.patch
 git -C $WT am -3 $TMP/fixes/staging-comedi-print-the-minor/fix.patch
 # resolve the conflicts (see the failed hunks), then: git -C $WT add <files>
 # build and test the kernel
-git -C $WT am --continue" \
-	"$(sed -n '/^To reproduce/,/^  git -C .* am --continue/p' $m | sed -n 's/^  //p')"
-assert_eq "...as in the JSON" "$(sed -n '/^To reproduce/,/^  git -C .* am --continue/p' $m | sed -n 's/^  //p')" \
-	"$(q 4.19.y '.results[3].reproduce | join("\n")')"
+git -C $WT am --continue" > want &&
+	printf "%s\n" "$(sed -n "/^To reproduce/,/^  git -C .* am --continue/p" $m | sed -n "s/^  //p")" > got &&
+	test_cmp want got
+'
+test_expect_success '...as in the JSON' '
+	printf "%s\n" "$(sed -n "/^To reproduce/,/^  git -C .* am --continue/p" $m | sed -n "s/^  //p")" > want &&
+	printf "%s\n" "$(q 4.19.y '\''.results[3].reproduce | join("\n")'\'')" > got &&
+	test_cmp want got
+'
 test_expect_success '...pasted into sh from elsewhere: the queue before it replayed, then the fix stops on its conflict' '
 	q 4.19.y ".results[3].reproduce[]" >paste.sh &&
 	mkdir -p elsewhere && (cd elsewhere && sh ../paste.sh) >paste.out 2>&1
@@ -258,8 +311,8 @@ T_NAME="text"
 run_kb 1 apply --queue stable.series --branch 2.6.37.y --branch 4.19.y
 c37=$(git -C $R rev-parse --short=12 refs/heads/backport/queue/stable/2.6.37.y)
 c419=$(git -C $R rev-parse --short=12 refs/heads/backport/queue/stable/4.19.y)
-assert_eq "a fix x branch matrix, then per branch the ref and the skipped fixes" \
-"#   FIX                                    2.6.37.y         4.19.y
+cat > expected-text <<EOF
+#   FIX                                    2.6.37.y         4.19.y
 1   CVE-2011-4001                          applied          applied
 2   tcp-the-on-demand-note-once-more       already-applied  already-applied
 3   tcp-say-who-may-load-them              applied          applied
@@ -273,23 +326,41 @@ assert_eq "a fix x branch matrix, then per branch the ref and the skipped fixes"
 4.19.y: refs/heads/backport/queue/stable/4.19.y at $c419: 3 of 5 fixes applied
   2 tcp-the-on-demand-note-once-more: already-applied: every hunk of variant 'patch' is already in the tree (with the fixes applied before it in the queue)
   4 staging-comedi-print-the-minor: conflict: variant 'patch' does not apply: 'drivers/staging/comedi/comedi_fops.c': no file 'drivers/staging/comedi/comedi_fops.c' in the tree
-      'drivers/staging/comedi/comedi_fops.c': no file 'drivers/staging/comedi/comedi_fops.c' in the tree" "$OUT"
+      'drivers/staging/comedi/comedi_fops.c': no file 'drivers/staging/comedi/comedi_fops.c' in the tree
+EOF
+test_expect_success 'a fix x branch matrix, then per branch the ref and the skipped fixes' '
+	printf "%s\n" "$OUT" > got &&
+	test_cmp expected-text got
+'
 
 T_NAME="--name and --dry-run"
 run_kb 1 apply --queue stable.series --name other --dry-run --json
-assert_eq "the refs it would write" "refs/heads/backport/queue/other/2.6.32.y refs/heads/backport/queue/other/2.6.37.y refs/heads/backport/queue/other/4.19.y" \
-	"$(echo "$OUT" | jq -r '[.branches[].ref] | join(" ")')"
-assert_eq "...the same statuses" "$(jq -c '[.branches[].results[].status]' q.json)" "$(echo "$OUT" | jq -c '[.branches[].results[].status]')"
-assert_eq "...no ref written" "" "$(git -C $R for-each-ref refs/heads/backport/queue/other)"
+test_expect_success 'the refs it would write' '
+	printf "%s\n" "refs/heads/backport/queue/other/2.6.32.y refs/heads/backport/queue/other/2.6.37.y refs/heads/backport/queue/other/4.19.y" > want &&
+	printf "%s\n" "$(echo "$OUT" | jq -r '\''[.branches[].ref] | join(" ")'\'')" > got &&
+	test_cmp want got
+'
+test_expect_success '...the same statuses' '
+	printf "%s\n" "$(jq -c "[.branches[].results[].status]" q.json)" > want &&
+	printf "%s\n" "$(echo "$OUT" | jq -c "[.branches[].results[].status]")" > got &&
+	test_cmp want got
+'
+test_expect_success '...no ref written' '
+	test -z "$(git -C $R for-each-ref refs/heads/backport/queue/other)"
+'
 
 T_NAME="stale lock"
 touch $R/.git/refs/heads/backport/queue/stable/2.6.37.y.lock
 git -C $R update-ref -d refs/heads/backport/queue/stable/2.6.32.y
 run_kb 1 apply --queue stable.series --json
 rm $R/.git/refs/heads/backport/queue/stable/2.6.37.y.lock
-assert_contains "the locked branch is an error naming the lock" "2.6.37.y.lock" "$(echo "$OUT" | jq -r '.branches[1].error')"
-assert_eq "...its ref unchanged, the others written" "created=true error=true created=false" \
-	"$(echo "$OUT" | jq -r '[.branches[] | if .error then "error=true" else "created=\(.created)" end] | join(" ")')"
+test_expect_success 'the locked branch is an error naming the lock' '
+	[[ $(echo "$OUT" | jq -r ".branches[1].error") == *"2.6.37.y.lock"* ]]
+'
+test_expect_success '...its ref unchanged, the others written' '
+	test "$(echo "$OUT" | jq -r '\''[.branches[] | if .error then "error=true" else "created=\(.created)" end] | join(" ")'\'')" = \
+		"created=true error=true created=false"
+'
 
 T_NAME="in the branch already"
 cat > vendor.yaml <<'YAML'
@@ -299,36 +370,72 @@ branches:
 YAML
 printf '%s\n' "$TOP_DIR/backports/CVE-2011-1019" > vendor.series
 run_kb 0 apply --queue vendor.series --config vendor.yaml
-assert_eq "noted as in the branch itself, and no ref written" \
-"#   FIX            vendor-fixed
+cat > expected-vendor <<'EOF'
+#   FIX            vendor-fixed
 1   CVE-2011-1019  already-applied
 
 vendor-fixed: 0 of 1 fixes applied: no ref written
   1 CVE-2011-1019: already-applied: the changes of variant '2.6.32' are already in 'vendor-2.6.32-fixed'
-      found: variant '2.6.32' at include/linux/netdevice.h:13 (variant 'upstream'), net/core/dev.c:32, net/ipv4/ip_gre.c:18, net/ipv4/ipip.c:16, net/ipv6/sit.c:16" "$OUT"
-assert_eq "...nothing under refs/heads/backport" "" "$(git -C repos/vendor.git for-each-ref refs/heads/backport)"
+      found: variant '2.6.32' at include/linux/netdevice.h:13 (variant 'upstream'), net/core/dev.c:32, net/ipv4/ip_gre.c:18, net/ipv4/ipip.c:16, net/ipv6/sit.c:16
+EOF
+test_expect_success 'noted as in the branch itself, and no ref written' '
+	printf "%s\n" "$OUT" > got &&
+	test_cmp expected-vendor got
+'
+test_expect_success '...nothing under refs/heads/backport' '
+	test -z "$(git -C repos/vendor.git for-each-ref refs/heads/backport)"
+'
 
 T_NAME="bad input"
 objects() { find $R/.git/objects -type f | wc -l; }
 refs=$(git -C $R for-each-ref) nobj=$(objects)
 printf 'fixes/CVE-2011-4001\nfixes/no-such-fix\n' > missing.series
-run_kb 2 apply --queue missing.series &&
-	assert_eq "a series naming a missing fix" "error: missing.series:2: no fix directory or patch 'fixes/no-such-fix'" "$ERR"
+test_expect_success 'a series naming a missing fix' '
+	run_kb 2 apply --queue missing.series &&
+	test "$ERR" = "error: missing.series:2: no fix directory or patch '\''fixes/no-such-fix'\''"
+'
 printf 'From: A U Thor <author@example.org>\nSubject: [PATCH] words only\n\nno diff here\n' > nodiff.patch
 printf 'fixes/CVE-2011-4001\nnodiff.patch\n' > nodiff.series
-run_kb 2 apply --queue nodiff.series && assert_contains "a mail with no patch" "nodiff.series:2: " "$ERR" &&
-	assert_contains "...naming the mail" "nodiff.patch" "$ERR"
+run_kb 2 apply --queue nodiff.series
+test_expect_success 'a mail with no patch' '
+	[[ $ERR == *"nodiff.series:2: "* ]]
+'
+test_expect_success '...naming the mail' '
+	[[ $ERR == *"nodiff.patch"* ]]
+'
 sed 's/^Subject: .*/Subject: tcp: say who may load them/' again.patch > same-subject.patch
 printf 'fixes/tcp-say-who-may-load-them\nsame-subject.patch\n' > sameid.series
-run_kb 2 apply --queue sameid.series &&
-	assert_eq "two patches with one id" "error: sameid.series:2: fix 'tcp-say-who-may-load-them' is in the queue twice" "$ERR"
+test_expect_success 'two patches with one id' '
+	run_kb 2 apply --queue sameid.series &&
+	printf "%s\n" "error: sameid.series:2: fix '\''tcp-say-who-may-load-them'\'' is in the queue twice" > want &&
+	printf "%s\n" "$ERR" > got &&
+	test_cmp want got
+'
 printf '# nothing yet\n\n   \n' > empty.series
-run_kb 2 apply --queue empty.series && assert_eq "an empty series" "error: empty.series: the series names no fix" "$ERR"
-run_kb 2 apply --queue stable.series --name 'a..b' &&
-	assert_eq "a name that cannot be in a ref" "error: 'refs/heads/backport/queue/a..b/2.6.32.y' is not a valid ref name" "$ERR"
-run_kb 2 apply --name x && assert_eq "--name without --queue" "error: --name goes with --queue" "$ERR"
-assert_eq "nothing written by any of them" "$refs $nobj" "$(git -C $R for-each-ref) $(objects)"
-assert_eq "the user's refs, HEAD, index and work tree are untouched" "$before" "$(user_state $R)"
+test_expect_success 'an empty series' '
+	run_kb 2 apply --queue empty.series &&
+	test "$ERR" = "error: empty.series: the series names no fix"
+'
+test_expect_success 'a name that cannot be in a ref' '
+	run_kb 2 apply --queue stable.series --name "a..b" &&
+	printf "%s\n" "error: '\''refs/heads/backport/queue/a..b/2.6.32.y'\'' is not a valid ref name" > want &&
+	printf "%s\n" "$ERR" > got &&
+	test_cmp want got
+'
+test_expect_success '--name without --queue' '
+	run_kb 2 apply --name x &&
+	test "$ERR" = "error: --name goes with --queue"
+'
+test_expect_success 'nothing written by any of them' '
+	printf "%s\n" "$refs $nobj" > want &&
+	printf "%s\n" "$(git -C $R for-each-ref) $(objects)" > got &&
+	test_cmp want got
+'
+test_expect_success 'the user'\''s refs, HEAD, index and work tree are untouched' '
+	printf "%s\n" "$before" > want &&
+	printf "%s\n" "$(user_state $R)" > got &&
+	test_cmp want got
+'
 # ---- one ref namespace: refs/heads/backport/<fix>/<branch> and
 # refs/heads/backport/queue/<queue>/<branch>. A fix may not be named queue;
 # a ref in the way (git keeps refs as files in folders) is said in words,
