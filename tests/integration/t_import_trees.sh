@@ -33,66 +33,101 @@ PY
 xz -k trees.tar
 
 T_NAME="a tarball of trees"
-run_kb 0 import --repo repo.git --trees trees.tar.xz &&
-	assert_eq "one branch per tree" \
-"eras/1.0         linux-1.0            imported $(git -C repo.git rev-parse --short=12 eras/1.0) (2 files)
-eras/2.0-rc1     linux-2.0-rc1        imported $(git -C repo.git rev-parse --short=12 eras/2.0-rc1) (5 files)" "$OUT"
-assert_eq "the branches, and nothing else" "refs/heads/eras/1.0 refs/heads/eras/2.0-rc1" \
-	"$(git -C repo.git for-each-ref --format='%(refname)' | tr '\n' ' ' | sed 's/ $//')"
-assert_eq "files, modes and links" \
-"100644 blob $(printf 'VERSION = 2\n' | git hash-object --stdin)	COPYING
-100644 blob $(printf 'VERSION = 2\n' | git hash-object --stdin)	Makefile
-120000 blob $(printf 'asm-x86' | git hash-object --stdin)	include/asm
-100644 blob $(printf 'int dev_load_2;\n' | git hash-object --stdin)	net/core/dev.c
-100755 blob $(printf '#!/bin/sh\n' | git hash-object --stdin)	scripts/mkver" \
-	"$(git -C repo.git ls-tree -r eras/2.0-rc1)"
-assert_eq "the other tree" "VERSION = 1|int dev_load_1;" \
-	"$(git -C repo.git show eras/1.0:Makefile)|$(git -C repo.git show eras/1.0:net/core/dev.c)"
-assert_eq "one commit, titled with the directory, no parent" "linux-1.0|" \
-	"$(git -C repo.git log -1 --format='%s|%P' eras/1.0)"
-assert_eq "git fsck --strict" "" "$(git -C repo.git fsck --strict 2>&1 | grep -v "^notice: HEAD points to an unborn")"
+run_kb 0 import --repo repo.git --trees trees.tar.xz
+test_expect_success 'one branch per tree' '
+	printf "%s\n" "eras/1.0         linux-1.0            imported $(git -C repo.git rev-parse --short=12 eras/1.0) (2 files)
+eras/2.0-rc1     linux-2.0-rc1        imported $(git -C repo.git rev-parse --short=12 eras/2.0-rc1) (5 files)" > want &&
+	printf "%s\n" "$OUT" > got &&
+	test_cmp want got
+'
+test_expect_success 'the branches, and nothing else' '
+	test "$(git -C repo.git for-each-ref --format="%(refname)" | tr "\n" " " | sed "s/ \$//")" = "refs/heads/eras/1.0 refs/heads/eras/2.0-rc1"
+'
+test_expect_success 'files, modes and links' '
+	printf "%s\n" "100644 blob $(printf "VERSION = 2\n" | git hash-object --stdin)	COPYING
+100644 blob $(printf "VERSION = 2\n" | git hash-object --stdin)	Makefile
+120000 blob $(printf "asm-x86" | git hash-object --stdin)	include/asm
+100644 blob $(printf "int dev_load_2;\n" | git hash-object --stdin)	net/core/dev.c
+100755 blob $(printf "#!/bin/sh\n" | git hash-object --stdin)	scripts/mkver" > want &&
+	printf "%s\n" "$(git -C repo.git ls-tree -r eras/2.0-rc1)" > got &&
+	test_cmp want got
+'
+test_expect_success 'the other tree' '
+	test "$(git -C repo.git show eras/1.0:Makefile)|$(git -C repo.git show eras/1.0:net/core/dev.c)" = "VERSION = 1|int dev_load_1;"
+'
+test_expect_success 'one commit, titled with the directory, no parent' '
+	test "$(git -C repo.git log -1 --format="%s|%P" eras/1.0)" = "linux-1.0|"
+'
+test_expect_success 'git fsck --strict' '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$(git -C repo.git fsck --strict 2>&1 | grep -v "^notice: HEAD points to an unborn")" > got &&
+	test_cmp want got
+'
 first=$(git -C repo.git rev-parse eras/1.0 eras/2.0-rc1)
 
 T_NAME="imported again"
-run_kb 0 import --repo repo.git --trees trees.tar.xz --json &&
-	assert_eq "nothing created" \
-		'[["eras/1.0","linux-1.0",false,2,null],["eras/2.0-rc1","linux-2.0-rc1",false,5,null]]' \
-		"$(printf '%s' "$OUT" | jq -c '[.trees[] | [.branch, .name, .created, .files, .error]]')"
-assert_eq "the same tips" "$first" "$(git -C repo.git rev-parse eras/1.0 eras/2.0-rc1)"
+run_kb 0 import --repo repo.git --trees trees.tar.xz --json
+test_expect_success 'nothing created' '
+	printf "%s\n" '\''[["eras/1.0","linux-1.0",false,2,null],["eras/2.0-rc1","linux-2.0-rc1",false,5,null]]'\'' > want &&
+	printf "%s\n" "$(printf "%s" "$OUT" | jq -c '\''[.trees[] | [.branch, .name, .created, .files, .error]]'\'')" > got &&
+	test_cmp want got
+'
+test_expect_success 'the same tips' '
+	printf "%s\n" "$first" > want &&
+	printf "%s\n" "$(git -C repo.git rev-parse eras/1.0 eras/2.0-rc1)" > got &&
+	test_cmp want got
+'
 
 T_NAME="a directory of trees"
 mkdir dir && tar -xf trees.tar -C dir
-run_kb 0 import --repo dir.git --trees dir/ --prefix old/ &&
-	assert_eq "the same trees, under the prefix" \
-		"$(git -C repo.git rev-parse 'eras/1.0^{tree}' 'eras/2.0-rc1^{tree}')" \
-		"$(git -C dir.git rev-parse 'old/1.0^{tree}' 'old/2.0-rc1^{tree}')"
-run_kb 0 import --repo repo.git --trees dir &&
-	assert_contains "already imported from the tarball" \
-		"eras/1.0         linux-1.0            already imported" "$OUT"
+test_expect_success 'the same trees, under the prefix' '
+	run_kb 0 import --repo dir.git --trees dir/ --prefix old/ &&
+	printf "%s\n" "$(git -C repo.git rev-parse "eras/1.0^{tree}" "eras/2.0-rc1^{tree}")" > want &&
+	printf "%s\n" "$(git -C dir.git rev-parse "old/1.0^{tree}" "old/2.0-rc1^{tree}")" > got &&
+	test_cmp want got
+'
+test_expect_success 'already imported from the tarball' '
+	run_kb 0 import --repo repo.git --trees dir &&
+	[[ $OUT == *"eras/1.0         linux-1.0            already imported"* ]]
+'
 
 T_NAME="members named ./linux-..."
 tar -cJf dot.tar.xz -C dir .
-run_kb 0 import --repo repo.git --trees dot.tar.xz &&
-	assert_eq "the same branches, nothing new" \
-"eras/1.0         linux-1.0            already imported $(git -C repo.git rev-parse --short=12 eras/1.0)
-eras/2.0-rc1     linux-2.0-rc1        already imported $(git -C repo.git rev-parse --short=12 eras/2.0-rc1)" "$OUT"
+test_expect_success 'the same branches, nothing new' '
+	run_kb 0 import --repo repo.git --trees dot.tar.xz &&
+	printf "%s\n" "eras/1.0         linux-1.0            already imported $(git -C repo.git rev-parse --short=12 eras/1.0)
+eras/2.0-rc1     linux-2.0-rc1        already imported $(git -C repo.git rev-parse --short=12 eras/2.0-rc1)" > want &&
+	printf "%s\n" "$OUT" > got &&
+	test_cmp want got
+'
 
 T_NAME="a tree changed"
 printf 'int dev_load_1_fixed;\n' > dir/linux-1.0/net/core/dev.c
-run_kb 0 import --repo repo.git --trees dir --json &&
-	assert_eq "a new commit on the old tip, the other tree unchanged" \
-		"true $(echo "$first" | head -1) false" \
-		"$(printf '%s' "$OUT" | jq -r '.trees[0].created') $(git -C repo.git rev-parse eras/1.0^) $(printf '%s' "$OUT" | jq -r '.trees[1].created')"
+test_expect_success 'a new commit on the old tip, the other tree unchanged' '
+	run_kb 0 import --repo repo.git --trees dir --json &&
+	printf "%s\n" "true $(echo "$first" | head -1) false" > want &&
+	printf "%s\n" "$(printf "%s" "$OUT" | jq -r ".trees[0].created") $(git -C repo.git rev-parse eras/1.0^) $(printf "%s" "$OUT" | jq -r ".trees[1].created")" > got &&
+	test_cmp want got
+'
 
 T_NAME="errors"
-run_kb 1 import --repo repo.git --trees nothing.tar.xz &&
-	assert_eq "a missing tarball" "-                nothing.tar.xz       error: cannot read 'nothing.tar.xz': No such file or directory" "$OUT"
+test_expect_success 'a missing tarball' '
+	run_kb 1 import --repo repo.git --trees nothing.tar.xz &&
+	printf "%s\n" "-                nothing.tar.xz       error: cannot read '\''nothing.tar.xz'\'': No such file or directory" > want &&
+	printf "%s\n" "$OUT" > got &&
+	test_cmp want got
+'
 mkdir empty
-run_kb 1 import --repo repo.git --trees empty &&
-	assert_eq "a directory without trees" "-                empty                error: 'empty' holds no tree (a directory with files)" "$OUT"
-run_kb 1 import --repo repo.git --trees trees.tar.xz --prefix 'bad..' &&
-	assert_contains "a prefix that makes no branch name" \
-		"error: 'bad..1.0' (from 'linux-1.0/') is not a valid branch name" "$OUT"
+test_expect_success 'a directory without trees' '
+	run_kb 1 import --repo repo.git --trees empty &&
+	printf "%s\n" "-                empty                error: '\''empty'\'' holds no tree (a directory with files)" > want &&
+	printf "%s\n" "$OUT" > got &&
+	test_cmp want got
+'
+test_expect_success 'a prefix that makes no branch name' '
+	run_kb 1 import --repo repo.git --trees trees.tar.xz --prefix "bad.." &&
+	[[ $OUT == *"error: '\''bad..1.0'\'' (from '\''linux-1.0/'\'') is not a valid branch name"* ]]
+'
 
 # ---- refusals: each before any branch is written ----
 # mktar TARBALL MEMBER...: a GNU tarball, MEMBER = KIND:NAME[:DATA or TARGET],
@@ -413,9 +448,11 @@ if [ -n "${KB_VALGRIND:-}" ]; then
 	exit
 fi
 run_kb 0 import --repo eras.git --trees "$ERAS" --json
-assert_eq "three branches, all created" \
-	'[["eras/2.6.32","linux-2.6.32",true],["eras/2.6.36","linux-2.6.36",true],["eras/2.6.38-rc8","linux-2.6.38-rc8",true]]' \
-	"$(printf '%s' "$OUT" | jq -c '[.trees[] | [.branch, .name, .created]]')"
+test_expect_success 'three branches, all created' '
+	printf "%s\n" '\''[["eras/2.6.32","linux-2.6.32",true],["eras/2.6.36","linux-2.6.36",true],["eras/2.6.38-rc8","linux-2.6.38-rc8",true]]'\'' > want &&
+	printf "%s\n" "$(printf "%s" "$OUT" | jq -c '\''[.trees[] | [.branch, .name, .created]]'\'')" > got &&
+	test_cmp want got
+'
 tips=$(git -C eras.git rev-parse eras/2.6.32 eras/2.6.36 eras/2.6.38-rc8)
 # every member that is not a directory, per tree, and a few files read back
 tar -tvJf "$ERAS" | awk '$1 !~ /^d/ { split($6, p, "/"); if (p[2] != "") n[p[1]]++ }
@@ -423,21 +460,31 @@ tar -tvJf "$ERAS" | awk '$1 !~ /^d/ { split($6, p, "/"); if (p[2] != "") n[p[1]]
 for b in 2.6.32 2.6.36 2.6.38-rc8; do
 	echo "linux-$b $(git -C eras.git ls-tree -r eras/$b | wc -l)"
 done > imported
-assert_file_eq "as many files as the tarball has" members imported
+test_expect_success 'as many files as the tarball has' '
+	test_cmp members imported
+'
 mkdir x && tar -xJf "$ERAS" -C x linux-2.6.32/Makefile linux-2.6.32/net/core/dev.c \
 	linux-2.6.36/net/core/dev.c linux-2.6.38-rc8/net/ipv4/ipip.c linux-2.6.38-rc8/scripts/setlocalversion
 for f in linux-2.6.32/Makefile linux-2.6.32/net/core/dev.c linux-2.6.36/net/core/dev.c \
 	linux-2.6.38-rc8/net/ipv4/ipip.c linux-2.6.38-rc8/scripts/setlocalversion; do
 	b=eras/${f%%/*}; b=${b/linux-/}
-	assert_eq "$f: the tarball's bytes" "$(git hash-object "x/$f")" \
-		"$(git -C eras.git rev-parse "$b:${f#*/}")"
+	test_expect_success "$f: the tarball's bytes" '
+		test "$(git -C eras.git rev-parse "$b:${f#*/}")" = "$(git hash-object "x/$f")"
+	'
 done
-assert_eq "an executable stays executable" 100755 \
-	"$(git -C eras.git ls-tree eras/2.6.38-rc8 scripts/setlocalversion | cut -c1-6)"
-assert_eq "the vulnerable dev_load of 2.6.32" 1 \
-	"$(git -C eras.git show eras/2.6.32:net/core/dev.c | grep -c 'if (!dev && capable(CAP_NET_ADMIN))')"
+test_expect_success 'an executable stays executable' '
+	test "$(git -C eras.git ls-tree eras/2.6.38-rc8 scripts/setlocalversion | cut -c1-6)" = 100755
+'
+test_expect_success 'the vulnerable dev_load of 2.6.32' '
+	test "$(git -C eras.git show eras/2.6.32:net/core/dev.c | grep -c "if (!dev && capable(CAP_NET_ADMIN))")" = 1
+'
 run_kb 0 import --repo eras.git --trees "$ERAS" --json
-assert_eq "imported again: nothing created" "false false false" \
-	"$(printf '%s' "$OUT" | jq -r '[.trees[].created] | join(" ")')"
-assert_eq "the same tips" "$tips" "$(git -C eras.git rev-parse eras/2.6.32 eras/2.6.36 eras/2.6.38-rc8)"
+test_expect_success 'imported again: nothing created' '
+	test "$(printf "%s" "$OUT" | jq -r '\''[.trees[].created] | join(" ")'\'')" = "false false false"
+'
+test_expect_success 'the same tips' '
+	printf "%s\n" "$tips" > want &&
+	printf "%s\n" "$(git -C eras.git rev-parse eras/2.6.32 eras/2.6.36 eras/2.6.38-rc8)" > got &&
+	test_cmp want got
+'
 finish
