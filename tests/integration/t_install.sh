@@ -16,7 +16,10 @@ KB=$PREFIX/bin/kbackport
 # ---- install into a prefix ----
 T_NAME=install
 make_kb install PREFIX="$PREFIX" >"$TMP/install.out" 2>&1
-assert_eq "make install exits 0" "0 installed kbackport in $PREFIX" "$? $(tail -1 "$TMP/install.out")"
+install_rc=$?
+test_expect_success 'make install exits 0' '
+	test "$install_rc $(tail -1 "$TMP/install.out")" = "0 installed kbackport in $PREFIX"
+'
 # the binary's table of the data it reads (lib/datafiles.c), as make install printed it
 TABLE=$("$TOP_DIR/build/list-data")
 expected_files() {	# every file install writes under PREFIX: the table's, a folder's every file
@@ -32,34 +35,66 @@ expected_files() {	# every file install writes under PREFIX: the table's, a fold
 		esac
 	done | sed 's|^|share/kbackport/|'
 }
-assert_eq "the table names every data file the binary reads" \
-	"data/guest/guest.c data/kernel/kbackport.config data/kernel/compat/rules data/kernel/compat/merge_config.sh backports/" \
-	"$(printf '%s\n' "$TABLE" | paste -sd' ')"
-assert_eq "the files installed: the table's, no more, no fewer" "$(expected_files | LC_ALL=C sort)" \
-	"$(cd "$PREFIX" && find . -type f | sed 's|^\./||' | LC_ALL=C sort)"
-assert_file_eq "the build compatibility rules installed" "$TOP_DIR/data/kernel/compat/rules" \
-	"$PREFIX/share/kbackport/data/kernel/compat/rules"
-assert_eq "...and the file a rule adds, executable as in the source tree" "yes" \
-	"$([ -x "$PREFIX/share/kbackport/data/kernel/compat/merge_config.sh" ] &&
-	   cmp -s "$TOP_DIR/data/kernel/compat/merge_config.sh" "$PREFIX/share/kbackport/data/kernel/compat/merge_config.sh" && echo yes)"
-assert_eq "the binary is executable" yes "$([ -x "$KB" ] && echo yes)"
-assert_file_eq "the data as in the source tree" "$TOP_DIR/data/guest/guest.c" "$PREFIX/share/kbackport/data/guest/guest.c"
-assert_file_eq "...the fixes with their tests" "$TOP_DIR/backports/CVE-2011-1019/tests/cases.yaml" \
-	"$PREFIX/share/kbackport/backports/CVE-2011-1019/tests/cases.yaml"
+test_expect_success 'the table names every data file the binary reads' '
+	printf "%s\n" "data/guest/guest.c data/kernel/kbackport.config data/kernel/compat/rules data/kernel/compat/merge_config.sh backports/" > want &&
+	printf "%s\n" "$(printf "%s\n" "$TABLE" | paste -sd" ")" > got &&
+	test_cmp want got
+'
+test_expect_success 'the files installed: the table'\''s, no more, no fewer' '
+	printf "%s\n" "$(expected_files | LC_ALL=C sort)" > want &&
+	printf "%s\n" "$(cd "$PREFIX" && find . -type f | sed "s|^\./||" | LC_ALL=C sort)" > got &&
+	test_cmp want got
+'
+test_expect_success 'the build compatibility rules installed' '
+	test_cmp "$TOP_DIR/data/kernel/compat/rules" "$PREFIX/share/kbackport/data/kernel/compat/rules"
+'
+test_expect_success '...and the file a rule adds, executable as in the source tree' '
+	test -x "$PREFIX/share/kbackport/data/kernel/compat/merge_config.sh" &&
+	cmp -s "$TOP_DIR/data/kernel/compat/merge_config.sh" "$PREFIX/share/kbackport/data/kernel/compat/merge_config.sh"
+'
+test_expect_success 'the binary is executable' '
+	test -x "$KB"
+'
+test_expect_success 'the data as in the source tree' '
+	test_cmp "$TOP_DIR/data/guest/guest.c" "$PREFIX/share/kbackport/data/guest/guest.c"
+'
+test_expect_success '...the fixes with their tests' '
+	test_cmp "$TOP_DIR/backports/CVE-2011-1019/tests/cases.yaml" "$PREFIX/share/kbackport/backports/CVE-2011-1019/tests/cases.yaml"
+'
 
 # ---- --version ----
 T_NAME=version
 g=$(git -C "$TOP_DIR" describe --always --dirty --exclude '*' 2>/dev/null)
 lg=$(pkg-config --modversion libgit2 2>/dev/null)
 want="$(head -1 "$TOP_DIR/VERSION")${g:++g$g} (libgit2 $lg)"
-run_kb 0 --version && assert_eq "dev binary: the release, its commit, libgit2" "kbackport $want" "$OUT"
-KBACKPORT=$KB run_kb 0 --version && assert_eq "installed binary: the same" "kbackport $want" "$OUT"
-KBACKPORT=$KB run_kb 0 version && assert_eq "version, the command" "kbackport $want" "$OUT"
-run_kb 0 --help && assert_contains "--help names --version" "'kbackport --version' (or 'kbackport version') prints the version." "$OUT"
-run_kb 0 help apply && assert_contains "help apply: apply's help" "usage: kbackport apply" "$(head -1 <<<"$OUT")"
-run_kb 2 help aply && assert_eq "help of no command" "error: 'aply' is not a kbackport command
-hint: did you mean 'apply'?
-See 'kbackport --help'." "$ERR"
+test_expect_success 'dev binary: the release, its commit, libgit2' '
+	run_kb 0 --version &&
+	test "$OUT" = "kbackport $want"
+'
+test_expect_success 'installed binary: the same' '
+	KBACKPORT=$KB run_kb 0 --version &&
+	test "$OUT" = "kbackport $want"
+'
+test_expect_success 'version, the command' '
+	KBACKPORT=$KB run_kb 0 version &&
+	test "$OUT" = "kbackport $want"
+'
+test_expect_success '--help names --version' '
+	run_kb 0 --help &&
+	[[ $OUT == *"'\''kbackport --version'\'' (or '\''kbackport version'\'') prints the version."* ]]
+'
+test_expect_success 'help apply: apply'\''s help' '
+	run_kb 0 help apply &&
+	[[ $(head -1 <<<"$OUT") == *"usage: kbackport apply"* ]]
+'
+test_expect_success 'help of no command' '
+	run_kb 2 help aply &&
+	printf "%s\n" "error: '\''aply'\'' is not a kbackport command
+hint: did you mean '\''apply'\''?
+See '\''kbackport --help'\''." > want &&
+	printf "%s\n" "$ERR" > got &&
+	test_cmp want got
+'
 
 # ---- the installed binary, elsewhere, on the era fixtures ----
 T_NAME=eras
@@ -72,21 +107,39 @@ era_dir "$TMP/dev"
 era_dir "$TMP/elsewhere"
 verdicts() { jq -c '[.branches[] | {name, verdict, apply: .apply.status, variant: .apply.variant, lanes: [.lanes[] | [.kind, .build, .verdict]]}]' "$1"; }
 (cd "$TMP/dev" && "$KBACKPORT" run --fix "$TOP_DIR/backports/CVE-2011-1019") >"$TMP/dev.out" 2>&1
-assert_eq "dev binary: kbackport run exits 1 (a conflict)" 1 "$?"
+dev_rc=$?
+test_expect_success 'dev binary: kbackport run exits 1 (a conflict)' '
+	test "$dev_rc" = 1
+'
 (cd "$TMP/elsewhere" && env -u KBACKPORT_DATADIR "$KB" run --fix "$PREFIX/share/kbackport/backports/CVE-2011-1019") >"$TMP/inst.out" 2>&1
-assert_eq "installed binary: kbackport run exits 1 too" 1 "$?"
-assert_eq "the same verdicts, lanes and variants" "$(verdicts "$TMP/dev/reports/latest/results.json")" \
-	"$(verdicts "$TMP/elsewhere/reports/latest/results.json")"
-assert_eq "...which are the eras' ones" \
-	"2.6.31.y not-affected|2.6.32.y skipped|2.6.35.y skipped|2.6.37.y skipped|4.19.y skipped|vendor-fixed skipped|vendor-reworked conflict" \
-	"$(jq -r '[.branches[] | "\(.name) \(.verdict)"] | join("|")' "$TMP/elsewhere/reports/latest/results.json")"
-assert_eq "the same backport commits" "$(git -C "$TMP/dev/repos/linux" for-each-ref --format='%(refname) %(objectname)' refs/heads/backport)" \
-	"$(git -C "$TMP/elsewhere/repos/linux" for-each-ref --format='%(refname) %(objectname)' refs/heads/backport)"
+inst_rc=$?
+test_expect_success 'installed binary: kbackport run exits 1 too' '
+	test "$inst_rc" = 1
+'
+test_expect_success 'the same verdicts, lanes and variants' '
+	printf "%s\n" "$(verdicts "$TMP/dev/reports/latest/results.json")" > want &&
+	printf "%s\n" "$(verdicts "$TMP/elsewhere/reports/latest/results.json")" > got &&
+	test_cmp want got
+'
+test_expect_success '...which are the eras'\'' ones' '
+	printf "%s\n" "2.6.31.y not-affected|2.6.32.y skipped|2.6.35.y skipped|2.6.37.y skipped|4.19.y skipped|vendor-fixed skipped|vendor-reworked conflict" > want &&
+	printf "%s\n" "$(jq -r '\''[.branches[] | "\(.name) \(.verdict)"] | join("|")'\'' "$TMP/elsewhere/reports/latest/results.json")" > got &&
+	test_cmp want got
+'
+test_expect_success 'the same backport commits' '
+	printf "%s\n" "$(git -C "$TMP/dev/repos/linux" for-each-ref --format="%(refname) %(objectname)" refs/heads/backport)" > want &&
+	printf "%s\n" "$(git -C "$TMP/elsewhere/repos/linux" for-each-ref --format="%(refname) %(objectname)" refs/heads/backport)" > got &&
+	test_cmp want got
+'
 # its data is PREFIX's: without the installed guest program, run says where it looked
 mv "$PREFIX/share/kbackport/data/guest/guest.c" "$TMP/guest.c"
 (cd "$TMP/elsewhere" && env -u KBACKPORT_DATADIR "$KB" run --fix "$PREFIX/share/kbackport/backports/CVE-2011-1019") >/dev/null 2>"$TMP/err"
-assert_eq "the installed binary reads its data under PREFIX: a missing file is an error naming it" \
-	"2 error: missing data file '$PREFIX/share/kbackport/data/guest/guest.c' (the guest program; nor is there '$TMP/elsewhere/data/guest/guest.c' beside the branches file): make install puts it there, KBACKPORT_DATADIR says where it is" "$? $(cat "$TMP/err")"
+guest_rc=$?
+test_expect_success 'the installed binary reads its data under PREFIX: a missing file is an error naming it' '
+	printf "%s\n" "2 error: missing data file '\''$PREFIX/share/kbackport/data/guest/guest.c'\'' (the guest program; nor is there '\''$TMP/elsewhere/data/guest/guest.c'\'' beside the branches file): make install puts it there, KBACKPORT_DATADIR says where it is" > want &&
+	printf "%s\n" "$guest_rc $(cat "$TMP/err")" > got &&
+	test_cmp want got
+'
 mv "$TMP/guest.c" "$PREFIX/share/kbackport/data/guest/guest.c"
 
 # ---- the installed binary on an era lane's build setup ----
@@ -137,36 +190,65 @@ mv "$TMP/rules" "$PREFIX/share/kbackport/data/kernel/compat/rules"
 T_NAME=man
 if command -v man >/dev/null; then
 	MANWIDTH=80 man -l "$PREFIX/share/man/man1/kbackport.1" >"$TMP/man.txt" 2>"$TMP/man.err"
-	assert_eq "man -l renders it without a warning" "0 " "$? $(cat "$TMP/man.err")"
-	assert_eq "the title" "KBACKPORT(1)                     User Commands                    KBACKPORT(1)" \
-		"$(head -1 "$TMP/man.txt")"
-	assert_eq "a section per command, in --help's order" \
-		"KBACKPORT IMPORT|KBACKPORT APPLY|KBACKPORT AUDIT|KBACKPORT BUILD|KBACKPORT TEST|KBACKPORT RUN|KBACKPORT REPORT|KBACKPORT CI-MATRIX|KBACKPORT KTAP|KBACKPORT FIX|KBACKPORT PRUNE" \
-		"$(grep '^KBACKPORT [A-Z-]*$' "$TMP/man.txt" | paste -sd'|')"
-	assert_contains "a command's --help text in its section" "$("$KBACKPORT" ci-matrix --help | sed -n 2p)" \
-		"$(sed -n '/^KBACKPORT CI-MATRIX$/,/^KBACKPORT KTAP$/p' "$TMP/man.txt")"
-	assert_contains "a backslash of --help kept" 'with any of " : < > | * ? \ / % in NAME' "$(cat "$TMP/man.txt")"
-	assert_contains "the version in the footer" "kbackport $want" "$(tail -1 "$TMP/man.txt")"
+	man_rc=$?
+	test_expect_success 'man -l renders it without a warning' '
+		printf "%s\n" "0 " > want &&
+		printf "%s\n" "$man_rc $(cat "$TMP/man.err")" > got &&
+		test_cmp want got
+	'
+	test_expect_success 'the title' '
+		printf "%s\n" "KBACKPORT(1)                     User Commands                    KBACKPORT(1)" > want &&
+		printf "%s\n" "$(head -1 "$TMP/man.txt")" > got &&
+		test_cmp want got
+	'
+	test_expect_success 'a section per command, in --help'\''s order' '
+		printf "%s\n" "KBACKPORT IMPORT|KBACKPORT APPLY|KBACKPORT AUDIT|KBACKPORT BUILD|KBACKPORT TEST|KBACKPORT RUN|KBACKPORT REPORT|KBACKPORT CI-MATRIX|KBACKPORT KTAP|KBACKPORT FIX|KBACKPORT PRUNE" > want &&
+		printf "%s\n" "$(grep "^KBACKPORT [A-Z-]*\$" "$TMP/man.txt" | paste -sd"|")" > got &&
+		test_cmp want got
+	'
+	test_expect_success 'a command'\''s --help text in its section' '
+		[[ $(sed -n "/^KBACKPORT CI-MATRIX\$/,/^KBACKPORT KTAP\$/p" "$TMP/man.txt") == *"$("$KBACKPORT" ci-matrix --help | sed -n 2p)"* ]]
+	'
+	test_expect_success 'a backslash of --help kept' '
+		[[ $(cat "$TMP/man.txt") == *'\''with any of " : < > | * ? \ / % in NAME'\''* ]]
+	'
+	test_expect_success 'the version in the footer' '
+		[[ $(tail -1 "$TMP/man.txt") == *"kbackport $want"* ]]
+	'
 	if command -v groff >/dev/null; then
-		assert_eq "groff -ww: no warning" "" "$(groff -man -ww -z "$PREFIX/share/man/man1/kbackport.1" 2>&1)"
+		test_expect_success 'groff -ww: no warning' '
+			printf "%s\n" "" > want &&
+			printf "%s\n" "$(groff -man -ww -z "$PREFIX/share/man/man1/kbackport.1" 2>&1)" > got &&
+			test_cmp want got
+		'
 	fi
 	# every page of a command and of a file format: no warning, its title and NAME
 	for page in "$PREFIX"/share/man/man1/kbackport-*.1 "$PREFIX"/share/man/man5/*.5; do
 		name=$(basename "$page") && name=${name%.*}
 		MANWIDTH=80 man -l "$page" >"$TMP/man.txt" 2>"$TMP/man.err"
-		assert_eq "$name: man -l renders it without a warning, groff -ww neither" "0  " \
-			"$? $(cat "$TMP/man.err") $(groff -man -t -ww -z "$page" 2>&1)"
-		assert_eq "$name: its title, its NAME" "$(echo "$name" | tr a-z A-Z)($(echo "$page" | sed 's/.*\.//')) $name -" \
-			"$(head -1 "$TMP/man.txt" | cut -d' ' -f1) $(sed -n '/^NAME$/{n;p}' "$TMP/man.txt" | awk '{print $1, $2}')"
+		page_rc=$?
+		test_expect_success "$name: man -l renders it without a warning, groff -ww neither" '
+			printf "%s\n" "0  " > want &&
+			printf "%s\n" "$page_rc $(cat "$TMP/man.err") $(groff -man -t -ww -z "$page" 2>&1)" > got &&
+			test_cmp want got
+		'
+		test_expect_success "$name: its title, its NAME" '
+			printf "%s\n" "$(echo "$name" | tr a-z A-Z)($(echo "$page" | sed "s/.*\.//")) $name -" > want &&
+			printf "%s\n" "$(head -1 "$TMP/man.txt" | cut -d" " -f1) $(sed -n "/^NAME\$/{n;p}" "$TMP/man.txt" | awk "{print \$1, \$2}")" > got &&
+			test_cmp want got
+		'
 	done
 	MANWIDTH=200 man -l "$PREFIX/share/man/man1/kbackport-apply.1" >"$TMP/man.txt" 2>/dev/null
-	assert_contains "kbackport-apply(1): its --help's options" "$("$KBACKPORT" apply --help | grep -- '--max-fuzz N  ' | sed 's/^ *//')" \
-		"$(cat "$TMP/man.txt")"
-	assert_contains "kbackport-apply(1): its page under docs/ as the description" "Each (branch, fix) gets exactly one status:" \
-		"$(sed -n '/^DESCRIPTION$/,$p' "$TMP/man.txt")"
+	test_expect_success 'kbackport-apply(1): its --help'\''s options' '
+		[[ $(cat "$TMP/man.txt") == *"$("$KBACKPORT" apply --help | grep -- "--max-fuzz N  " | sed "s/^ *//")"* ]]
+	'
+	test_expect_success 'kbackport-apply(1): its page under docs/ as the description' '
+		[[ $(sed -n "/^DESCRIPTION\$/,\$p" "$TMP/man.txt") == *"Each (branch, fix) gets exactly one status:"* ]]
+	'
 	MANWIDTH=200 man -l "$PREFIX/share/man/man5/kbackport-branches.yaml.5" >"$TMP/man.txt" 2>/dev/null
-	assert_contains "kbackport-branches.yaml(5): the format's page" "$(grep -m1 '^repo: ' "$TOP_DIR/docs/branches.yaml.md" | cut -c1-30)" \
-		"$(cat "$TMP/man.txt")"
+	test_expect_success 'kbackport-branches.yaml(5): the format'\''s page' '
+		[[ $(cat "$TMP/man.txt") == *"$(grep -m1 "^repo: " "$TOP_DIR/docs/branches.yaml.md" | cut -c1-30)"* ]]
+	'
 else
 	skip "man is not installed (Debian: man-db)"
 fi
@@ -180,66 +262,119 @@ complete_kb() {	# WORDS...: what completing the last word offers
 		printf "%s\n" "${COMPREPLY[@]}" | LC_ALL=C sort | paste -sd" "' _ \
 		"$PREFIX/share/bash-completion/completions/kbackport" "$@")
 }
-assert_eq "a command" "report run" "$(complete_kb kbackport r)"
-assert_eq "--version" "--version" "$(complete_kb kbackport --ver)"
-assert_eq "an option of the command" "--branch" "$(complete_kb kbackport run --br)"
-assert_eq "every option of ci-matrix" "--branch --config --format --help" "$(complete_kb kbackport ci-matrix --)"
-assert_eq "a branch from ./branches.yaml" "2.6.31.y 2.6.32.y 2.6.35.y 2.6.37.y" "$(complete_kb kbackport run --branch 2.6.3)"
+test_expect_success 'a command' '
+	test "$(complete_kb kbackport r)" = "report run"
+'
+test_expect_success '--version' '
+	test "$(complete_kb kbackport --ver)" = "--version"
+'
+test_expect_success 'an option of the command' '
+	test "$(complete_kb kbackport run --br)" = "--branch"
+'
+test_expect_success 'every option of ci-matrix' '
+	test "$(complete_kb kbackport ci-matrix --)" = "--branch --config --format --help"
+'
+test_expect_success 'a branch from ./branches.yaml' '
+	test "$(complete_kb kbackport run --branch 2.6.3)" = "2.6.31.y 2.6.32.y 2.6.35.y 2.6.37.y"
+'
 cp "$TMP/elsewhere/branches.yaml" "$TMP/other.yaml" && sed -i 's/name: vendor-fixed/name: "vendor fixed"/' "$TMP/other.yaml"
-assert_eq "a branch from --config's file, quotes dropped" "vendor fixed|vendor-reworked" \
-	"$(complete_kb kbackport apply --config "$TMP/other.yaml" -b vendor | sed 's/ vendor-/|vendor-/')"
+test_expect_success 'a branch from --config'\''s file, quotes dropped' '
+	test "$(complete_kb kbackport apply --config "$TMP/other.yaml" -b vendor | sed "s/ vendor-/|vendor-/")" = "vendor fixed|vendor-reworked"
+'
 mkdir -p "$TMP/fixes/backports" && cp -r "$TOP_DIR/backports/CVE-2011-1019" "$TMP/fixes/backports/"
 cp "$TMP/elsewhere/branches.yaml" "$TMP/fixes/"
-assert_eq "a fix from backports/ beside the config" "$TMP/fixes/backports/CVE-2011-1019" \
-	"$(complete_kb kbackport run --config "$TMP/fixes/branches.yaml" --fix "$TMP/fixes/backports/C")"
-assert_eq "prune --fix: a fix's id" "CVE-2011-1019" \
-	"$(complete_kb kbackport prune --config "$TMP/fixes/branches.yaml" --fix C)"
-assert_eq "the values --help lists" "github gitlab json" "$(complete_kb kbackport ci-matrix --format '')"
+test_expect_success 'a fix from backports/ beside the config' '
+	test "$(complete_kb kbackport run --config "$TMP/fixes/branches.yaml" --fix "$TMP/fixes/backports/C")" = "$TMP/fixes/backports/CVE-2011-1019"
+'
+test_expect_success 'prune --fix: a fix'\''s id' '
+	test "$(complete_kb kbackport prune --config "$TMP/fixes/branches.yaml" --fix C)" = CVE-2011-1019
+'
+test_expect_success 'the values --help lists' '
+	test "$(complete_kb kbackport ci-matrix --format "")" = "github gitlab json"
+'
 printf 'repo: r\nbranches:\n  - {name: 6.1.y, ref: a}\n  - {name: "6.12.y", ref: b}\n  - { name: '"'"'deb 6.1'"'"' , kernel: k}\n' > "$TMP/flow.yaml"
-assert_eq "branch names in the flow style (quotes dropped, one has a space)" "6.1.y 6.12.y deb 6.1" \
-	"$(complete_kb kbackport run --config "$TMP/flow.yaml" --branch '')"
-assert_eq "fix: its subcommand, not files" "new" "$(complete_kb kbackport fix '')"
-assert_eq "help: the commands" "report run" "$(complete_kb kbackport help r)"
+test_expect_success 'branch names in the flow style (quotes dropped, one has a space)' '
+	test "$(complete_kb kbackport run --config "$TMP/flow.yaml" --branch "")" = "6.1.y 6.12.y deb 6.1"
+'
+test_expect_success 'fix: its subcommand, not files' '
+	test "$(complete_kb kbackport fix "")" = new
+'
+test_expect_success 'help: the commands' '
+	test "$(complete_kb kbackport help r)" = "report run"
+'
 mkdir -p "$TMP/fixes/sub/deeper"
-assert_eq "the config found upward, and --fix offers the fix's id" "CVE-2011-1019" \
-	"$(cd "$TMP/fixes/sub/deeper" && PATH=$PREFIX/bin:$PATH bash -c '
+test_expect_success 'the config found upward, and --fix offers the fix'\''s id' '
+	test "$(cd "$TMP/fixes/sub/deeper" && PATH=$PREFIX/bin:$PATH bash -c '\''
 		source "$1"; shift
 		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _kbackport
-		printf "%s\n" "${COMPREPLY[@]}"' _ \
-		"$PREFIX/share/bash-completion/completions/kbackport" kbackport apply --fix C)"
-assert_eq "the options before the command" "--color --help --no-pager --version" "$(complete_kb kbackport --)"
-assert_eq "-C DIR, then the command" "report run" "$(complete_kb kbackport -C "$TMP/fixes" --no-pager r)"
-assert_eq "-C DIR: the config found from DIR" "CVE-2011-1019" \
-	"$(complete_kb kbackport -C "$TMP/fixes/sub" apply --fix C)"
+		printf "%s\n" "${COMPREPLY[@]}"'\'' _ \
+		"$PREFIX/share/bash-completion/completions/kbackport" kbackport apply --fix C)" = CVE-2011-1019
+'
+test_expect_success 'the options before the command' '
+	test "$(complete_kb kbackport --)" = "--color --help --no-pager --version"
+'
+test_expect_success '-C DIR, then the command' '
+	test "$(complete_kb kbackport -C "$TMP/fixes" --no-pager r)" = "report run"
+'
+test_expect_success '-C DIR: the config found from DIR' '
+	test "$(complete_kb kbackport -C "$TMP/fixes/sub" apply --fix C)" = CVE-2011-1019
+'
 mkdir -p "$TMP/flow-dir" && cp "$TMP/flow.yaml" "$TMP/flow-dir/branches.yaml"
-assert_eq "-C DIR: a branch of DIR's config" "6.1.y 6.12.y deb 6.1" \
-	"$(complete_kb kbackport -C "$TMP/flow-dir" run --branch '')"
+test_expect_success '-C DIR: a branch of DIR'\''s config' '
+	test "$(complete_kb kbackport -C "$TMP/flow-dir" run --branch "")" = "6.1.y 6.12.y deb 6.1"
+'
 
 # ---- uninstall ----
 T_NAME=uninstall
 make_kb uninstall PREFIX="$PREFIX" >"$TMP/uninstall.out" 2>&1
-assert_eq "make uninstall exits 0" "0 uninstalled kbackport from $PREFIX" "$? $(tail -1 "$TMP/uninstall.out")"
-assert_eq "nothing left, not an empty directory install made" "" "$(find "$TMP/opt" 2>/dev/null)"
+uninstall_rc=$?
+test_expect_success 'make uninstall exits 0' '
+	test "$uninstall_rc $(tail -1 "$TMP/uninstall.out")" = "0 uninstalled kbackport from $PREFIX"
+'
+test_expect_success 'nothing left, not an empty directory install made' '
+	printf "%s\n" "" > want &&
+	printf "%s\n" "$(find "$TMP/opt" 2>/dev/null)" > got &&
+	test_cmp want got
+'
 make_kb uninstall PREFIX="$PREFIX" >"$TMP/uninstall.out" 2>&1
-assert_contains "again: nothing installed" "error: no kbackport installed in '$PREFIX'" "$(cat "$TMP/uninstall.out")"
+test_expect_success 'again: nothing installed' '
+	[[ $(cat "$TMP/uninstall.out") == *"error: no kbackport installed in '\''$PREFIX'\''"* ]]
+'
 
 # ---- DESTDIR: staged as a package would be, directories that were there kept ----
 T_NAME=destdir
 STAGE=$TMP/stage
 mkdir -p "$STAGE/usr/share/man/man1" && touch "$STAGE/usr/share/man/man1/other.1"
 make_kb install DESTDIR="$STAGE" PREFIX=/usr >"$TMP/install.out" 2>&1
-assert_eq "make install DESTDIR= exits 0" 0 "$?"
-assert_eq "the files under DESTDIR/PREFIX" "$({ expected_files | sed 's|^|usr/|'; echo usr/share/man/man1/other.1; } | LC_ALL=C sort)" \
-	"$(cd "$STAGE" && find . -type f | sed 's|^\./||' | LC_ALL=C sort)"
-assert_contains "the data path is PREFIX's, without DESTDIR" "/usr/share/kbackport" \
-	"$(strings "$STAGE/usr/bin/kbackport" | grep -x '/usr/share/kbackport')"
-assert_eq "the list of what was installed holds no DESTDIR" "" "$(grep -F "$STAGE" "$STAGE/usr/share/kbackport/.installed")"
+destdir_rc=$?
+test_expect_success 'make install DESTDIR= exits 0' '
+	test "$destdir_rc" = 0
+'
+test_expect_success 'the files under DESTDIR/PREFIX' '
+	printf "%s\n" "$({ expected_files | sed "s|^|usr/|"; echo usr/share/man/man1/other.1; } | LC_ALL=C sort)" > want &&
+	printf "%s\n" "$(cd "$STAGE" && find . -type f | sed "s|^\./||" | LC_ALL=C sort)" > got &&
+	test_cmp want got
+'
+test_expect_success 'the data path is PREFIX'\''s, without DESTDIR' '
+	[[ $(strings "$STAGE/usr/bin/kbackport" | grep -x "/usr/share/kbackport") == *"/usr/share/kbackport"* ]]
+'
+test_expect_success 'the list of what was installed holds no DESTDIR' '
+	! grep -F "$STAGE" "$STAGE/usr/share/kbackport/.installed"
+'
 before=$(cd "$STAGE" && find . | LC_ALL=C sort)
 make_kb install DESTDIR="$STAGE" PREFIX=/usr >"$TMP/install.out" 2>&1
-assert_eq "installing again replaces the install, the list the same" "0 $before" "$? $(cd "$STAGE" && find . | LC_ALL=C sort)"
+again_rc=$?
+test_expect_success 'installing again replaces the install, the list the same' '
+	printf "%s\n" "0 $before" > want &&
+	printf "%s\n" "$again_rc $(cd "$STAGE" && find . | LC_ALL=C sort)" > got &&
+	test_cmp want got
+'
 make_kb uninstall DESTDIR="$STAGE" PREFIX=/usr >"$TMP/uninstall.out" 2>&1
-assert_eq "uninstall: what was there before, only" "./usr ./usr/share ./usr/share/man ./usr/share/man/man1 ./usr/share/man/man1/other.1" \
-	"$(cd "$STAGE" && find . -mindepth 1 | LC_ALL=C sort | paste -sd' ')"
+test_expect_success 'uninstall: what was there before, only' '
+	printf "%s\n" "./usr ./usr/share ./usr/share/man ./usr/share/man/man1 ./usr/share/man/man1/other.1" > want &&
+	printf "%s\n" "$(cd "$STAGE" && find . -mindepth 1 | LC_ALL=C sort | paste -sd" ")" > got &&
+	test_cmp want got
+'
 
 # ---- any PREFIX: quotes, backslashes, spaces, '$' ----
 T_NAME=prefix-characters
@@ -278,13 +413,19 @@ test_expect_success '...uninstalled, nothing left; nothing in PREFIX ran' '
 	test -z "$(find "$TMP" "$TOP_DIR" -maxdepth 3 -name pwned)"
 '
 make_kb install PREFIX="$TMP/a"$'\t'"b" >"$TMP/install.out" 2>&1
-assert_eq "a control character in PREFIX is refused, nothing installed" \
-	"error: PREFIX must not hold a control character (a newline, a tab...)|" \
-	"$(grep ^error "$TMP/install.out")|$(ls "$TMP" | grep '^a')"
+test_expect_success 'a control character in PREFIX is refused, nothing installed' '
+	printf "%s\n" "error: PREFIX must not hold a control character (a newline, a tab...)|" > want &&
+	printf "%s\n" "$(grep ^error "$TMP/install.out")|$(ls "$TMP" | grep "^a")" > got &&
+	test_cmp want got
+'
 make_kb install DESTDIR="$TMP/d"$'\n'"x" PREFIX=/usr >"$TMP/install.out" 2>&1
-assert_eq "...in DESTDIR too" "error: DESTDIR must not hold a control character (a newline, a tab...)" \
-	"$(grep ^error "$TMP/install.out")"
+test_expect_success '...in DESTDIR too' '
+	printf "%s\n" "error: DESTDIR must not hold a control character (a newline, a tab...)" > want &&
+	printf "%s\n" "$(grep ^error "$TMP/install.out")" > got &&
+	test_cmp want got
+'
 make_kb install PREFIX=relative >"$TMP/install.out" 2>&1
-assert_eq "a relative PREFIX is refused" "error: PREFIX must be an absolute path, not 'relative'" \
-	"$(grep ^error "$TMP/install.out")"
+test_expect_success 'a relative PREFIX is refused' '
+	test "$(grep ^error "$TMP/install.out")" = "error: PREFIX must be an absolute path, not '\''relative'\''"
+'
 finish
