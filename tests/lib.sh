@@ -143,9 +143,10 @@ finish() {
 # A suite's own arguments (lib.sh is sourced without any: it sees the
 # suite's), as git's test-lib: `--run=SEL` runs only the blocks SEL names,
 # a comma-separated list of block numbers, ranges (3-5) and words that a
-# block's name contains (the others are counted skips; the lines outside
-# blocks always run, as they set the scene); `-i`/`--immediate` stops at
-# the first block that fails, its directory kept.
+# block's name (with its T_NAME) contains (the others are counted skips;
+# the lines outside blocks always run, as they set the scene);
+# `-i`/`--immediate` stops at the first block that fails, its directory
+# kept.
 T_RUN= T_IMMEDIATE=0 T_BLOCK=0
 for t_arg in "$@"; do
 	case $t_arg in
@@ -189,7 +190,7 @@ test_expect_success() {
 	[ $# -eq 2 ] || { echo "error: test_expect_success [PREREQ] NAME COMMANDS" >&2; return 2; }
 	t_name=$1 t_body=$2
 	T_BLOCK=$((T_BLOCK + 1))
-	if ! t_selected "$T_BLOCK" "$t_name"; then
+	if ! t_selected "$T_BLOCK" "${T_NAME:+$T_NAME: }$t_name"; then
 		skip "$t_name (not in --run=$T_RUN)"
 		return 0
 	fi
