@@ -170,6 +170,12 @@ struct cli_target {
 	  "colour the " what ": auto (on a terminal, not with\n" \
 	  "NO_COLOR set), always, never" }
 
+/* -h/--help, as every command has it, and the end of a table. */
+#define CLI_OPT_HELP_ENTRY \
+	{ 'h', true, "help", no_argument, NULL, "this text" }
+#define CLI_OPT_END \
+	{ 0, false, NULL, 0, NULL, NULL }
+
 /*
  * The config a command works on: `path` (--config) when given, else
  * $KBACKPORT_CONFIG, else the first branches.yaml from the current

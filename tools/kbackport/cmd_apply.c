@@ -55,9 +55,8 @@ static const struct cli_opt options[] = {
 	  "for a stable branch: stable@vger.kernel.org). Never\n"
 	  "through a symbolic link; not with --dry-run" },
 	CLI_OPT_COLOR_ENTRY("statuses"),
-	{ 'h', true, "help", no_argument, NULL,
-	  "this text" },
-	{ 0, false, NULL, 0, NULL, NULL },
+	CLI_OPT_HELP_ENTRY,
+	CLI_OPT_END,
 };
 
 static const struct cli_usage usage = {

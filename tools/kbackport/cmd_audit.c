@@ -28,9 +28,8 @@ static const struct cli_opt options[] = {
 	  "every call of the callees, whatever guards it" },
 	{ 'j', false, "json", no_argument, NULL,
 	  "one JSON document: {\"branches\": [...]}" },
-	{ 'h', true, "help", no_argument, NULL,
-	  "this text" },
-	{ 0, false, NULL, 0, NULL, NULL },
+	CLI_OPT_HELP_ENTRY,
+	CLI_OPT_END,
 };
 
 static const struct cli_usage usage = {

@@ -34,9 +34,8 @@ static const struct cli_opt options[] = {
 	{ 'q', true, "quiet", no_argument, NULL,
 	  "no progress lines while a build runs" },
 	CLI_OPT_COLOR_ENTRY("statuses"),
-	{ 'h', true, "help", no_argument, NULL,
-	  "this text" },
-	{ 0, false, NULL, 0, NULL, NULL },
+	CLI_OPT_HELP_ENTRY,
+	CLI_OPT_END,
 };
 
 static const struct cli_usage usage = {

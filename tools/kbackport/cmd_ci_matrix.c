@@ -35,9 +35,8 @@ static const struct cli_opt options[] = {
 	  "  artifact:, a `backport:NAME` job per branch (each\n"
 	  "  runs $KBACKPORT_PREPARE first when set) and a\n"
 	  "  `report` job needing them all" },
-	{ 'h', true, "help", no_argument, NULL,
-	  "this text" },
-	{ 0, false, NULL, 0, NULL, NULL },
+	CLI_OPT_HELP_ENTRY,
+	CLI_OPT_END,
 };
 
 static const struct cli_usage usage = {

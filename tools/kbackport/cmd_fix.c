@@ -30,9 +30,8 @@ static const struct cli_opt options[] = {
 	  "the upstream commit (one patch only)" },
 	{ 'n', true, "dry-run", no_argument, NULL,
 	  "print what would be written, write nothing" },
-	{ 'h', true, "help", no_argument, NULL,
-	  "this text" },
-	{ 0, false, NULL, 0, NULL, NULL },
+	CLI_OPT_HELP_ENTRY,
+	CLI_OPT_END,
 };
 
 static const struct cli_usage usage = {

@@ -44,9 +44,8 @@ static const struct cli_opt options[] = {
 	  "\"created\", \"files\", \"error\", \"seconds\"}]}" },
 	{ 'q', true, "quiet", no_argument, NULL,
 	  "no progress lines" },
-	{ 'h', true, "help", no_argument, NULL,
-	  "this text" },
-	{ 0, false, NULL, 0, NULL, NULL },
+	CLI_OPT_HELP_ENTRY,
+	CLI_OPT_END,
 };
 
 static const struct cli_usage usage = {

@@ -17,9 +17,8 @@ static const struct cli_opt options[] = {
 	{ 'd', true, "document", required_argument, "SUITE",
 	  "print SUITE alone as a KTAP document (prefix and\n"
 	  "timestamps stripped), e.g. for `kunit.py parse`" },
-	{ 'h', true, "help", no_argument, NULL,
-	  "this text" },
-	{ 0, false, NULL, 0, NULL, NULL },
+	CLI_OPT_HELP_ENTRY,
+	CLI_OPT_END,
 };
 
 static const struct cli_usage usage = {

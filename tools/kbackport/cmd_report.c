@@ -25,9 +25,8 @@ static const struct cli_opt options[] = {
 	  "become URL/<path> (default: relative paths)" },
 	{ 'J', false, "json", no_argument, NULL,
 	  "one JSON document" },
-	{ 'h', true, "help", no_argument, NULL,
-	  "this text" },
-	{ 0, false, NULL, 0, NULL, NULL },
+	CLI_OPT_HELP_ENTRY,
+	CLI_OPT_END,
 };
 
 static const struct cli_usage usage = {

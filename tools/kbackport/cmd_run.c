@@ -56,9 +56,8 @@ static const struct cli_opt options[] = {
 	  "apply by the content alone, as kbackport apply\n"
 	  "--no-history (the history index is kept in\n"
 	  "<workdir>/history/)" },
-	{ 'h', true, "help", no_argument, NULL,
-	  "this text" },
-	{ 0, false, NULL, 0, NULL, NULL },
+	CLI_OPT_HELP_ENTRY,
+	CLI_OPT_END,
 };
 
 static const struct cli_usage usage = {
