@@ -112,6 +112,9 @@ test_expect_success '...kept once, by its content, in the work directory' '
 test_expect_success 'ccache'\''s base directory is the work directory (unless the user set one)' '
 	test "$(cat "$dir/ccache-basedir")" = "${CCACHE_BASEDIR:-$TMP/work}"
 '
+test_expect_success 'ccache'\''s namespace is kbackport'\''s (unless the user set one): no entry of depend mode'\''s time' '
+	test "$(cat "$dir/ccache-namespace")" = "${CCACHE_NAMESPACE:-kbackport-1}"
+'
 test_expect_success 'same tree id: same build' '
 	test "$(row twin as-is .build_dir | jq -r .)" = "$dir"
 '

@@ -1112,7 +1112,7 @@ static int run_step(struct lane_build *b, const char *const argv[], const char *
 	 * the compiler's messages), so a build under C.UTF-8 (make demo, a
 	 * user's shell) and one under C (the tests) would share no object.
 	 */
-	const char *set_env[] = { path_env, "LANG=C", "LC_ALL=C", NULL, NULL, NULL };
+	const char *set_env[] = { path_env, "LANG=C", "LC_ALL=C", NULL, NULL, NULL, NULL };
 	struct kb_process s;
 	int err = 0, status, ws;
 
@@ -1141,6 +1141,16 @@ static int run_step(struct lane_build *b, const char *const argv[], const char *
 	 * (Depend mode had cut the CPU of a cold miss by about a fifth.)
 	 */
 	set_env[set_env[3] ? 4 : 3] = "CCACHE_NODEPEND=1";
+	/*
+	 * ...and a namespace of kbackport's own (KB_CCACHE_NAMESPACE), unless
+	 * the user set one: depend mode left such wrong objects in caches
+	 * (kbackport's before 277347c, a user's own), and ccache's direct
+	 * mode finds them again by their source and headers; entries of
+	 * another namespace are never looked at. Seen: a lane rebuilt after
+	 * the fix still booted the other lane's kernel from such an entry.
+	 */
+	set_env[set_env[4] ? 5 : 4] = getenv("CCACHE_NAMESPACE") ? NULL :
+				       "CCACHE_NAMESPACE=" KB_CCACHE_NAMESPACE;
 	kb_process_init(&s, argv);
 	s.cwd = cwd;
 	s.unset_env = make_unset_env;

@@ -32,6 +32,13 @@
 #ifndef KB_BUILD_H
 #define KB_BUILD_H
 
+/*
+ * The ccache namespace of kernel builds (CCACHE_NAMESPACE, unless the user
+ * set one): objects that ccache's depend mode once cached wrongly are in
+ * no other namespace. A new value would start every cache cold once.
+ */
+#define KB_CCACHE_NAMESPACE "kbackport-1"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <git2.h>
