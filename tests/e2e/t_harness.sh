@@ -25,20 +25,35 @@ lane() { jq -r ".branches[0].lanes[0] | $1" "$TMP/test.json"; }
 
 T_NAME="debian kernel"
 kbtest
-assert_eq "exits 0" 0 $?
-assert_eq "the branch is fixed (Debian ships the fix)" "fixed" "$(jq -r '.branches[0].verdict' "$TMP/test.json")"
-assert_eq "one as-is lane, fixed, booted to the end" "as-is fixed exited" "$(lane '"\(.kind) \(.verdict) \(.boot)"')"
-assert_eq "the capability suite: 6 passed" "pass 6 0 0" \
-	"$(lane '.suites.kbackport_caps | "\(.status) \(.pass) \(.fail) \(.skip)"')"
-assert_eq "no KUnit suite is expected from a kernel kbackport did not build" "null" \
-	"$(lane '.suites.kbackport_dev_load')"
+kb_rc=$?
+test_expect_success 'exits 0' '
+	test "$kb_rc" = 0
+'
+test_expect_success 'the branch is fixed (Debian ships the fix)' '
+	test "$(jq -r ".branches[0].verdict" "$TMP/test.json")" = fixed
+'
+test_expect_success 'one as-is lane, fixed, booted to the end' '
+	test "$(lane '\''"\(.kind) \(.verdict) \(.boot)"'\'')" = "as-is fixed exited"
+'
+test_expect_success 'the capability suite: 6 passed' '
+	test "$(lane '\''.suites.kbackport_caps | "\(.status) \(.pass) \(.fail) \(.skip)"'\'')" = "pass 6 0 0"
+'
+test_expect_success 'no KUnit suite is expected from a kernel kbackport did not build' '
+	test "$(lane .suites.kbackport_dev_load)" = null
+'
 console=$(lane .console)
-assert_contains "the console log is kept" "ok 1 net_admin_ifflags_module_not_loaded" "$(cat "$console")"
-assert_contains "Debian's kernel is probed with xfs, the article's module" \
-	"# probe module: xfs (the first of xfs, crc7 this kernel has)" "$(cat "$console")"
-assert_eq "the suite's KTAP is kept alone" "yes" \
-	"$(grep -q '^    ok 6 userns_net_admin_ifflags_nothing_loaded' "$(dirname "$console")/kbackport_caps.ktap" && echo yes)"
-assert_contains "which package version was booted" "6.1." "$(lane .commit)"
+test_expect_success 'the console log is kept' '
+	[[ $(cat "$console") == *"ok 1 net_admin_ifflags_module_not_loaded"* ]]
+'
+test_expect_success 'Debian'\''s kernel is probed with xfs, the article'\''s module' '
+	[[ $(cat "$console") == *"# probe module: xfs (the first of xfs, crc7 this kernel has)"* ]]
+'
+test_expect_success 'the suite'\''s KTAP is kept alone' '
+	grep -q "^    ok 6 userns_net_admin_ifflags_nothing_loaded" "$(dirname "$console")/kbackport_caps.ktap"
+'
+test_expect_success 'which package version was booted' '
+	[[ $(lane .commit) == *"6.1."* ]]
+'
 
 # One stand-in /init per way a guest can go wrong.
 for mode in EXIT HANG GARBLED; do
@@ -48,35 +63,72 @@ done
 
 T_NAME="panic"
 kbtest --guest "$TMP/misbehave-EXIT"
-assert_eq "exits 1" 1 $?
-assert_eq "error, not a pass" "error" "$(lane .verdict)"
-assert_contains "the panic is named" "the kernel panicked: Kernel panic - not syncing: Attempted to kill init!" "$(lane '.reason | join("\n")')"
-assert_contains "the console log is named" "$(lane .console)" "$(lane '.reason | join("\n")')"
+kb_rc=$?
+test_expect_success 'exits 1' '
+	test "$kb_rc" = 1
+'
+test_expect_success 'error, not a pass' '
+	test "$(lane .verdict)" = error
+'
+test_expect_success 'the panic is named' '
+	[[ $(lane '\''.reason | join("\n")'\'') == *"the kernel panicked: Kernel panic - not syncing: Attempted to kill init!"* ]]
+'
+test_expect_success 'the console log is named' '
+	[[ $(lane '\''.reason | join("\n")'\'') == *"$(lane .console)"* ]]
+'
 
 T_NAME="hang"
 start=$(date +%s)
 kbtest --guest "$TMP/misbehave-HANG" --timeout 20
-assert_eq "exits 1" 1 $?
-assert_eq "error at the timeout" "error timeout" "$(lane '"\(.verdict) \(.boot)"')"
-assert_contains "says it hung" "the guest hung: no end after 20 s" "$(lane '.reason | join("\n")')"
-assert_eq "QEMU was stopped at the timeout (took $(( $(date +%s) - start )) s)" "yes" \
-	"$([ $(( $(date +%s) - start )) -lt 60 ] && echo yes)"
-assert_eq "no QEMU left running" "" "$(pgrep -f "misbehave-HANG" || true)"
+kb_rc=$?
+test_expect_success 'exits 1' '
+	test "$kb_rc" = 1
+'
+test_expect_success 'error at the timeout' '
+	test "$(lane '\''"\(.verdict) \(.boot)"'\'')" = "error timeout"
+'
+test_expect_success 'says it hung' '
+	[[ $(lane '\''.reason | join("\n")'\'') == *"the guest hung: no end after 20 s"* ]]
+'
+test_expect_success "QEMU was stopped at the timeout (took $(( $(date +%s) - start )) s)" '
+	test $(( $(date +%s) - start )) -lt 60
+'
+test_expect_success 'no QEMU left running' '
+	test -z "$(pgrep -f "misbehave-HANG" || true)"
+'
 
 T_NAME="broken KTAP"
 kbtest --guest "$TMP/misbehave-GARBLED"
-assert_eq "exits 1" 1 $?
-assert_eq "error, though the guest said it was done" "error exited" "$(lane '"\(.verdict) \(.boot)"')"
-assert_eq "the suite is broken" "error" "$(lane .suites.kbackport_caps.status)"
-assert_contains "the plan and what came" "suite 'kbackport_caps': plan 1..6 but 1 result" "$(lane '.reason | join("\n")')"
+kb_rc=$?
+test_expect_success 'exits 1' '
+	test "$kb_rc" = 1
+'
+test_expect_success 'error, though the guest said it was done' '
+	test "$(lane '\''"\(.verdict) \(.boot)"'\'')" = "error exited"
+'
+test_expect_success 'the suite is broken' '
+	test "$(lane .suites.kbackport_caps.status)" = error
+'
+test_expect_success 'the plan and what came' '
+	[[ $(lane '\''.reason | join("\n")'\'') == *"suite '\''kbackport_caps'\'': plan 1..6 but 1 result"* ]]
+'
 
 T_NAME="host"
 cc -static -O2 -o "$TMP/guest" "$TOP_DIR/data/guest/guest.c"
 "$TMP/guest" > "$TMP/guest.out" 2>&1
-assert_eq "the guest program refuses to run here (exit 2)" 2 $?
-assert_contains "and says why" "refusing to run" "$(cat "$TMP/guest.out")"
+guest_rc=$?
+test_expect_success 'the guest program refuses to run here (exit 2)' '
+	test "$guest_rc" = 2
+'
+test_expect_success 'and says why' '
+	[[ $(cat "$TMP/guest.out") == *"refusing to run"* ]]
+'
 if [ -r /proc/modules ]; then
-	assert_eq "no module was loaded on this host" "$modules_before" "$(modules)"
+	test_expect_success 'no module was loaded on this host' '
+		printf "%s\n" "$modules_before" > "$TMP/modules.want" &&
+		printf "%s\n" "$(modules)" > "$TMP/modules.got" &&
+		test_cmp "$TMP/modules.want" "$TMP/modules.got"
+	'
 else
 	echo "# no /proc/modules on this host (no loadable modules): nothing to compare"
 fi

@@ -28,33 +28,63 @@ build() {
 }
 build > "$TMP/build1.json" 2> "$TMP/build1.err"
 rc=$?
-assert_eq "build exits 0" 0 "$rc"
+test_expect_success 'build exits 0' '
+	test "$rc" = 0
+'
 [ $rc -eq 0 ] || tail -30 "$TMP/build1.err"
 lane() { jq -r --arg b "$1" --arg l "$2" ".builds[] | select(.branch == \$b and .lane == \$l) | $3" "$TMP/build$4.json"; }
 
 for b in 6.1.y 6.12.y; do
 	T_NAME=$b
-	assert_eq "as-is: built cold" "pass" "$(lane $b as-is .status 1)"
-	assert_eq "as-is: every fragment option survived" "[]" "$(lane $b as-is '.missing_options | tostring' 1)"
-	assert_eq "as-is: a bzImage" "yes" "$(test -s "$(lane $b as-is .image 1)" && echo yes)"
+	test_expect_success 'as-is: built cold' '
+		test "$(lane $b as-is .status 1)" = pass
+	'
+	test_expect_success 'as-is: every fragment option survived' '
+		test "$(lane $b as-is '\''.missing_options | tostring'\'' 1)" = "[]"
+	'
+	test_expect_success 'as-is: a bzImage' '
+		test -s "$(lane $b as-is .image 1)"
+	'
 	staging=$(lane $b as-is .staging_dir 1)
-	assert_eq "as-is: sit, ipip, ip_gre and crc7 (the probe module) installed as modules, with depmod output" "4 yes" \
-		"$(find "$staging" -name sit.ko -o -name ipip.ko -o -name ip_gre.ko -o -name crc7.ko | wc -l) $(ls "$staging"/lib/modules/*/modules.dep >/dev/null 2>&1 && echo yes)"
-	assert_eq "as-is: no xfs (the probe module of distribution kernels only)" "" "$(find "$staging" -name 'xfs.ko*')"
-	assert_eq "pre-fix: built from a copy of the as-is build" "pass $b as-is" "$(lane $b pre-fix '"\(.status) \(.shared_with)"' 1)"
+	test_expect_success 'as-is: sit, ipip, ip_gre and crc7 (the probe module) installed as modules, with depmod output' '
+		test "$(find "$staging" -name sit.ko -o -name ipip.ko -o -name ip_gre.ko -o -name crc7.ko | wc -l) $(ls "$staging"/lib/modules/*/modules.dep >/dev/null 2>&1 && echo yes)" = "4 yes"
+	'
+	test_expect_success 'as-is: no xfs (the probe module of distribution kernels only)' '
+		test -z "$(find "$staging" -name "xfs.ko*")"
+	'
+	test_expect_success 'pre-fix: built from a copy of the as-is build' '
+		test "$(lane $b pre-fix '\''"\(.status) \(.shared_with)"'\'' 1)" = "pass $b as-is"
+	'
 	rebuilt=$(lane $b pre-fix .rebuilt 1)
-	assert_eq "pre-fix: only a handful of objects recompiled ($rebuilt)" "yes" \
-		"$([ "$rebuilt" -ge 1 ] && [ "$rebuilt" -le 12 ] && echo yes)"
-	assert_contains "pre-fix: dev_ioctl.c recompiled" "net/core/dev_ioctl.o" "$(grep -E '^  CC ' "$(lane $b pre-fix .log 1)")"
-	assert_eq "backport: the as-is tree, so the as-is build" "cached $b as-is" "$(lane $b backport '"\(.status) \(.shared_with)"' 1)"
-	assert_eq "backport: same image as as-is" "$(lane $b as-is .image 1)" "$(lane $b backport .image 1)"
+	test_expect_success "pre-fix: only a handful of objects recompiled ($rebuilt)" '
+		[ "$rebuilt" -ge 1 ] && [ "$rebuilt" -le 12 ]
+	'
+	test_expect_success 'pre-fix: dev_ioctl.c recompiled' '
+		[[ $(grep -E "^  CC " "$(lane $b pre-fix .log 1)") == *"net/core/dev_ioctl.o"* ]]
+	'
+	test_expect_success 'backport: the as-is tree, so the as-is build' '
+		test "$(lane $b backport '\''"\(.status) \(.shared_with)"'\'' 1)" = "cached $b as-is"
+	'
+	test_expect_success 'backport: same image as as-is' '
+		test "$(lane $b backport .image 1)" = "$(lane $b as-is .image 1)"
+	'
 done
 T_NAME=
-assert_eq "build: false is skipped with its reason" "skipped 2.6.x trees do not build with gcc 12" "$(lane old as-is '"\(.status) \(.reason)"' 1)"
+test_expect_success 'build: false is skipped with its reason' '
+	test "$(lane old as-is '\''"\(.status) \(.reason)"'\'' 1)" = "skipped 2.6.x trees do not build with gcc 12"
+'
 
 build > "$TMP/build2.json" 2>/dev/null
-assert_eq "a second run builds nothing" "cached cached cached cached cached cached" \
-	"$(jq -r '[.builds[] | select(.branch != "old") | .status] | join(" ")' "$TMP/build2.json")"
-assert_eq "...and compiles nothing" "0" "$(jq '[.builds[].rebuilt] | add' "$TMP/build2.json")"
-assert_eq "the repository's refs, HEAD and index untouched" "$state" "$(user_state "$REPO")"
+test_expect_success 'a second run builds nothing' '
+	test "$(jq -r '\''[.builds[] | select(.branch != "old") | .status] | join(" ")'\'' "$TMP/build2.json")" = \
+		"cached cached cached cached cached cached"
+'
+test_expect_success '...and compiles nothing' '
+	test "$(jq "[.builds[].rebuilt] | add" "$TMP/build2.json")" = 0
+'
+test_expect_success 'the repository'\''s refs, HEAD and index untouched' '
+	printf "%s\n" "$state" > "$TMP/state.want" &&
+	printf "%s\n" "$(user_state "$REPO")" > "$TMP/state.got" &&
+	test_cmp "$TMP/state.want" "$TMP/state.got"
+'
 finish

@@ -42,38 +42,49 @@ REFUSED="vxlan_changelink_from_userns_refused geneve_changelink_from_userns_refu
 T_NAME=queue
 kbrun --queue "$FAM/series"
 rc=$?
-assert_eq "run --queue exits 0" 0 $rc
+test_expect_success 'run --queue exits 0' '
+	test "$rc" = 0
+'
 [ $rc -eq 0 ] || tail -30 "$TMP/run.err"
-assert_eq "verdicts: both branches verified, Debian's kernel fixed" \
-	"6.1.y verified|6.12.y verified|debian fixed" "$(q '[.branches[] | "\(.name) \(.verdict)"] | join("|")')"
+test_expect_success 'verdicts: both branches verified, Debian'\''s kernel fixed' '
+	test "$(q '\''[.branches[] | "\(.name) \(.verdict)"] | join("|")'\'')" = "6.1.y verified|6.12.y verified|debian fixed"
+'
 for b in 6.1.y 6.12.y; do
 	T_NAME="queue $b"
-	assert_eq "lanes: as-is fixed, pre-fix vulnerable, backport fixed" \
-		"as-is fixed|pre-fix vulnerable|backport fixed" \
-		"$(q "[.branches[] | select(.name == \"$b\") | .lanes[] | \"\(.kind) \(.verdict)\"] | join(\"|\")")"
-	assert_eq "the pre-fix lane is the queue's, its fixes reversed" \
-		"refs/heads/backport/queue/series/$b.pre-fix 11" \
-		"$(q ".branches[] | select(.name == \"$b\") | \"\(.queue.pre_fix.ref) \(.queue.pre_fix.reversed | length)\"")"
-	assert_eq "pre-fix: exactly each driver's change from the user namespace succeeds" \
-		"$REFUSED" "$(failed $b pre-fix)"
+	test_expect_success 'lanes: as-is fixed, pre-fix vulnerable, backport fixed' '
+		test "$(q "[.branches[] | select(.name == \"$b\") | .lanes[] | \"\(.kind) \(.verdict)\"] | join(\"|\")")" = \
+			"as-is fixed|pre-fix vulnerable|backport fixed"
+	'
+	test_expect_success 'the pre-fix lane is the queue'\''s, its fixes reversed' '
+		test "$(q ".branches[] | select(.name == \"$b\") | \"\(.queue.pre_fix.ref) \(.queue.pre_fix.reversed | length)\"")" = \
+			"refs/heads/backport/queue/series/$b.pre-fix 11"
+	'
+	test_expect_success 'pre-fix: exactly each driver'\''s change from the user namespace succeeds' '
+		test "$(failed $b pre-fix)" = "$REFUSED"
+	'
 	for l in as-is backport; do
-		assert_eq "$l: every case passes (14)" "14 0" \
-			"$(q ".branches[] | select(.name == \"$b\") | .lanes[] | select(.kind == \"$l\") | .suites.kbackport_changelink | \"\(.pass) \(.fail)\"")"
+		test_expect_success "$l: every case passes (14)" '
+			test "$(q ".branches[] | select(.name == \"$b\") | .lanes[] | select(.kind == \"$l\") | .suites.kbackport_changelink | \"\(.pass) \(.fail)\"")" = "14 0"
+		'
 	done
-	assert_contains "the reason names the fix each failing case detects" \
-		"kbackport_changelink.vxlan_changelink_from_userns_refused failed (detects $VXLAN)" \
-		"$(q ".branches[] | select(.name == \"$b\") | .lanes[] | select(.kind == \"pre-fix\") | .reason | join(\"\n\")")"
-	assert_eq "the backport lane is the tree Debian ships" \
-		"$(git -C "$REPO" rev-parse "stable/$b^{tree}")" \
-		"$(git -C "$REPO" rev-parse "refs/heads/backport/queue/series/$b^{tree}")"
+	test_expect_success 'the reason names the fix each failing case detects' '
+		[[ $(q ".branches[] | select(.name == \"$b\") | .lanes[] | select(.kind == \"pre-fix\") | .reason | join(\"\n\")") == *"kbackport_changelink.vxlan_changelink_from_userns_refused failed (detects $VXLAN)"* ]]
+	'
+	test_expect_success 'the backport lane is the tree Debian ships' '
+		test "$(git -C "$REPO" rev-parse "refs/heads/backport/queue/series/$b^{tree}")" = \
+			"$(git -C "$REPO" rev-parse "stable/$b^{tree}")"
+	'
 done
 T_NAME="queue debian"
-assert_eq "Debian's kernel: every case passes, the tunnel modules from its package" "14 0" \
-	"$(q '.branches[] | select(.name == "debian") | .lanes[0].suites.kbackport_changelink | "\(.pass) \(.fail)"')"
-assert_contains "the pre-fix lane's console shows the change from the user namespace succeeding" \
-	"# link-change kbvx0 vxlan: ok" "$(cat "$TMP/reports/latest/6.1.y/pre-fix/console.log")"
-assert_contains "...and what was expected" "# expected: errno EPERM, got 0" \
-	"$(cat "$TMP/reports/latest/6.1.y/pre-fix/console.log")"
+test_expect_success 'Debian'\''s kernel: every case passes, the tunnel modules from its package' '
+	test "$(q '\''.branches[] | select(.name == "debian") | .lanes[0].suites.kbackport_changelink | "\(.pass) \(.fail)"'\'')" = "14 0"
+'
+test_expect_success 'the pre-fix lane'\''s console shows the change from the user namespace succeeding' '
+	[[ $(cat "$TMP/reports/latest/6.1.y/pre-fix/console.log") == *"# link-change kbvx0 vxlan: ok"* ]]
+'
+test_expect_success '...and what was expected' '
+	[[ $(cat "$TMP/reports/latest/6.1.y/pre-fix/console.log") == *"# expected: errno EPERM, got 0"* ]]
+'
 
 # One fix of the family alone: vxlan's, on 6.1.y. The family's cases all
 # run (one test directory): vxlan's detects it, the others' pass (their
@@ -81,13 +92,24 @@ assert_contains "...and what was expected" "# expected: errno EPERM, got 0" \
 T_NAME="vxlan alone"
 kbrun --fix "$FAM/$VXLAN" --branch 6.1.y
 rc=$?
-assert_eq "run exits 0" 0 $rc
+test_expect_success 'run exits 0' '
+	test "$rc" = 0
+'
 [ $rc -eq 0 ] || tail -30 "$TMP/run.err"
-assert_eq "verified: its pre-fix lane vulnerable, the backport fixed" \
-	"verified as-is fixed|pre-fix vulnerable|backport fixed" \
-	"$(q '.branches[0] | "\(.verdict) \([.lanes[] | "\(.kind) \(.verdict)"] | join("|"))"')"
-assert_eq "pre-fix: only vxlan's case fails" "vxlan_changelink_from_userns_refused" "$(failed 6.1.y pre-fix)"
-assert_eq "the lanes share the queue run's as-is build" "cached" "$(q '.branches[0].lanes[0].build')"
+test_expect_success 'verified: its pre-fix lane vulnerable, the backport fixed' '
+	test "$(q '\''.branches[0] | "\(.verdict) \([.lanes[] | "\(.kind) \(.verdict)"] | join("|"))"'\'')" = \
+		"verified as-is fixed|pre-fix vulnerable|backport fixed"
+'
+test_expect_success 'pre-fix: only vxlan'\''s case fails' '
+	test "$(failed 6.1.y pre-fix)" = vxlan_changelink_from_userns_refused
+'
+test_expect_success 'the lanes share the queue run'\''s as-is build' '
+	test "$(q ".branches[0].lanes[0].build")" = cached
+'
 T_NAME=
-assert_eq "the repository's refs (but ours), HEAD and index untouched" "$state" "$(user_state "$REPO")"
+test_expect_success 'the repository'\''s refs (but ours), HEAD and index untouched' '
+	printf "%s\n" "$state" > "$TMP/state.want" &&
+	printf "%s\n" "$(user_state "$REPO")" > "$TMP/state.got" &&
+	test_cmp "$TMP/state.want" "$TMP/state.got"
+'
 finish

@@ -36,30 +36,51 @@ for sig in TERM INT; do
 	T_NAME="SIG$sig during a boot"
 	start_run
 	wait_for_qemu
-	assert_eq "QEMU boots the lane" 0 $?
+	qemu_rc=$?
+	test_expect_success 'QEMU boots the lane' '
+		test "$qemu_rc" = 0
+	'
 	kill -$sig $RUN_PID
 	wait $RUN_PID
 	rc=$?
-	assert_eq "kbackport dies of the signal" "$((128 + $(kill -l $sig)))" "$rc"
+	test_expect_success 'kbackport dies of the signal' '
+		test "$rc" = "$((128 + $(kill -l $sig)))"
+	'
 	sleep 1
-	assert_eq "no QEMU left running" "" "$(pgrep -f "$LANE/initrd.cpio" || true)"
-	assert_eq "no boot stamp for the cut boot" "no" "$([ -e "$LANE/boot.stamp" ] && echo yes || echo no)"
-	assert_eq "no reports/latest" "no" "$([ -e "$TMP/reports/latest" ] && echo yes || echo no)"
-	assert_eq "no results.json in the cut run" "" "$(ls "$TMP"/reports/*/results.json 2>/dev/null)"
+	test_expect_success 'no QEMU left running' '
+		test -z "$(pgrep -f "$LANE/initrd.cpio" || true)"
+	'
+	test_expect_success 'no boot stamp for the cut boot' '
+		test ! -e "$LANE/boot.stamp"
+	'
+	test_expect_success 'no reports/latest' '
+		test ! -e "$TMP/reports/latest"
+	'
+	test_expect_success 'no results.json in the cut run' '
+		test -z "$(ls "$TMP"/reports/*/results.json 2>/dev/null)"
+	'
 	rm -rf "$TMP/reports"
 done
 
 T_NAME="the next run"
 "$KBACKPORT" run --config "$TMP/branches.yaml" --fix "$TOP_DIR/backports" \
 	--workdir "$WORK" --reports "$TMP/reports" > "$TMP/run.out" 2> "$TMP/run.err"
-assert_eq "exits 0" 0 $?
+rc=$?
+test_expect_success 'exits 0' '
+	test "$rc" = 0
+'
 R=$TMP/reports/latest/results.json
-assert_eq "verified" "verified" "$(jq -r '.branches[0].verdict' "$R")"
+test_expect_success 'verified' '
+	test "$(jq -r ".branches[0].verdict" "$R")" = verified
+'
 # (the backport lane may not have been booted before: the cut runs never got
 # that far, so only the as-is lane is known to have a finished boot)
-assert_eq "the cut lane (pre-fix) booted again, the as-is lane read from its log" "false true" \
-	"$(jq -r '[.branches[0].lanes[] | .test_reused] | "\(.[1]) \(.[0])"' "$R")"
-assert_eq "its boot stamp written" "yes" "$([ -s "$LANE/boot.stamp" ] && echo yes)"
+test_expect_success 'the cut lane (pre-fix) booted again, the as-is lane read from its log' '
+	test "$(jq -r '\''[.branches[0].lanes[] | .test_reused] | "\(.[1]) \(.[0])"'\'' "$R")" = "false true"
+'
+test_expect_success 'its boot stamp written' '
+	test -s "$LANE/boot.stamp"
+'
 
 T_NAME="SIGTERM during a build"
 # A lane no build has: 6.1.y with dev_ioctl.c changed (a new comment each
@@ -88,23 +109,39 @@ for i in $(seq 600); do	# until make compiles in the lane's object directory (at
 	pgrep -f "O=$WORK/obj/" >/dev/null && break
 	sleep 0.1
 done
-assert_eq "make runs" 0 "$(pgrep -f "O=$WORK/obj/" >/dev/null; echo $?)"
+test_expect_success 'make runs' '
+	pgrep -f "O=$WORK/obj/" >/dev/null
+'
 sleep 3
 kill -TERM $BUILD_PID
 wait $BUILD_PID
-assert_eq "kbackport dies of the signal" 143 $?
+rc=$?
+test_expect_success 'kbackport dies of the signal' '
+	test "$rc" = 143
+'
 sleep 1
-assert_eq "no make left running" "" "$(pgrep -f "O=$WORK/obj/" || true)"
+test_expect_success 'no make left running' '
+	test -z "$(pgrep -f "O=$WORK/obj/" || true)"
+'
 "$KBACKPORT" "${build_args[@]}" > "$TMP/build.json" 2> "$TMP/build.err"
-assert_eq "the next build exits 0" 0 $?
+rc=$?
+test_expect_success 'the next build exits 0' '
+	test "$rc" = 0
+'
 b() { jq -r ".builds[] | select(.lane == \"as-is\") | .$1" "$TMP/build.json"; }
-assert_eq "the cut build was not taken for a complete one" pass "$(b status)"
-assert_eq "the built tree has the change" "$tree" "$(b tree)"
-assert_eq "it is complete now: its stamp and image" "yes yes" \
-	"$([ -s "$(b build_dir)/kbackport.stamp" ] && echo yes) $([ -s "$(b image)" ] && echo yes)"
+test_expect_success 'the cut build was not taken for a complete one' '
+	test "$(b status)" = pass
+'
+test_expect_success 'the built tree has the change' '
+	test "$(b tree)" = "$tree"
+'
+test_expect_success 'it is complete now: its stamp and image' '
+	test -s "$(b build_dir)/kbackport.stamp" && test -s "$(b image)"
+'
 rebuilt=$(b rebuilt)
-assert_eq "it was built on (incremental), not from scratch: $rebuilt objects" yes \
-	"$([ "$rebuilt" -gt 0 ] && [ "$rebuilt" -lt 200 ] && echo yes)"
+test_expect_success "it was built on (incremental), not from scratch: $rebuilt objects" '
+	[ "$rebuilt" -gt 0 ] && [ "$rebuilt" -lt 200 ]
+'
 # this lane serves no other test: its build goes (a new one every run)
 case "$(b build_dir)" in "$WORK"/builds/?*) rm -rf "$(b build_dir)" ;; esac
 
@@ -114,9 +151,15 @@ wait_for_qemu
 "$KBACKPORT" test --config "$TMP/branches.yaml" --fix "$TOP_DIR/backports" --workdir "$WORK" \
 	> "$TMP/second.out" 2> "$TMP/second.err"
 rc=$?
-assert_eq "the second refuses (exit 2)" 2 $rc
-assert_contains "naming the first" "work directory '$WORK' is in use by another kbackport (pid $RUN_PID)" \
-	"$(cat "$TMP/second.err")"
+test_expect_success 'the second refuses (exit 2)' '
+	test "$rc" = 2
+'
+test_expect_success 'naming the first' '
+	[[ $(cat "$TMP/second.err") == *"work directory '\''$WORK'\'' is in use by another kbackport (pid $RUN_PID)"* ]]
+'
 wait $RUN_PID
-assert_eq "the first goes on and ends" 0 $?
+rc=$?
+test_expect_success 'the first goes on and ends' '
+	test "$rc" = 0
+'
 finish

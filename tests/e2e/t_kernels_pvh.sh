@@ -21,52 +21,86 @@ q() { jq -r ".branches[0] | $2" "$TMP/$1.json"; }
 outcome() { q "$1" '"\(.verdict) \(.lanes[0].verdict) \(.lanes[0].boot) \(.lanes[0].suites | tojson)"'; }
 
 kbtest pvh
-assert_eq "test exits 0" 0 $?
-assert_eq "booted the vmlinux through PVH" "pvh-vmlinux null" \
-	"$(q pvh '.lanes[0] | "\(.boot_image) \(.boot_note)"')"
-assert_contains "says so" "debian as-is: fixed (booted as PVH vmlinux)" "$(cat "$TMP/pvh.err")"
+rc=$?
+test_expect_success 'test exits 0' '
+	test "$rc" = 0
+'
+test_expect_success 'booted the vmlinux through PVH' '
+	test "$(q pvh '\''.lanes[0] | "\(.boot_image) \(.boot_note)"'\'')" = "pvh-vmlinux null"
+'
+test_expect_success 'says so' '
+	[[ $(cat "$TMP/pvh.err") == *"debian as-is: fixed (booted as PVH vmlinux)"* ]]
+'
 
 image=$(jq -r '.branches[0].lanes[0].commit' "$TMP/pvh.json")
 image=$(find "$WORK/downloads" -path "*_${image}/boot/vmlinuz-*" | head -1)
 sum=$(sha256sum "$image" | cut -d' ' -f1)
 vmlinux=$WORK/pvh/$sum.vmlinux
-assert_eq "cached by the bzImage's sha256, no temporary left" "$sum.vmlinux" \
-	"$(ls "$WORK/pvh" | grep -e "^$sum" -e '\.tmp')"
+test_expect_success 'cached by the bzImage'\''s sha256, no temporary left' '
+	test "$(ls "$WORK/pvh" | grep -e "^$sum" -e "\.tmp")" = "$sum.vmlinux"
+'
 # the xz payload as scripts/extract-vmlinux finds it, decompressed by xz-utils
 off=$(grep -abo "$(printf '\3757zXZ')" "$image" | head -1 | cut -d: -f1)
 tail -c +$((off + 1)) "$image" | xz -dc --single-stream > "$TMP/vmlinux.xz-utils" 2>/dev/null
-assert_eq "the same bytes as xz-utils decompresses" "same" \
-	"$(cmp -s "$vmlinux" "$TMP/vmlinux.xz-utils" && echo same)"
-assert_eq "an x86-64 ELF" "ELF64 Advanced Micro Devices X86-64" \
-	"$(readelf -h "$vmlinux" | awk -F': *' '/Class:/ {c = $2} /Machine:/ {m = $2} END {print c, m}')"
-assert_contains "with the PVH entry note (XEN_ELFNOTE_PHYS32_ENTRY, 0x12)" \
-	"Xen                  0x00000008	Unknown note type: (0x00000012)" "$(readelf -n "$vmlinux")"
-assert_eq "QEMU booted the extracted image (-kernel)" "kernel $vmlinux" \
-	"$(cut -d' ' -f1-2 "$WORK/test/CVE-2011-1019/debian/as-is/boot.stamp" | head -1)"
+test_expect_success 'the same bytes as xz-utils decompresses' '
+	cmp -s "$vmlinux" "$TMP/vmlinux.xz-utils"
+'
+test_expect_success 'an x86-64 ELF' '
+	test "$(readelf -h "$vmlinux" | awk -F": *" "/Class:/ {c = \$2} /Machine:/ {m = \$2} END {print c, m}")" = \
+		"ELF64 Advanced Micro Devices X86-64"
+'
+test_expect_success 'with the PVH entry note (XEN_ELFNOTE_PHYS32_ENTRY, 0x12)' '
+	[[ $(readelf -n "$vmlinux") == *"Xen                  0x00000008	Unknown note type: (0x00000012)"* ]]
+'
+test_expect_success 'QEMU booted the extracted image (-kernel)' '
+	test "$(cut -d" " -f1-2 "$WORK/test/CVE-2011-1019/debian/as-is/boot.stamp" | head -1)" = "kernel $vmlinux"
+'
 
 KBACKPORT_DISTRO_BOOT=bzimage kbtest bzimage
-assert_eq "bzImage: test exits 0" 0 $?
-assert_eq "KBACKPORT_DISTRO_BOOT=bzimage boots the bzImage" "bzimage KBACKPORT_DISTRO_BOOT=bzimage" \
-	"$(q bzimage '.lanes[0] | "\(.boot_image) \(.boot_note)"')"
-assert_contains "says so" "debian as-is: fixed (booted as bzImage)" "$(cat "$TMP/bzimage.err")"
-assert_eq "the same verdict and suites either way" "$(outcome bzimage)" "$(outcome pvh)"
-assert_eq "verdict fixed, 6/6 capability cases" "fixed fixed exited 6 0" \
-	"$(q pvh '"\(.verdict) \(.lanes[0].verdict) \(.lanes[0].boot) \(.lanes[0].suites.kbackport_caps.pass) \(.lanes[0].suites.kbackport_caps.fail)"')"
+rc=$?
+test_expect_success 'bzImage: test exits 0' '
+	test "$rc" = 0
+'
+test_expect_success 'KBACKPORT_DISTRO_BOOT=bzimage boots the bzImage' '
+	test "$(q bzimage '\''.lanes[0] | "\(.boot_image) \(.boot_note)"'\'')" = "bzimage KBACKPORT_DISTRO_BOOT=bzimage"
+'
+test_expect_success 'says so' '
+	[[ $(cat "$TMP/bzimage.err") == *"debian as-is: fixed (booted as bzImage)"* ]]
+'
+test_expect_success 'the same verdict and suites either way' '
+	test "$(outcome pvh)" = "$(outcome bzimage)"
+'
+test_expect_success 'verdict fixed, 6/6 capability cases' '
+	test "$(q pvh '\''"\(.verdict) \(.lanes[0].verdict) \(.lanes[0].boot) \(.lanes[0].suites.kbackport_caps.pass) \(.lanes[0].suites.kbackport_caps.fail)"'\'')" = \
+		"fixed fixed exited 6 0"
+'
 
 # the second PVH test extracts nothing: the cached file is booted as it is;
 # its use is recorded in its access time, which the cache's pruning orders by
 touch -a -d '2020-01-01' "$vmlinux"
 before=$(stat -c '%i %Y' "$vmlinux")
 kbtest again
-assert_eq "again: fixed through PVH" "fixed pvh-vmlinux" "$(q again '"\(.verdict) \(.lanes[0].boot_image)"')"
-assert_eq "the cached vmlinux reused, not rewritten" "$before" "$(stat -c '%i %Y' "$vmlinux")"
-assert_eq "its use recorded (access time)" 1 "$(( $(stat -c %X "$vmlinux") > $(date -d 2021-01-01 +%s) ))"
+test_expect_success 'again: fixed through PVH' '
+	test "$(q again '\''"\(.verdict) \(.lanes[0].boot_image)"'\'')" = "fixed pvh-vmlinux"
+'
+test_expect_success 'the cached vmlinux reused, not rewritten' '
+	test "$(stat -c "%i %Y" "$vmlinux")" = "$before"
+'
+test_expect_success 'its use recorded (access time)' '
+	test "$(( $(stat -c %X "$vmlinux") > $(date -d 2021-01-01 +%s) ))" = 1
+'
 
 # kbackport run: the same in its progress and in results.json
 "$KBACKPORT" run --config "$TMP/branches.yaml" --fix "$TOP_DIR/backports/CVE-2011-1019" \
 	--workdir "$WORK" --reports "$TMP/reports" > "$TMP/run.out" 2> "$TMP/run.err"
-assert_eq "run exits 0" 0 $?
-assert_contains "run: says which image" "(booted as PVH vmlinux)" "$(cat "$TMP/run.err")"
-assert_eq "run: results.json" "fixed pvh-vmlinux" \
-	"$(jq -r '.branches[0].lanes[0] | "\(.verdict) \(.boot_image)"' "$TMP/reports/latest/results.json")"
+rc=$?
+test_expect_success 'run exits 0' '
+	test "$rc" = 0
+'
+test_expect_success 'run: says which image' '
+	[[ $(cat "$TMP/run.err") == *"(booted as PVH vmlinux)"* ]]
+'
+test_expect_success 'run: results.json' '
+	test "$(jq -r '\''.branches[0].lanes[0] | "\(.verdict) \(.boot_image)"'\'' "$TMP/reports/latest/results.json")" = "fixed pvh-vmlinux"
+'
 finish

@@ -25,22 +25,35 @@ q() { jq -r "$1" "$R"; }
 
 kbrun
 rc=$?
-assert_eq "run exits 0" 0 $rc
+test_expect_success 'run exits 0' '
+	test "$rc" = 0
+'
 [ $rc -eq 0 ] || tail -30 "$TMP/run.err"
-assert_eq "verdicts: 6.1.y and 6.12.y verified, Debian's kernel fixed" "6.1.y verified|6.12.y verified|debian fixed" \
-	"$(q '[.branches[] | "\(.name) \(.verdict)"] | join("|")')"
-assert_eq "lanes" "as-is fixed|pre-fix vulnerable|backport fixed|as-is fixed|pre-fix vulnerable|backport fixed|as-is fixed" \
-	"$(q '[.branches[].lanes[] | "\(.kind) \(.verdict)"] | join("|")')"
-assert_eq "pre-fix lane: reverse-applied, backport lane: applied, variant 3.9" "reverse-applied 3.9|applied 3.9" \
-	"$(q '[.branches[0].lanes[1:][] | "\(.apply.status) \(.apply.variant)"] | join("|")')"
-assert_eq "suites of the 6.12.y pre-fix lane" "3 3 5 1" \
-	"$(q '.branches[1].lanes[1].suites | "\(.kbackport_dev_load.pass) \(.kbackport_dev_load.fail) \(.kbackport_caps.pass) \(.kbackport_caps.fail)"')"
+test_expect_success 'verdicts: 6.1.y and 6.12.y verified, Debian'\''s kernel fixed' '
+	test "$(q '\''[.branches[] | "\(.name) \(.verdict)"] | join("|")'\'')" = "6.1.y verified|6.12.y verified|debian fixed"
+'
+test_expect_success 'lanes' '
+	test "$(q '\''[.branches[].lanes[] | "\(.kind) \(.verdict)"] | join("|")'\'')" = \
+		"as-is fixed|pre-fix vulnerable|backport fixed|as-is fixed|pre-fix vulnerable|backport fixed|as-is fixed"
+'
+test_expect_success 'pre-fix lane: reverse-applied, backport lane: applied, variant 3.9' '
+	test "$(q '\''[.branches[0].lanes[1:][] | "\(.apply.status) \(.apply.variant)"] | join("|")'\'')" = "reverse-applied 3.9|applied 3.9"
+'
+test_expect_success 'suites of the 6.12.y pre-fix lane' '
+	test "$(q '\''.branches[1].lanes[1].suites | "\(.kbackport_dev_load.pass) \(.kbackport_dev_load.fail) \(.kbackport_caps.pass) \(.kbackport_caps.fail)"'\'')" = "3 3 5 1"
+'
 for f in 6.1.y/pre-fix/pre-fix.patch 6.1.y/backport/backport.patch 6.1.y/pre-fix/console.log 6.1.y/pre-fix/kbackport_dev_load.ktap \
 	 6.12.y/backport/build.log 6.12.y/backport/junit.xml debian/as-is/kbackport_caps.ktap kcidb.json; do
-	assert_eq "$f kept" "yes" "$([ -s "$TMP/reports/latest/$f" ] && echo yes)"
+	test_expect_success "$f kept" '
+		test -s "$TMP/reports/latest/$f"
+	'
 done
-assert_contains "prints where the report is" "report: $TMP/reports/" "$(cat "$TMP/run.out")"
-assert_contains "progress names the stages" "6.12.y pre-fix: test: vulnerable" "$(cat "$TMP/run.err")"
+test_expect_success 'prints where the report is' '
+	[[ $(cat "$TMP/run.out") == *"report: $TMP/reports/"* ]]
+'
+test_expect_success 'progress names the stages' '
+	[[ $(cat "$TMP/run.err") == *"6.12.y pre-fix: test: vulnerable"* ]]
+'
 
 # The page as a browser shows it.
 browser=$(command -v chromium || true)
@@ -82,10 +95,13 @@ p.feed(open(sys.argv[1]).read())
 for r in p.rows:
     print(" ".join(r[:3]))
 PY
-	assert_eq "the page: both branches verified (green), Debian's kernel fixed" \
-		"6.1.y as-is verified[st st-verified]
+	test_expect_success 'the page: both branches verified (green), Debian'\''s kernel fixed' '
+		printf "%s\n" "6.1.y as-is verified[st st-verified]
 6.12.y as-is verified[st st-verified]
-debian as-is fixed[st st-fixed]" "$(grep ' as-is ' "$TMP/rows.txt")"
+debian as-is fixed[st st-fixed]" > "$TMP/rows.want" &&
+		printf "%s\n" "$(grep " as-is " "$TMP/rows.txt")" > "$TMP/rows.got" &&
+		test_cmp "$TMP/rows.want" "$TMP/rows.got"
+	'
 else
 	fail "chromium is not installed and cannot be: the page was not read"
 fi
@@ -94,9 +110,18 @@ T_NAME=again
 first=$(readlink "$TMP/reports/latest")
 sleep 1
 kbrun
-assert_eq "exits 0 again" 0 $?
-assert_eq "builds cached, boots read again" "cached true|cached true|cached true|cached true|cached true|cached true|skipped true" \
-	"$(q '[.branches[].lanes[] | "\(.build) \(.test_reused)"] | join("|")')"
-assert_eq "same verdicts" "verified verified fixed" "$(q '[.branches[].verdict] | join(" ")')"
-assert_eq "the first report kept" "yes" "$([ -f "$TMP/reports/$first/results.json" ] && [ "$(readlink "$TMP/reports/latest")" != "$first" ] && echo yes)"
+rc=$?
+test_expect_success 'exits 0 again' '
+	test "$rc" = 0
+'
+test_expect_success 'builds cached, boots read again' '
+	test "$(q '\''[.branches[].lanes[] | "\(.build) \(.test_reused)"] | join("|")'\'')" = \
+		"cached true|cached true|cached true|cached true|cached true|cached true|skipped true"
+'
+test_expect_success 'same verdicts' '
+	test "$(q '\''[.branches[].verdict] | join(" ")'\'')" = "verified verified fixed"
+'
+test_expect_success 'the first report kept' '
+	[ -f "$TMP/reports/$first/results.json" ] && [ "$(readlink "$TMP/reports/latest")" != "$first" ]
+'
 finish

@@ -48,10 +48,12 @@ while read -r p; do
 	fi
 done < patches.list
 sed 's/^/# refused: /' refused.list
-assert_eq "every one of the $total patches makes a fix or is refused with a reason" "$total" \
-	"$(( $(grep -c ' [^ ]' made.list) + $(grep -c 'error: ' refused.list) ))"
-assert_eq "all but a few (5%) make a fix" "yes" \
-	"$([ $(wc -l < refused.list) -le $((total / 20)) ] && echo yes || echo no)"
+test_expect_success "every one of the $total patches makes a fix or is refused with a reason" '
+	test "$(( $(grep -c " [^ ]" made.list) + $(grep -c "error: " refused.list) ))" = "$total"
+'
+test_expect_success 'all but a few (5%) make a fix' '
+	[ $(wc -l < refused.list) -le $((total / 20)) ]
+'
 # Together, in series order, as one mbox (a mail client's separator line
 # where a patch has no "From <sha>" line of its own).
 while read -r p id; do
@@ -60,8 +62,11 @@ while read -r p id; do
 	echo
 done < made.list > series.mbox
 run_kb 0 fix new -o fixes --from-mbox series.mbox
-assert_eq "--from-mbox makes the same fixes, in series order" "$(awk '{ print $2 }' made.list)" \
-	"$(echo "$OUT" | sed -n 's|^created fixes/\([^/]*\)/:.*|\1|p')"
+test_expect_success '--from-mbox makes the same fixes, in series order' '
+	printf "%s\n" "$(awk "{ print \$2 }" made.list)" > mbox.want &&
+	printf "%s\n" "$(echo "$OUT" | sed -n "s|^created fixes/\([^/]*\)/:.*|\1|p")" > mbox.got &&
+	test_cmp mbox.want mbox.got
+'
 nfix=$(wc -l < made.list)
 awk '{ print "fixes/" $2 }' made.list > debian.series
 
@@ -76,14 +81,16 @@ git -C "$REPO" for-each-ref --format='delete %(refname)' refs/heads/backport/que
 	git -C "$REPO" update-ref --stdin
 "$KBACKPORT" apply --queue debian.series --config branches.yaml --json > q.json 2> q.err
 rc=$?
-assert_eq "apply --queue: exit 0 or 1 (some fixes need a hand), never 2" "yes" \
-	"$([ $rc -le 1 ] && echo yes || echo "no: $rc $(head -3 q.err)")"
+test_expect_success 'apply --queue: exit 0 or 1 (some fixes need a hand), never 2' '
+	[ $rc -le 1 ] || { echo "no: $rc $(head -3 q.err)"; false; }
+'
 "$KBACKPORT" apply --queue debian.series --config branches.yaml > q.txt 2>&1
 echo "# the matrix ($nfix fixes of linux $version's series):"
 sed 's/^/# /' q.txt | head -$((nfix + 2))
-assert_eq "a second run writes nothing" "false false" \
-	"$("$KBACKPORT" apply --queue debian.series --config branches.yaml --json 2>/dev/null |
-		jq -r '[.branches[].created] | map(tostring) | join(" ")')"
+test_expect_success 'a second run writes nothing' '
+	test "$("$KBACKPORT" apply --queue debian.series --config branches.yaml --json 2>/dev/null |
+		jq -r "[.branches[].created] | map(tostring) | join(\" \")")" = "false false"
+'
 
 # The files PATCH touches, as the tree TREE has them, into DIR.
 extract() {
@@ -170,25 +177,38 @@ check_branch() {
 	unset GIT_INDEX_FILE
 	echo "# $b: applied: $by_git as git apply -3 makes it, $by_patch (fuzz) as GNU patch -F2 does;" \
 		"already-applied: $rev_patch reverse-apply with GNU patch, $rev_search found ignoring blank lines"
-	assert_eq "every applied commit sits on the one before it" "" "$chain"
-	assert_eq "every applied commit's tree is git apply -3's (or, with fuzz, patch -F2's) of its patch on the parent" "" "$bad_apply"
-	assert_eq "every already-applied patch reverse-applies on the queue as it stood" "" "$bad_in"
-	assert_eq "the queue's ref is the last applied commit" "$prev" \
-		"$(git -C "$REPO" rev-parse -q --verify "refs/heads/backport/queue/debian/$b" || git -C "$REPO" rev-parse "stable/$b")"
+	test_expect_success 'every applied commit sits on the one before it' '
+		test -z "$chain"
+	'
+	test_expect_success 'every applied commit'\''s tree is git apply -3'\''s (or, with fuzz, patch -F2'\''s) of its patch on the parent' '
+		test -z "$bad_apply"
+	'
+	test_expect_success 'every already-applied patch reverse-applies on the queue as it stood' '
+		test -z "$bad_in"
+	'
+	test_expect_success 'the queue'\''s ref is the last applied commit' '
+		test "$(git -C "$REPO" rev-parse -q --verify "refs/heads/backport/queue/debian/$b" || git -C "$REPO" rev-parse "stable/$b")" = "$prev"
+	'
 }
 
 for b in 6.1.y 6.12.y; do
 	T_NAME=$b
 	res() { jq -r --arg b $b ".branches[] | select(.branch == \$b) | $1" q.json; }
-	assert_eq "one result per fix, in series order" "$(awk '{ print $2 }' made.list)" "$(res '.results[].fix')"
-	assert_eq "every result has a status, none an error" "" \
-		"$(res '.results[] | select(.status | IN("applied", "already-applied", "not-affected", "partial", "conflict") | not) | "\(.fix): \(.status) \(.detail)"')"
+	test_expect_success 'one result per fix, in series order' '
+		printf "%s\n" "$(awk "{ print \$2 }" made.list)" > res.want &&
+		printf "%s\n" "$(res ".results[].fix")" > res.got &&
+		test_cmp res.want res.got
+	'
+	test_expect_success 'every result has a status, none an error' '
+		test -z "$(res '\''.results[] | select(.status | IN("applied", "already-applied", "not-affected", "partial", "conflict") | not) | "\(.fix): \(.status) \(.detail)"'\'')"
+	'
 	counts=$(res '.results[].status' | sort | uniq -c | awk '{ printf "%s%s %s", sep, $1, $2; sep = ", " }')
 	echo "# $b: $counts"
 	check_branch $b
 done
 T_NAME=6.1.y
 n_in=$(jq -r '[.branches[] | select(.branch == "6.1.y") | .results[] | select(.status == "already-applied")] | length' q.json)
-assert_eq "Debian's 6.1 tree has its own series in: most already-applied ($n_in of $nfix)" "yes" \
-	"$([ $((n_in * 2)) -gt "$nfix" ] && echo yes || echo no)"
+test_expect_success "Debian's 6.1 tree has its own series in: most already-applied ($n_in of $nfix)" '
+	[ $((n_in * 2)) -gt "$nfix" ]
+'
 finish
