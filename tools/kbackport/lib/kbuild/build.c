@@ -1143,11 +1143,12 @@ static int run_step(struct lane_build *b, const char *const argv[], const char *
 	set_env[set_env[3] ? 4 : 3] = "CCACHE_NODEPEND=1";
 	/*
 	 * ...and a namespace of kbackport's own (KB_CCACHE_NAMESPACE), unless
-	 * the user set one: depend mode left such wrong objects in caches
-	 * (kbackport's before 277347c, a user's own), and ccache's direct
-	 * mode finds them again by their source and headers; entries of
-	 * another namespace are never looked at. Seen: a lane rebuilt after
-	 * the fix still booted the other lane's kernel from such an entry.
+	 * the user set one: depend mode stored such objects keyed by source
+	 * and headers alone (kbackport's caches before 277347c, a user's own
+	 * ccache.conf), and entries of another namespace are never looked at.
+	 * Seen after that fix: a lane of a reused work directory booted the
+	 * kernel of an earlier depend-mode build, which only those entries
+	 * held (not reproduced; ccache 4.7.5 refuses .incbin otherwise).
 	 */
 	set_env[set_env[4] ? 5 : 4] = getenv("CCACHE_NAMESPACE") ? NULL :
 				       "CCACHE_NAMESPACE=" KB_CCACHE_NAMESPACE;
