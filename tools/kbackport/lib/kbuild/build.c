@@ -1113,6 +1113,7 @@ static int run_step(struct lane_build *b, const char *const argv[], const char *
 	 * user's shell) and one under C (the tests) would share no object.
 	 */
 	const char *set_env[] = { path_env, "LANG=C", "LC_ALL=C", NULL, NULL, NULL, NULL };
+	size_t nenv = 3;
 	struct kb_process s;
 	int err = 0, status, ws;
 
@@ -1128,7 +1129,7 @@ static int run_step(struct lane_build *b, const char *const argv[], const char *
 	if (!getenv("CCACHE_BASEDIR") &&
 	    (size_t)snprintf(basedir_env, sizeof(basedir_env), "CCACHE_BASEDIR=%s", b->workdir) <
 		    sizeof(basedir_env))
-		set_env[3] = basedir_env;
+		set_env[nenv++] = basedir_env;
 	/*
 	 * Never ccache's depend mode, whatever the user's ccache.conf says:
 	 * it hashes a source and the headers -MMD names, not what an .incbin
@@ -1140,7 +1141,7 @@ static int run_step(struct lane_build *b, const char *const argv[], const char *
 	 * The preprocessor mode finds .incbin and does not cache such a file.
 	 * (Depend mode had cut the CPU of a cold miss by about a fifth.)
 	 */
-	set_env[set_env[3] ? 4 : 3] = "CCACHE_NODEPEND=1";
+	set_env[nenv++] = "CCACHE_NODEPEND=1";
 	/*
 	 * ...and a namespace of kbackport's own (KB_CCACHE_NAMESPACE), unless
 	 * the user set one: depend mode stored such objects keyed by source
@@ -1150,8 +1151,8 @@ static int run_step(struct lane_build *b, const char *const argv[], const char *
 	 * kernel of an earlier depend-mode build, which only those entries
 	 * held (not reproduced; ccache 4.7.5 refuses .incbin otherwise).
 	 */
-	set_env[set_env[4] ? 5 : 4] = getenv("CCACHE_NAMESPACE") ? NULL :
-				       "CCACHE_NAMESPACE=" KB_CCACHE_NAMESPACE;
+	if (!getenv("CCACHE_NAMESPACE"))
+		set_env[nenv++] = "CCACHE_NAMESPACE=" KB_CCACHE_NAMESPACE;
 	kb_process_init(&s, argv);
 	s.cwd = cwd;
 	s.unset_env = make_unset_env;
