@@ -268,7 +268,7 @@ test_expect_success 'the as-is build keeps its own object' '
 '
 # the image's .incbin (the fake's piggy.o, as the kernel's): ccache's depend
 # mode does not see the file it pulls in, and handed back the as-is lane's
-piggy() { objcopy -O binary -j .rodata "$1/piggy.o" /dev/stdout; }
+piggy() { objcopy -O binary -j .rodata "$1/arch/x86/boot/compressed/piggy.o" /dev/stdout; }
 test_expect_success 'the image'\''s .incbin is the lane'\''s own, not the copied build'\''s' '
 	printf "%s\n" "$(cat "$bdir/payload") $(cat "$dir/payload")" >want &&
 	printf "%s\n" "$(piggy "$bdir") $(piggy "$dir")" >got &&
@@ -457,6 +457,77 @@ test_expect_success 'the ref left alone' '
 	test "$(git -C linux rev-parse refs/heads/backport/CVE-2011-1019/twin)" = "$old"
 '
 git -C linux update-ref -d refs/heads/backport/CVE-2011-1019/twin
+
+# ---- the image must carry the lane's own kernel (kbuild/payload.h) ----
+T_NAME=payload
+# Three lanes of one tree but dev_ioctl.c, each built from scratch (a branch
+# each, a work directory of their own). A FAKE ccache first on PATH (a cache
+# that hands back a wrong object cannot be made on purpose with the real
+# one): for piggy.o it copies $STALE, another lane's, unless CCACHE_DISABLE
+# is set (or always, with STALE_ALWAYS=1); every other compile is the real one.
+for b in a b c; do
+	git -C linux branch -q pay-$b linux-6.1.y
+	git -C linux worktree add -q ../wt-$b pay-$b
+	printf 'int dev_load(const char *name) { return name[0] == %s; }\n' "'$b'" > wt-$b/net/core/dev_ioctl.c
+	git -C wt-$b commit -q -a -m "pay-$b"
+	git -C linux worktree remove --force ../wt-$b
+done
+printf 'repo: linux\nbranches:\n  - {name: pay-a, ref: pay-a}\n  - {name: pay-b, ref: pay-b}\n  - {name: pay-c, ref: pay-c}\n' > payload.yaml
+mkdir -p fake-ccache
+cat > fake-ccache/ccache <<'CCACHE'
+#!/bin/sh
+out= prev=
+for a; do [ "$prev" = -o ] && out=$a; prev=$a; done
+case $out in
+*/piggy.o)
+	if [ -z "${CCACHE_DISABLE:-}" ] || [ -n "${STALE_ALWAYS:-}" ]; then
+		cp "$STALE" "$out"
+		exit
+	fi ;;
+esac
+exec "$@"
+CCACHE
+chmod +x fake-ccache/ccache
+# what a build's log said of the payload, without the time stamps
+said() { sed -n 's/^### \[[0-9.]*s\] \(error: \|payload: \)/\1/p' "$1/build.log"; }
+PAY_ARGS=(build --config payload.yaml --workdir "$TMP/pay-work" --fix fixes --jobs 1 --json)
+run_kb 0 "${PAY_ARGS[@]}" --branch pay-a
+adir=$(row pay-a as-is .build_dir | jq -r .)
+test_expect_success 'a build checks its image: the log says so' '
+	test "$(said "$adir")" = "payload: the bzImage carries this build'\''s vmlinux"
+'
+image_payload() { tail -c +1025 "$1/arch/x86/boot/bzImage" | head -c "$(stat -c %s "$1/payload")"; }
+test_expect_success '...and the image carries its payload (a header of 1024 bytes, then piggy.o'\''s data)' '
+	printf "%s\n" "$(cat "$adir/payload")" >want &&
+	printf "%s\n" "$(image_payload "$adir")" >got &&
+	test_cmp want got
+'
+cp "$adir/arch/x86/boot/compressed/piggy.o" stale-piggy.o
+PATH=$TMP/fake-ccache:$PATH STALE=$TMP/stale-piggy.o run_kb 0 "${PAY_ARGS[@]}" --branch pay-b
+bdir=$(row pay-b as-is .build_dir | jq -r .)
+test_expect_success 'another lane handed the first one'\''s piggy.o: built all the same' '
+	test "$(row pay-b as-is .status)" = '\''"pass"'\''
+'
+test_expect_success '...its image carries its own payload, not the first one'\''s' '
+	printf "%s\n" "$(cat "$bdir/payload") different" >want &&
+	printf "%s\n" "$(image_payload "$bdir") $(cmp -s "$bdir/payload" "$adir/payload" || echo different)" >got &&
+	test_cmp want got
+'
+test_expect_success '...the log names the mismatch, then it is made again without ccache' '
+	printf "%s\n" "error: $TMP/pay-work/obj/pay-b/arch/x86/boot/bzImage carries a compressed kernel of 35 bytes that is not this build'\''s $TMP/pay-work/obj/pay-b/arch/x86/boot/compressed/vmlinux.bin.gz (35 bytes): another build'\''s object was linked in (a stale arch/x86/boot/compressed/piggy.o?); made again without ccache" "payload: the bzImage carries this build'\''s vmlinux" >want &&
+	said "$bdir" >got &&
+	test_cmp want got
+'
+PATH=$TMP/fake-ccache:$PATH STALE=$TMP/stale-piggy.o STALE_ALWAYS=1 run_kb 1 "${PAY_ARGS[@]}" --branch pay-c
+cdir=$TMP/pay-work/obj/pay-c
+test_expect_success 'handed the wrong piggy.o again without ccache: the lane fails, naming both files' '
+	printf "%s\n" "[\"fail\",\"$cdir/arch/x86/boot/bzImage carries a compressed kernel of 35 bytes that is not this build'\''s $cdir/arch/x86/boot/compressed/vmlinux.bin.gz (35 bytes): another build'\''s object was linked in (a stale arch/x86/boot/compressed/piggy.o?)\"]" >want &&
+	printf "%s\n" "$(row pay-c as-is "[.status, .reason]")" >got &&
+	test_cmp want got
+'
+test_expect_success '...and its build is not complete (no stamp: never taken for built)' '
+	test "$(ls "$TMP"/pay-work/builds/*/kbackport.stamp | wc -l) $(grep -l "^branch pay-c$" "$TMP"/pay-work/builds/*/kbackport.stamp)" = "2 "
+'
 
 # ---- text output ----
 T_NAME=text

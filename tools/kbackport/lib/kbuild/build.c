@@ -6,6 +6,7 @@
 #include "util/fsutil.h"
 #include "kbuild/kconfig.h"
 #include "kbuild/overlay.h"
+#include "kbuild/payload.h"
 #include "util/process.h"
 
 #include <errno.h>
@@ -171,6 +172,7 @@ struct lane_build {
 	int lock_fd, log_fd;
 	struct timespec start;
 	bool from_scratch;	/* the O= directory started empty */
+	bool no_ccache;		/* make runs with CCACHE_DISABLE=1 */
 	size_t made;		/* "  CC" lines of every step */
 	size_t expected;	/* `made` of the branch's last build from
 				 * scratch, or 0 */
@@ -1112,7 +1114,7 @@ static int run_step(struct lane_build *b, const char *const argv[], const char *
 	 * the compiler's messages), so a build under C.UTF-8 (make demo, a
 	 * user's shell) and one under C (the tests) would share no object.
 	 */
-	const char *set_env[] = { path_env, "LANG=C", "LC_ALL=C", NULL, NULL, NULL, NULL };
+	const char *set_env[] = { path_env, "LANG=C", "LC_ALL=C", NULL, NULL, NULL, NULL, NULL };
 	size_t nenv = 3;
 	struct kb_process s;
 	int err = 0, status, ws;
@@ -1153,6 +1155,8 @@ static int run_step(struct lane_build *b, const char *const argv[], const char *
 	 */
 	if (!getenv("CCACHE_NAMESPACE"))
 		set_env[nenv++] = "CCACHE_NAMESPACE=" KB_CCACHE_NAMESPACE;
+	if (b->no_ccache)
+		set_env[nenv++] = "CCACHE_DISABLE=1";
 	kb_process_init(&s, argv);
 	s.cwd = cwd;
 	s.unset_env = make_unset_env;
@@ -1292,6 +1296,55 @@ static int make_kernel(struct lane_build *b)
 	return run_make(b, is_x86 ? x86 : other, jobs(b->opts), &b->out->rebuilt);
 }
 
+/*
+ * The bzImage must carry this build's own compressed vmlinux (payload.h):
+ * when it carries another, piggy.o came from elsewhere (a compiler cache).
+ * piggy.o and what was linked from it (the chain to the bzImage, which
+ * make could otherwise take for intermediate files it need not remake) are
+ * deleted and made again without ccache; a second mismatch fails the
+ * build, so that no lane boots another lane's kernel.
+ */
+static const char *const payload_chain[] = {
+	"arch/x86/boot/compressed/piggy.o", "arch/x86/boot/compressed/vmlinux",
+	"arch/x86/boot/vmlinux.bin", "arch/x86/boot/bzImage",
+};
+
+static int check_payload(struct lane_build *b)
+{
+	const char *x86[] = { "bzImage", NULL };
+	char *config_path = path_join(b->obj, ".config"), *config = NULL, *note = NULL, *path;
+	size_t i;
+	int err = config_path ? 0 : kb_error_oom();
+
+	if (err || strcmp(image_path(b->branch->arch), "arch/x86/boot/bzImage") ||
+	    (err = kb_read_file(&config, NULL, config_path)) < 0)
+		goto done;
+	if ((err = kb_payload_check(&note, b->obj, config)) == KB_EINVALID) {
+		announce(b, "error: %s; made again without ccache", kb_error_last());
+		for (i = 0, err = 0; i < sizeof(payload_chain) / sizeof(*payload_chain) && !err; i++) {
+			if (!(path = path_join(b->obj, payload_chain[i])))
+				err = kb_error_oom();
+			else if (unlink(path) < 0 && errno != ENOENT)
+				err = kb_error_set(KB_ERROR, "cannot remove '%s': %s", path,
+						   strerror(errno));
+			free(path);
+		}
+		b->no_ccache = true;
+		if (!err)
+			err = run_make(b, x86, jobs(b->opts), &b->out->rebuilt);
+		b->no_ccache = false;
+		if (!err)
+			err = kb_payload_check(&note, b->obj, config);
+	}
+	if (!err)
+		announce(b, "%s", note ? note : "payload: the bzImage carries this build's vmlinux");
+done:
+	free(note);
+	free(config);
+	free(config_path);
+	return err;
+}
+
 static int install_modules(struct lane_build *b)
 {
 	struct kb_buf arg = KB_BUF_INIT;
@@ -1348,7 +1401,8 @@ static int build(struct lane_build *b)
 		return 0;
 	if ((err = prepare_dir(b)) == 0 && (err = open_log(b)) == 0 &&
 	    (err = materialise(b)) == 0 && (err = configure(b)) == 0 &&
-	    (err = make_kernel(b)) == 0 && (err = install_modules(b)) == 0 &&
+	    (err = make_kernel(b)) == 0 && (err = check_payload(b)) == 0 &&
+	    (err = install_modules(b)) == 0 &&
 	    (err = save_objects(b)) == 0)
 		err = write_stamp(b);
 	if (b->log_fd >= 0)
