@@ -241,7 +241,8 @@ check-valgrind: $(UNIT_BIN) $(BUILD)/kbackport
 # and suite (tests/jobs.sh), taken by one worker beside the kernels and by
 # a second once the kernels are done, so both cores work to the end. The
 # jobs' output is printed when all are done, in queue order. Everything
-# both streams run is built first, so no two makes build the same file.
+# both streams run is built first (a compiler per CPU), so no two makes
+# build the same file.
 # tests/summary.sh then says where the time went (slowest suites, each
 # pass, each stream, ccache's share of the kernel builds).
 # The kernel builds run one compiler more than the CPUs (KBACKPORT_JOBS):
@@ -251,8 +252,8 @@ check: deps
 	@rm -f build/test-totals build/test-times build/check-streams
 	@mkdir -p build
 	@ccache --print-stats > build/ccache-before 2>/dev/null || rm -f build/ccache-before
-	@$(MAKE) --no-print-directory all $(UNIT_BIN)
-	@$(MAKE) --no-print-directory SAN=1 check-bins
+	@$(MAKE) --no-print-directory -j$$(nproc) all $(UNIT_BIN)
+	@$(MAKE) --no-print-directory -j$$(nproc) SAN=1 check-bins
 	@./tests/jobs.sh init $(UNIT_BIN)
 	@st=0; start=$$(date +%s); \
 	if [ "$${KB_CHECK_SERIAL:-0}" = 1 ]; then \
