@@ -529,6 +529,40 @@ test_expect_success '...and its build is not complete (no stamp: never taken for
 	test "$(ls "$TMP"/pay-work/builds/*/kbackport.stamp | wc -l) $(grep -l "^branch pay-c$" "$TMP"/pay-work/builds/*/kbackport.stamp)" = "2 "
 '
 
+# ---- the source directory holds a tree whose objects are gone ----
+T_NAME=objects-gone
+# A lane built from a clone's own commit: its built tree (with the overlay)
+# is kept in the work directory's odb, but the clone's objects go with the
+# clone. The next lane of that branch cannot diff against what the source
+# directory holds: it writes every file instead of failing.
+git clone -q --bare --shared linux gone.git
+blob=$(printf 'int dev_load(const char *name) { return 7; }\n' | git -C gone.git hash-object -w --stdin)
+GIT_INDEX_FILE=$TMP/gone.index git -C gone.git read-tree linux-6.1.y
+GIT_INDEX_FILE=$TMP/gone.index git -C gone.git update-index --cacheinfo "100644,$blob,net/core/dev_ioctl.c"
+gone_tree=$(GIT_INDEX_FILE=$TMP/gone.index git -C gone.git write-tree)
+git -C gone.git update-ref refs/heads/gone "$(git -C gone.git commit-tree "$gone_tree" -p linux-6.1.y -m gone)"
+GONE_ARGS=(build --fix fixes --workdir "$TMP/gone-work" --jobs 1 --json)
+printf 'repo: linux\nbranches:\n  - {name: g, ref: linux-6.1.y}\n' > gone-asis.yaml
+printf 'repo: gone.git\nbranches:\n  - {name: g, ref: gone}\n' > gone.yaml
+printf 'repo: linux\nbranches:\n  - {name: g, ref: pay-b}\n' > gone-next.yaml
+run_kb 0 "${GONE_ARGS[@]}" --config gone-asis.yaml
+run_kb 0 "${GONE_ARGS[@]}" --config gone.yaml
+held=$(cat "$TMP/gone-work/src/g.tree")
+rm -rf gone.git
+run_kb 0 "${GONE_ARGS[@]}" --config gone-next.yaml
+test_expect_success 'the next lane of the branch is built' '
+	test "$(row g as-is .status)" = '\''"pass"'\''
+'
+test_expect_success '...its log says why every file was written' '
+	grep -q "^### \[[0-9.]*s\] the tree $held held cannot be read whole any more (cannot compare trees: object not found - no match for id ([0-9a-f]*)): every file written$" \
+		"$(row g as-is .build_dir | jq -r .)/build.log"
+'
+test_expect_success '...and the sources are the lane'\''s' '
+	printf "%s\n" "$(git -C linux show pay-b:net/core/dev_ioctl.c)" >want &&
+	printf "%s\n" "$(cat "$TMP/gone-work/src/g/net/core/dev_ioctl.c")" >got &&
+	test_cmp want got
+'
+
 # ---- text output ----
 T_NAME=text
 run_kb 1 build --fix fixes/CVE-2011-1019

@@ -704,6 +704,21 @@ static int materialise(struct lane_build *b)
 			err = kb_mkdir_p(b->src);
 		if (!err)
 			err = checkout(b, have, want);
+		/*
+		 * The tree the directory holds may be there while objects it
+		 * names are not: a lane of a repository since deleted (a
+		 * clone's own commits), whose built tree the work directory's
+		 * odb keeps. Then every file is written, as into a new one.
+		 */
+		if (err == KB_ENOTFOUND && have) {
+			announce(b, "the tree %s held cannot be read whole any more (%s): "
+				 "every file written", git_oid_tostr_s(git_tree_id(have)),
+				 kb_error_last());
+			git_tree_free(have);
+			have = NULL;
+			if ((err = kb_remove_tree(b->src)) == 0 && (err = kb_mkdir_p(b->src)) == 0)
+				err = checkout(b, NULL, want);
+		}
 	}
 	if (!err && b->copied_tree)
 		err = date_sources(b, want);
