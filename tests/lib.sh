@@ -227,3 +227,15 @@ test_expect_success() {
 test_cmp() {
 	diff -u "$1" "$2"
 }
+
+# test_eq WANT GOT: whether the text GOT is WANT; when not, their unified
+# diff (each printed with a newline, as printf "%s\n" does, labelled want
+# and got), as test_cmp's on two files, without writing any. Anything but
+# two arguments fails: a third would otherwise go unchecked.
+test_eq() {
+	if [ $# -ne 2 ]; then
+		echo "test_eq: $# arguments, not 2 (WANT GOT): $*"
+		return 1
+	fi
+	diff -u --label want --label got <(printf '%s\n' "$1") <(printf '%s\n' "$2")
+}

@@ -97,9 +97,7 @@ for b in 6.1.y 6.12.y; do
 			"net/core/dev_ioctl.c net/ipv4/ip_gre.c net/ipv4/ipip.c net/ipv6/sit.c"
 	'
 	test_expect_success 'pre-fix dev_load: the single CAP_NET_ADMIN check and the bare name' '
-		printf "%s\n" "$DEV_LOAD" > "$TMP/want" &&
-		printf "%s\n" "$(git_k show $REF/$b.pre-fix:net/core/dev_ioctl.c | sed -n "/^void dev_load/,/^}/p")" > "$TMP/got" &&
-		test_cmp "$TMP/want" "$TMP/got"
+		test_eq "$DEV_LOAD" "$(git_k show $REF/$b.pre-fix:net/core/dev_ioctl.c | sed -n "/^void dev_load/,/^}/p")"
 	'
 	test_expect_success 'pre-fix aliases are plain MODULE_ALIAS again' '
 		test "$(aliases $b)" = '\''MODULE_ALIAS("gre0"); MODULE_ALIAS("tunl0"); MODULE_ALIAS("sit0");'\''

@@ -74,9 +74,7 @@ test_expect_success 'the queue'\''s name' '
 	test "$(jq -r .queue q.json)" = stable
 '
 test_expect_success 'fixes in series order' '
-	printf "%s\n" "$FIXES" > want &&
-	printf "%s\n" "$(q 4.19.y '\''[.results[].fix] | join(" ")'\'')" > got &&
-	test_cmp want got
+	test_eq "$FIXES" "$(q 4.19.y '\''[.results[].fix] | join(" ")'\'')"
 '
 test_expect_success '2.6.32.y: statuses' '
 	test "$(q 2.6.32.y '\''[.results[].status] | join(" ")'\'')" = "applied already-applied applied applied applied"
@@ -88,26 +86,20 @@ test_expect_success '4.19.y: statuses, the failing fix skipped and the rest appl
 	test "$(q 4.19.y '\''[.results[].status] | join(" ")'\'')" = "applied already-applied applied conflict applied"
 '
 test_expect_success '4.19.y: why it was skipped' '
-	printf "%s\n" "'\''drivers/staging/comedi/comedi_fops.c'\'': no file '\''drivers/staging/comedi/comedi_fops.c'\'' in the tree" > want &&
-	printf "%s\n" "$(q 4.19.y '\''.results[3].notes | join("\n")'\'')" > got &&
-	test_cmp want got
+	test_eq "'\''drivers/staging/comedi/comedi_fops.c'\'': no file '\''drivers/staging/comedi/comedi_fops.c'\'' in the tree" "$(q 4.19.y '\''.results[3].notes | join("\n")'\'')"
 '
 test_expect_success 'applied counts' '
 	test "$(jq -r '\''[.branches[].applied] | join(" ")'\'' q.json)" = "4 4 3"
 '
 test_expect_success 'the user'\''s refs, HEAD, index and work tree are untouched' '
-	printf "%s\n" "$before" > want &&
-	printf "%s\n" "$(user_state $R)" > got &&
-	test_cmp want got
+	test_eq "$before" "$(user_state $R)"
 '
 
 for b in $BRANCHES; do
 	T_NAME="$b"
 	ref=refs/heads/backport/queue/stable/$b
 	test_expect_success 'the ref is the queue'\''s and holds its commit' '
-		printf "%s\n" "$ref $(git -C $R rev-parse $ref)" > want &&
-		printf "%s\n" "$(q $b '\''"\(.ref) \(.commit)"'\'')" > got &&
-		test_cmp want got
+		test_eq "$ref $(git -C $R rev-parse $ref)" "$(q $b '\''"\(.ref) \(.commit)"'\'')"
 	'
 	# parents chained in order: every applied fix's commit on the previous one
 	chain=$(git -C $R rev-list --reverse --parents linux-$b..$ref)
@@ -144,9 +136,7 @@ for b in $BRANCHES; do
 		fi
 	done
 	test_expect_success 'every queue commit'\''s tree is git am -3'\''s, byte for byte' '
-		printf "%s\n" "${trees# }" > want &&
-		printf "%s\n" "$(git -C $R rev-list --reverse linux-$b..$ref | while read -r c; do git -C $R rev-parse $c^{tree}; done | tr "\n" " " | sed "s/ \$//")" > got &&
-		test_cmp want got
+		test_eq "${trees# }" "$(git -C $R rev-list --reverse linux-$b..$ref | while read -r c; do git -C $R rev-parse $c^{tree}; done | tr "\n" " " | sed "s/ \$//")"
 	'
 done
 T_NAME="files"
@@ -167,21 +157,15 @@ test_expect_success '4.19.y: tcp_cong.c at the tip has 1, 2 and 4' '
 	test_cmp want got
 '
 test_expect_success '2.6.32.y: comedi'\''s line changed once' '
-	printf "%s\n" '\''		DPRINTK("invalid minor number %u\n", minor);'\'' > want &&
-	printf "%s\n" "$(git -C $R show refs/heads/backport/queue/stable/2.6.32.y:drivers/staging/comedi/comedi_fops.c | grep "invalid minor")" > got &&
-	test_cmp want got
+	test_eq '\''		DPRINTK("invalid minor number %u\n", minor);'\'' "$(git -C $R show refs/heads/backport/queue/stable/2.6.32.y:drivers/staging/comedi/comedi_fops.c | grep "invalid minor")"
 '
 test_expect_success 'the message names the upstream commit' '
-	printf "%s\n" "commit $(sed -n "s/^upstream: //p" fixes/tcp-say-who-may-load-them/fix.yaml) upstream." > want &&
-	printf "%s\n" "$(git -C $R log -1 --format=%b refs/heads/backport/queue/stable/4.19.y~1 | sed -n 1p)" > got &&
-	test_cmp want got
+	test_eq "commit $(sed -n "s/^upstream: //p" fixes/tcp-say-who-may-load-them/fix.yaml) upstream." "$(git -C $R log -1 --format=%b refs/heads/backport/queue/stable/4.19.y~1 | sed -n 1p)"
 '
 
 T_NAME="FAILED mail"
 test_expect_success 'one mail per skipped fix and branch' '
-	printf "%s\n" "mails/staging-comedi-print-the-minor/FAILED-4.19.y.txt" > want &&
-	printf "%s\n" "$(find mails -type f)" > got &&
-	test_cmp want got
+	test_eq "mails/staging-comedi-print-the-minor/FAILED-4.19.y.txt" "$(find mails -type f)"
 '
 test_expect_success '...named in the JSON' '
 	test "$(q 4.19.y ".results[3].mail")" = "mails/staging-comedi-print-the-minor/FAILED-4.19.y.txt"
@@ -246,9 +230,7 @@ git -C $WT am --continue" > want &&
 	test_cmp want got
 '
 test_expect_success '...as in the JSON' '
-	printf "%s\n" "$(sed -n "/^To reproduce/,/^  git -C .* am --continue/p" $m | sed -n "s/^  //p")" > want &&
-	printf "%s\n" "$(q 4.19.y '\''.results[3].reproduce | join("\n")'\'')" > got &&
-	test_cmp want got
+	test_eq "$(sed -n "/^To reproduce/,/^  git -C .* am --continue/p" $m | sed -n "s/^  //p")" "$(q 4.19.y '\''.results[3].reproduce | join("\n")'\'')"
 '
 test_expect_success '...pasted into sh from elsewhere: the queue before it replayed, then the fix stops on its conflict' '
 	q 4.19.y ".results[3].reproduce[]" >paste.sh &&
@@ -337,14 +319,10 @@ test_expect_success 'a fix x branch matrix, then per branch the ref and the skip
 T_NAME="--name and --dry-run"
 run_kb 1 apply --queue stable.series --name other --dry-run --json
 test_expect_success 'the refs it would write' '
-	printf "%s\n" "refs/heads/backport/queue/other/2.6.32.y refs/heads/backport/queue/other/2.6.37.y refs/heads/backport/queue/other/4.19.y" > want &&
-	printf "%s\n" "$(echo "$OUT" | jq -r '\''[.branches[].ref] | join(" ")'\'')" > got &&
-	test_cmp want got
+	test_eq "refs/heads/backport/queue/other/2.6.32.y refs/heads/backport/queue/other/2.6.37.y refs/heads/backport/queue/other/4.19.y" "$(echo "$OUT" | jq -r '\''[.branches[].ref] | join(" ")'\'')"
 '
 test_expect_success '...the same statuses' '
-	printf "%s\n" "$(jq -c "[.branches[].results[].status]" q.json)" > want &&
-	printf "%s\n" "$(echo "$OUT" | jq -c "[.branches[].results[].status]")" > got &&
-	test_cmp want got
+	test_eq "$(jq -c "[.branches[].results[].status]" q.json)" "$(echo "$OUT" | jq -c "[.branches[].results[].status]")"
 '
 test_expect_success '...no ref written' '
 	test -z "$(git -C $R for-each-ref refs/heads/backport/queue/other)"
@@ -408,9 +386,7 @@ sed 's/^Subject: .*/Subject: tcp: say who may load them/' again.patch > same-sub
 printf 'fixes/tcp-say-who-may-load-them\nsame-subject.patch\n' > sameid.series
 test_expect_success 'two patches with one id' '
 	run_kb 2 apply --queue sameid.series &&
-	printf "%s\n" "error: sameid.series:2: fix '\''tcp-say-who-may-load-them'\'' is in the queue twice" > want &&
-	printf "%s\n" "$ERR" > got &&
-	test_cmp want got
+	test_eq "error: sameid.series:2: fix '\''tcp-say-who-may-load-them'\'' is in the queue twice" "$ERR"
 '
 printf '# nothing yet\n\n   \n' > empty.series
 test_expect_success 'an empty series' '
@@ -419,23 +395,17 @@ test_expect_success 'an empty series' '
 '
 test_expect_success 'a name that cannot be in a ref' '
 	run_kb 2 apply --queue stable.series --name "a..b" &&
-	printf "%s\n" "error: '\''refs/heads/backport/queue/a..b/2.6.32.y'\'' is not a valid ref name" > want &&
-	printf "%s\n" "$ERR" > got &&
-	test_cmp want got
+	test_eq "error: '\''refs/heads/backport/queue/a..b/2.6.32.y'\'' is not a valid ref name" "$ERR"
 '
 test_expect_success '--name without --queue' '
 	run_kb 2 apply --name x &&
 	test "$ERR" = "error: --name goes with --queue"
 '
 test_expect_success 'nothing written by any of them' '
-	printf "%s\n" "$refs $nobj" > want &&
-	printf "%s\n" "$(git -C $R for-each-ref) $(objects)" > got &&
-	test_cmp want got
+	test_eq "$refs $nobj" "$(git -C $R for-each-ref) $(objects)"
 '
 test_expect_success 'the user'\''s refs, HEAD, index and work tree are untouched' '
-	printf "%s\n" "$before" > want &&
-	printf "%s\n" "$(user_state $R)" > got &&
-	test_cmp want got
+	test_eq "$before" "$(user_state $R)"
 '
 # ---- one ref namespace: refs/heads/backport/<fix>/<branch> and
 # refs/heads/backport/queue/<queue>/<branch>. A fix may not be named queue;

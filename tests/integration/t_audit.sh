@@ -47,15 +47,11 @@ $TCP" >want &&
 
 run_kb 0 audit --branch vendor-fixed --all --json
 test_expect_success '--all adds the CAP_SYS_MODULE call' '
-	printf "%s\n" "net/core/dev.c:44 dev_load %s  CAP_SYS_MODULE if null false" >want &&
-	printf "%s\n" "$(calls vendor-fixed | grep SYS_MODULE)" >got &&
-	test_cmp want got
+	test_eq "net/core/dev.c:44 dev_load %s  CAP_SYS_MODULE if null false" "$(calls vendor-fixed | grep SYS_MODULE)"
 '
 run_kb 0 audit --branch 2.6.31.y --path net/core/ --all --json
 test_expect_success '--path limits the scan' '
-	printf "%s\n" "net/core/dev.c:40 dev_load %s  CAP_SYS_MODULE if null false" >want &&
-	printf "%s\n" "$(calls 2.6.31.y)" >got &&
-	test_cmp want got
+	test_eq "net/core/dev.c:40 dev_load %s  CAP_SYS_MODULE if null false" "$(calls 2.6.31.y)"
 '
 
 run_kb 1 audit --branch 2.6.32.y
@@ -66,8 +62,6 @@ test_expect_success 'text: the verdict' '
 	[[ $OUT == *"a bare name on CAP_NET_ADMIN: the CVE-2011-1019 pattern"* ]]
 '
 test_expect_success 'audit writes nothing' '
-	printf "%s\n" "$state" >want &&
-	printf "%s\n" "$(user_state repos/linux)" >got &&
-	test_cmp want got
+	test_eq "$state" "$(user_state repos/linux)"
 '
 finish

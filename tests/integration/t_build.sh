@@ -71,9 +71,7 @@ row() { printf '%s' "$OUT" | jq -c ".builds[] | select(.branch == \"$1\" and .la
 T_NAME=cold
 run_kb 1 "${KB_ARGS[@]}"
 test_expect_success 'statuses' '
-	printf "%s\n" '\''[["6.1.y","as-is","pass"],["twin","as-is","cached"],["broken","as-is","fail"],["2.6.32.y","as-is","skipped"]]'\'' >want &&
-	printf "%s\n" "$(field "[.builds[] | [.branch, .lane, .status]]" | jq -c .)" >got &&
-	test_cmp want got
+	test_eq '\''[["6.1.y","as-is","pass"],["twin","as-is","cached"],["broken","as-is","fail"],["2.6.32.y","as-is","skipped"]]'\'' "$(field "[.builds[] | [.branch, .lane, .status]]" | jq -c .)"
 '
 test_expect_success 'every object compiled, the overlay'\''s too' '
 	test "$(row 6.1.y as-is .rebuilt)" = 4
@@ -102,9 +100,7 @@ test_expect_success 'the build log names the collection'\''s kernel.config left 
 '
 frag=$(sed -n "s|.*scripts/kconfig/merge_config.sh -m -O [^ ]* [^ ]* ||p" "$dir/build.log")
 test_expect_success 'the fragment built with: the common one, then the fix'\''s, under a comment' '
-	printf "%s\n" "$(cat data/kernel/kbackport.config; printf "\n# ---- %s ----\n" "$TMP/fixes/CVE-2011-1019/tests/kernel.config"; cat fixes/CVE-2011-1019/tests/kernel.config)" >want &&
-	printf "%s\n" "$(cat "$frag")" >got &&
-	test_cmp want got
+	test_eq "$(cat data/kernel/kbackport.config; printf "\n# ---- %s ----\n" "$TMP/fixes/CVE-2011-1019/tests/kernel.config"; cat fixes/CVE-2011-1019/tests/kernel.config)" "$(cat "$frag")"
 '
 test_expect_success '...kept once, by its content, in the work directory' '
 	test "$(dirname "$frag")" = "$TMP/work/fragments"
@@ -134,14 +130,10 @@ test_expect_success 'skipped with its reason' '
 	test "$(row 2.6.32.y as-is .reason)" = "\"2.6.x trees do not build with gcc 12\""
 '
 test_expect_success 'the user'\''s branch, index and files untouched' '
-	printf "%s\n" "$state" >want &&
-	printf "%s\n" "$(user_state linux)" >got &&
-	test_cmp want got
+	test_eq "$state" "$(user_state linux)"
 '
 test_expect_success 'every file of the tree and the overlay written (despite .gitignore), nothing else' '
-	printf "%s\n" "$({ git -C linux ls-tree -r --name-only linux-6.1.y; printf "net/kbackport_kunit/%s\n" Kbuild CVE_2011_1019/Kbuild CVE_2011_1019/kb_suite.c; } | sort)" >want &&
-	printf "%s\n" "$(cd work/src/6.1.y && find . -type f | sed "s|^\./||" | sort)" >got &&
-	test_cmp want got
+	test_eq "$({ git -C linux ls-tree -r --name-only linux-6.1.y; printf "net/kbackport_kunit/%s\n" Kbuild CVE_2011_1019/Kbuild CVE_2011_1019/kb_suite.c; } | sort)" "$(cd work/src/6.1.y && find . -type f | sed "s|^\./||" | sort)"
 '
 test_expect_success 'modes kept' '
 	test -x work/src/6.1.y/scripts/kconfig/merge_config.sh
@@ -158,25 +150,19 @@ test_expect_success 'the built tree is another' '
 	test "$built" != null && test "$built" != "$tree"
 '
 test_expect_success 'the suite'\''s files, as they are, in a directory named after the fix' '
-	printf "%s\n" "$(cat $SUITE/kb_suite.c)" >want &&
-	printf "%s\n" "$(cat work/src/6.1.y/net/kbackport_kunit/CVE_2011_1019/kb_suite.c)" >got &&
-	test_cmp want got
+	test_eq "$(cat $SUITE/kb_suite.c)" "$(cat work/src/6.1.y/net/kbackport_kunit/CVE_2011_1019/kb_suite.c)"
 '
 test_expect_success 'one Kbuild builds the fixes'\'' suites' '
 	test "$(grep "^obj" work/src/6.1.y/net/kbackport_kunit/Kbuild)" = "obj-y += CVE_2011_1019/"
 '
 test_expect_success 'net/Makefile builds it' '
-	printf "%s\n" "$(printf '\''obj-y += core/\nobj-$(CONFIG_KUNIT)\t\t+= kbackport_kunit/'\'')" >want &&
-	printf "%s\n" "$(cat work/src/6.1.y/net/Makefile)" >got &&
-	test_cmp want got
+	test_eq "$(printf '\''obj-y += core/\nobj-$(CONFIG_KUNIT)\t\t+= kbackport_kunit/'\'')" "$(cat work/src/6.1.y/net/Makefile)"
 '
 test_expect_success 'and it is compiled' '
 	[[ $(cat "$dir/build.log") == *"  CC      net/kbackport_kunit/CVE_2011_1019/kb_suite.o"* ]]
 '
 test_expect_success 'the repository'\''s object directory gained nothing' '
-	printf "%s\n" "$objects_before" >want &&
-	printf "%s\n" "$(objects)" >got &&
-	test_cmp want got
+	test_eq "$objects_before" "$(objects)"
 '
 test_expect_success 'the repository does not have the built tree' '
 	! git -C linux cat-file -e "$built"
@@ -196,9 +182,7 @@ run_kb 1 "${KB_ARGS[@]}" --branch 6.1.y --branch twin --branch broken
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 # a failure is not cached: it is retried, resuming its directory (one object)
 test_expect_success 'built lanes are cached' '
-	printf "%s\n" '\''[["6.1.y","cached",0],["twin","cached",0],["broken","fail",1]]'\'' >want &&
-	printf "%s\n" "$(field "[.builds[] | [.branch, .status, .rebuilt]]" | jq -c .)" >got &&
-	test_cmp want got
+	test_eq '\''[["6.1.y","cached",0],["twin","cached",0],["broken","fail",1]]'\'' "$(field "[.builds[] | [.branch, .status, .rebuilt]]" | jq -c .)"
 '
 test_expect_success 'the cached build is not its own copy' '
 	test "$(row 6.1.y as-is .shared_with)" = null
@@ -208,9 +192,7 @@ test_expect_success 'the cached build is not its own copy' '
 # the check that nothing was built
 echo "# no-change re-run: ${ms} ms"
 test_expect_success '...and no file of the cached lane'\''s build directory written' '
-	printf "%s\n" "$snap" >want &&
-	printf "%s\n" "$(find "$dir" -type f -printf "%P %T@\n" | sort)" >got &&
-	test_cmp want got
+	test_eq "$snap" "$(find "$dir" -type f -printf "%P %T@\n" | sort)"
 '
 run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
 test_expect_success 'exit 0 when no lane failed' '
@@ -234,22 +216,16 @@ test_expect_success 'exactly the changed object recompiled' '
 '
 bdir=$(row 6.1.y backport .build_dir | jq -r .)
 test_expect_success 'that object is dev_ioctl.o' '
-	printf "%s\n" "  CC      net/core/dev_ioctl.o" >want &&
-	printf "%s\n" "$(grep "^  CC" "$bdir/build.log")" >got &&
-	test_cmp want got
+	test_eq "  CC      net/core/dev_ioctl.o" "$(grep "^  CC" "$bdir/build.log")"
 '
 test_expect_success 'started from the as-is build' '
 	test "$(row 6.1.y backport .shared_with)" = "\"6.1.y as-is\""
 '
 test_expect_success 'the copy records the tree it was built from (for a resumed copy'\''s dates)' '
-	printf "%s\n" "$(row 6.1.y as-is .built_tree | jq -r .)" >want &&
-	printf "%s\n" "$(cat "$bdir/kbackport.base")" >got &&
-	test_cmp want got
+	test_eq "$(row 6.1.y as-is .built_tree | jq -r .)" "$(cat "$bdir/kbackport.base")"
 '
 test_expect_success 'unchanged objects are the copied ones' '
-	printf "%s\n" "$(stat -c %y "$dir/init/main.o")" >want &&
-	printf "%s\n" "$(stat -c %y "$bdir/init/main.o")" >got &&
-	test_cmp want got
+	test_eq "$(stat -c %y "$dir/init/main.o")" "$(stat -c %y "$bdir/init/main.o")"
 '
 # make goes by mtimes: the sources are dated against the copied build
 test_expect_success 'unchanged sources dated back to 2000, older than any build; the changed one now' '
@@ -259,9 +235,7 @@ test_expect_success 'unchanged sources dated back to 2000, older than any build;
 	test_cmp want got
 '
 test_expect_success 'the source tree is the backport'\''s' '
-	printf "%s\n" "$(git -C linux show backport/CVE-2011-1019/6.1.y:net/core/dev_ioctl.c)" >want &&
-	printf "%s\n" "$(cat work/src/6.1.y/net/core/dev_ioctl.c)" >got &&
-	test_cmp want got
+	test_eq "$(git -C linux show backport/CVE-2011-1019/6.1.y:net/core/dev_ioctl.c)" "$(cat work/src/6.1.y/net/core/dev_ioctl.c)"
 '
 test_expect_success 'the as-is build keeps its own object' '
 	! cmp -s "$dir/net/core/dev_ioctl.o" "$bdir/net/core/dev_ioctl.o"
@@ -270,9 +244,7 @@ test_expect_success 'the as-is build keeps its own object' '
 # mode does not see the file it pulls in, and handed back the as-is lane's
 piggy() { objcopy -O binary -j .rodata "$1/arch/x86/boot/compressed/piggy.o" /dev/stdout; }
 test_expect_success 'the image'\''s .incbin is the lane'\''s own, not the copied build'\''s' '
-	printf "%s\n" "$(cat "$bdir/payload") $(cat "$dir/payload")" >want &&
-	printf "%s\n" "$(piggy "$bdir") $(piggy "$dir")" >got &&
-	test_cmp want got
+	test_eq "$(cat "$bdir/payload") $(cat "$dir/payload")" "$(piggy "$bdir") $(piggy "$dir")"
 '
 test_expect_success '...which differ' '
 	test "$(cat "$bdir/payload")" != "$(cat "$dir/payload")"
@@ -281,9 +253,7 @@ test_expect_success 'its .config kept: no Kconfig input changed' '
 	[[ $(cat "$bdir/build.log") == *"configuration kept"* ]]
 '
 test_expect_success 'user state untouched' '
-	printf "%s\n" "$state" >want &&
-	printf "%s\n" "$(user_state linux)" >got &&
-	test_cmp want got
+	test_eq "$state" "$(user_state linux)"
 '
 
 # ---- the as-is lane again, its build deleted: the sources go back ----
@@ -294,14 +264,10 @@ test_expect_success 'no --jobs: make -j$KBACKPORT_JOBS' '
 	[[ $(cat "$dir/build.log") == *"make O=$TMP/work/obj/6.1.y -j3 "* ]]
 '
 test_expect_success 'rebuilt from the backport'\''s build' '
-	printf "%s\n" '\''[["as-is","pass",1,"6.1.y backport"],["backport","cached",0,null]]'\'' >want &&
-	printf "%s\n" "$(field "[.builds[] | [.lane, .status, .rebuilt, .shared_with]]" | jq -c .)" >got &&
-	test_cmp want got
+	test_eq '\''[["as-is","pass",1,"6.1.y backport"],["backport","cached",0,null]]'\'' "$(field "[.builds[] | [.lane, .status, .rebuilt, .shared_with]]" | jq -c .)"
 '
 test_expect_success 'sources are as-is again' '
-	printf "%s\n" "$(git -C linux show linux-6.1.y:net/core/dev_ioctl.c)" >want &&
-	printf "%s\n" "$(cat work/src/6.1.y/net/core/dev_ioctl.c)" >got &&
-	test_cmp want got
+	test_eq "$(git -C linux show linux-6.1.y:net/core/dev_ioctl.c)" "$(cat work/src/6.1.y/net/core/dev_ioctl.c)"
 '
 
 # ---- an interrupted build (no stamp) is never trusted ----
@@ -344,30 +310,22 @@ run_kb 0 "${KB_ARGS[@]}" --branch 6.1.y
 # one object each: the suite's. The switch between the lanes rewrites
 # dev_ioctl.c, but as the copied build had it: dated back, not compiled
 test_expect_success 'new built trees, new builds, from the lane'\''s previous ones' '
-	printf "%s\n" '\''[["as-is","pass",1,"6.1.y as-is"],["backport","pass",1,"6.1.y backport"]]'\'' >want &&
-	printf "%s\n" "$(field "[.builds[] | [.lane, .status, .rebuilt, .shared_with]]" | jq -c .)" >got &&
-	test_cmp want got
+	test_eq '\''[["as-is","pass",1,"6.1.y as-is"],["backport","pass",1,"6.1.y backport"]]'\'' "$(field "[.builds[] | [.lane, .status, .rebuilt, .shared_with]]" | jq -c .)"
 '
 test_expect_success 'the lanes'\'' trees did not change' '
 	test "$(row 6.1.y as-is .tree | jq -r .)" = "$tree"
 '
 test_expect_success 'the suite object is compiled again, only it' '
-	printf "%s\n" "  CC      net/kbackport_kunit/CVE_2011_1019/kb_suite.o" >want &&
-	printf "%s\n" "$(grep "^  CC" "$(row 6.1.y as-is .log | jq -r .)" | sort)" >got &&
-	test_cmp want got
+	test_eq "  CC      net/kbackport_kunit/CVE_2011_1019/kb_suite.o" "$(grep "^  CC" "$(row 6.1.y as-is .log | jq -r .)" | sort)"
 '
 test_expect_success '...in the backport lane too, whose dev_ioctl.c the switch rewrote' '
-	printf "%s\n" "  CC      net/kbackport_kunit/CVE_2011_1019/kb_suite.o" >want &&
-	printf "%s\n" "$(grep "^  CC" "$(row 6.1.y backport .log | jq -r .)")" >got &&
-	test_cmp want got
+	test_eq "  CC      net/kbackport_kunit/CVE_2011_1019/kb_suite.o" "$(grep "^  CC" "$(row 6.1.y backport .log | jq -r .)")"
 '
 test_expect_success 'configuration kept' '
 	[[ $(cat "$(row 6.1.y as-is .log | jq -r .)") == *"configuration kept"* ]]
 '
 test_expect_success 'the repository'\''s object directory gained nothing' '
-	printf "%s\n" "$objects_before" >want &&
-	printf "%s\n" "$(objects)" >got &&
-	test_cmp want got
+	test_eq "$objects_before" "$(objects)"
 '
 
 # ---- a lane built from another's build, its sources already in place ----
@@ -388,9 +346,7 @@ test_expect_success 'built from a copy of the as-is build' '
 	test "$(row 6.1.y backport "[.status, .rebuilt, .shared_with]")" = '\''["pass",1,"6.1.y as-is"]'\''
 '
 test_expect_success 'dev_ioctl.o compiled again' '
-	printf "%s\n" "  CC      net/core/dev_ioctl.o" >want &&
-	printf "%s\n" "$(grep "^  CC" "$bdir/build.log")" >got &&
-	test_cmp want got
+	test_eq "  CC      net/core/dev_ioctl.o" "$(grep "^  CC" "$bdir/build.log")"
 '
 test_expect_success 'the backport'\''s object, not the as-is one' '
 	cmp -s backport-dev_ioctl.o "$bdir/net/core/dev_ioctl.o"
@@ -414,9 +370,7 @@ test_expect_success 'a missing --overlay fails the lane' '
 '
 KBACKPORT_DATADIR=$TMP/no-data run_kb 2 "${KB_ARGS[@]}" --branch 6.1.y
 test_expect_success 'missing build compatibility rules (not beside the config, not in kbackport'\''s data) are an error naming both places, never taken for none' '
-	printf "%s\n" "error: missing data file '\''$TMP/no-data/data/kernel/compat/rules'\'' (the build compatibility rules; nor is there '\''$TMP/data/kernel/compat/rules'\'' beside the branches file): make install puts it there, KBACKPORT_DATADIR says where it is" >want &&
-	printf "%s\n" "$ERR" >got &&
-	test_cmp want got
+	test_eq "error: missing data file '\''$TMP/no-data/data/kernel/compat/rules'\'' (the build compatibility rules; nor is there '\''$TMP/data/kernel/compat/rules'\'' beside the branches file): make install puts it there, KBACKPORT_DATADIR says where it is" "$ERR"
 '
 test_expect_success '...nothing built' '
 	test -z "$OUT"
@@ -437,18 +391,14 @@ test_expect_success 'only the as-is lane' '
 	test "$(field "[.builds[] | [.lane, .status]]" | jq -c .)" = '\''[["as-is","cached"]]'\''
 '
 test_expect_success 'a note names the ref, its commit, the branch'\''s and what to do' '
-	printf "%s\n" "note: twin: not built or booted: refs/heads/backport/CVE-2011-1019/twin at ${old:0:12} is not built on same-tree at $(git -C linux rev-parse --short=12 same-tree) (an earlier apply'\''s, on another commit of the branch; kbackport apply writes it again)" >want &&
-	printf "%s\n" "$ERR" >got &&
-	test_cmp want got
+	test_eq "note: twin: not built or booted: refs/heads/backport/CVE-2011-1019/twin at ${old:0:12} is not built on same-tree at $(git -C linux rev-parse --short=12 same-tree) (an earlier apply'\''s, on another commit of the branch; kbackport apply writes it again)" "$ERR"
 '
 # kbackport test says the same (an empty work directory: nothing is booted,
 # the as-is lane is an error, not built)
 note=$ERR
 run_kb 1 test --fix fixes/CVE-2011-1019 --branch twin --workdir "$TMP/no-builds"
 test_expect_success 'test: the same note' '
-	printf "%s\n" "$note" >want &&
-	printf "%s\n" "$(printf "%s\n" "$ERR" | grep "^note:")" >got &&
-	test_cmp want got
+	test_eq "$note" "$(printf "%s\n" "$ERR" | grep "^note:")"
 '
 test_expect_success 'test: the as-is lane only, not built' '
 	test "$(printf "%s\n" "$OUT" | awk '\''$1 == "twin" { print $2, $3 }'\'')" = "as-is error"
@@ -498,9 +448,7 @@ test_expect_success 'a build checks its image: the log says so' '
 '
 image_payload() { tail -c +1025 "$1/arch/x86/boot/bzImage" | head -c "$(stat -c %s "$1/payload")"; }
 test_expect_success '...and the image carries its payload (a header of 1024 bytes, then piggy.o'\''s data)' '
-	printf "%s\n" "$(cat "$adir/payload")" >want &&
-	printf "%s\n" "$(image_payload "$adir")" >got &&
-	test_cmp want got
+	test_eq "$(cat "$adir/payload")" "$(image_payload "$adir")"
 '
 cp "$adir/arch/x86/boot/compressed/piggy.o" stale-piggy.o
 PATH=$TMP/fake-ccache:$PATH STALE=$TMP/stale-piggy.o run_kb 0 "${PAY_ARGS[@]}" --branch pay-b
@@ -509,9 +457,7 @@ test_expect_success 'another lane handed the first one'\''s piggy.o: built all t
 	test "$(row pay-b as-is .status)" = '\''"pass"'\''
 '
 test_expect_success '...its image carries its own payload, not the first one'\''s' '
-	printf "%s\n" "$(cat "$bdir/payload") different" >want &&
-	printf "%s\n" "$(image_payload "$bdir") $(cmp -s "$bdir/payload" "$adir/payload" || echo different)" >got &&
-	test_cmp want got
+	test_eq "$(cat "$bdir/payload") different" "$(image_payload "$bdir") $(cmp -s "$bdir/payload" "$adir/payload" || echo different)"
 '
 test_expect_success '...the log names the mismatch, then it is made again without ccache' '
 	printf "%s\n" "error: $TMP/pay-work/obj/pay-b/arch/x86/boot/bzImage carries a compressed kernel of 35 bytes that is not this build'\''s $TMP/pay-work/obj/pay-b/arch/x86/boot/compressed/vmlinux.bin.gz (35 bytes): another build'\''s object was linked in (a stale arch/x86/boot/compressed/piggy.o?); made again without ccache" "payload: the bzImage carries this build'\''s vmlinux" >want &&
@@ -521,9 +467,7 @@ test_expect_success '...the log names the mismatch, then it is made again withou
 PATH=$TMP/fake-ccache:$PATH STALE=$TMP/stale-piggy.o STALE_ALWAYS=1 run_kb 1 "${PAY_ARGS[@]}" --branch pay-c
 cdir=$TMP/pay-work/obj/pay-c
 test_expect_success 'handed the wrong piggy.o again without ccache: the lane fails, naming both files' '
-	printf "%s\n" "[\"fail\",\"$cdir/arch/x86/boot/bzImage carries a compressed kernel of 35 bytes that is not this build'\''s $cdir/arch/x86/boot/compressed/vmlinux.bin.gz (35 bytes): another build'\''s object was linked in (a stale arch/x86/boot/compressed/piggy.o?)\"]" >want &&
-	printf "%s\n" "$(row pay-c as-is "[.status, .reason]")" >got &&
-	test_cmp want got
+	test_eq "[\"fail\",\"$cdir/arch/x86/boot/bzImage carries a compressed kernel of 35 bytes that is not this build'\''s $cdir/arch/x86/boot/compressed/vmlinux.bin.gz (35 bytes): another build'\''s object was linked in (a stale arch/x86/boot/compressed/piggy.o?)\"]" "$(row pay-c as-is "[.status, .reason]")"
 '
 test_expect_success '...and its build is not complete (no stamp: never taken for built)' '
 	test "$(ls "$TMP"/pay-work/builds/*/kbackport.stamp | wc -l) $(grep -l "^branch pay-c$" "$TMP"/pay-work/builds/*/kbackport.stamp)" = "2 "
@@ -558,9 +502,7 @@ test_expect_success '...its log says why every file was written' '
 		"$(row g as-is .build_dir | jq -r .)/build.log"
 '
 test_expect_success '...and the sources are the lane'\''s' '
-	printf "%s\n" "$(git -C linux show pay-b:net/core/dev_ioctl.c)" >want &&
-	printf "%s\n" "$(cat "$TMP/gone-work/src/g/net/core/dev_ioctl.c")" >got &&
-	test_cmp want got
+	test_eq "$(git -C linux show pay-b:net/core/dev_ioctl.c)" "$(cat "$TMP/gone-work/src/g/net/core/dev_ioctl.c")"
 '
 
 # ---- text output ----

@@ -23,14 +23,10 @@ expect_status() { # branch status variant
 	local branch=$1 status=$2 variant=$3
 	T_NAME=$1
 	test_expect_success 'status' '
-		printf "%s\n" "$status" > want &&
-		printf "%s\n" "$(field "$branch" .status)" > got &&
-		test_cmp want got
+		test_eq "$status" "$(field "$branch" .status)"
 	'
 	test_expect_success 'variant' '
-		printf "%s\n" "$variant" > want &&
-		printf "%s\n" "$(field "$branch" .variant)" > got &&
-		test_cmp want got
+		test_eq "$variant" "$(field "$branch" .variant)"
 	'
 }
 expect_status 2.6.31.y not-affected null
@@ -46,9 +42,7 @@ test_expect_success 'one document for one fix' '
 	test "$(jq -r '\''.[].fix'\'' "$TMP/first.json")" = CVE-2011-1019
 '
 test_expect_success 'results in config order' '
-	printf "%s\n" "2.6.31.y 2.6.32.y 2.6.35.y 2.6.37.y 4.19.y vendor-fixed vendor-reworked" > want &&
-	printf "%s\n" "$(jq -r '\''[.[0].results[].branch] | join(" ")'\'' "$TMP/first.json")" > got &&
-	test_cmp want got
+	test_eq "2.6.31.y 2.6.32.y 2.6.35.y 2.6.37.y 4.19.y vendor-fixed vendor-reworked" "$(jq -r '\''[.[0].results[].branch] | join(" ")'\'' "$TMP/first.json")"
 '
 
 # branch fixture-era of each applied lane
@@ -56,29 +50,19 @@ check_applied() {
 	local branch=$1 era=$2 repo=repos/linux ref=$REF/$1 f expected
 	T_NAME=$branch
 	test_expect_success 'ref' '
-		printf "%s\n" "$ref" > want &&
-		printf "%s\n" "$(field "$branch" .ref)" > got &&
-		test_cmp want got
+		test_eq "$ref" "$(field "$branch" .ref)"
 	'
 	test_expect_success 'commit is the ref'\''s target' '
-		printf "%s\n" "$(git -C $repo rev-parse "$ref")" > want &&
-		printf "%s\n" "$(field "$branch" .commit)" > got &&
-		test_cmp want got
+		test_eq "$(git -C $repo rev-parse "$ref")" "$(field "$branch" .commit)"
 	'
 	test_expect_success 'base is the branch tip' '
-		printf "%s\n" "$(git -C $repo rev-parse "linux-$branch")" > want &&
-		printf "%s\n" "$(field "$branch" .base)" > got &&
-		test_cmp want got
+		test_eq "$(git -C $repo rev-parse "linux-$branch")" "$(field "$branch" .base)"
 	'
 	test_expect_success 'parent is the base' '
-		printf "%s\n" "$(git -C $repo rev-parse "linux-$branch")" > want &&
-		printf "%s\n" "$(git -C $repo rev-parse "$ref^")" > got &&
-		test_cmp want got
+		test_eq "$(git -C $repo rev-parse "linux-$branch")" "$(git -C $repo rev-parse "$ref^")"
 	'
 	test_expect_success 'created' '
-		printf "%s\n" true > want &&
-		printf "%s\n" "$(field "$branch" .created)" > got &&
-		test_cmp want got
+		test_eq true "$(field "$branch" .created)"
 	'
 	# every file: the expected result where the fix changes it, else as it was
 	# (the point release only bumped SUBLEVEL in the Makefile)
@@ -91,23 +75,17 @@ check_applied() {
 		'
 	done
 	test_expect_success 'only the fix'\''s files changed' '
-		printf "%s\n" "$(cd "$FIXTURES/eras/$era/expected" && find . -type f | sed "s|^\./||" | sort)" > want &&
-		printf "%s\n" "$(git -C $repo diff --name-only "linux-$branch" "$ref" | sort)" > got &&
-		test_cmp want got
+		test_eq "$(cd "$FIXTURES/eras/$era/expected" && find . -type f | sed "s|^\./||" | sort)" "$(git -C $repo diff --name-only "linux-$branch" "$ref" | sort)"
 	'
 	git -C $repo log -1 --format=%B "$ref" > "$TMP/msg"
 	test_expect_success 'message' '
 		test_cmp "$FIXTURES/eras/$era/expected.msg" "$TMP/msg"
 	'
 	test_expect_success 'author is upstream'\''s' '
-		printf "%s\n" "Vasiliy Kulikov <segoon@openwall.com> 1299015193 +0300" > want &&
-		printf "%s\n" "$(git -C $repo log -1 --format="%an <%ae> %at %ad" --date=format:%z "$ref")" > got &&
-		test_cmp want got
+		test_eq "Vasiliy Kulikov <segoon@openwall.com> 1299015193 +0300" "$(git -C $repo log -1 --format="%an <%ae> %at %ad" --date=format:%z "$ref")"
 	'
 	test_expect_success 'committer from git config' '
-		printf "%s\n" "Stable Maintainer <stable@example.org> 1700000000" > want &&
-		printf "%s\n" "$(git -C $repo log -1 --format="%cn <%ce> %ct" "$ref")" > got &&
-		test_cmp want got
+		test_eq "Stable Maintainer <stable@example.org> 1700000000" "$(git -C $repo log -1 --format="%cn <%ce> %ct" "$ref")"
 	'
 	if git -C $repo cat-file -e "$ref:include/linux/netdevice.h" 2>/dev/null; then
 		test_expect_success 'MODULE_ALIAS_NETDEV defined once, inside __KERNEL__' '
@@ -191,42 +169,30 @@ mkdir -p custom && cp -r "$TOP_DIR/backports/CVE-2011-1019" custom/
 sed -i 's|^upstream: .*|&\nupstream-repo: https://git.example.org/net-next.git|' custom/CVE-2011-1019/fix.yaml
 run_kb 1 apply --fix custom/CVE-2011-1019 --branch vendor-reworked --dry-run --json
 test_expect_success 'with upstream-repo, the cherry-pick from there as the other way' '
-	printf "%s\n" "# or cherry-pick the upstream commit instead of git am: git -C $WT am --abort && git -C $WT fetch https://git.example.org/net-next.git $UPSTREAM && git -C $WT cherry-pick -x $UPSTREAM" > want &&
-	printf "%s\n" "$(printf "%s" "$OUT" | jq -r '\''.[0].results[0].reproduce[-1]'\'')" > got &&
-	test_cmp want got
+	test_eq "# or cherry-pick the upstream commit instead of git am: git -C $WT am --abort && git -C $WT fetch https://git.example.org/net-next.git $UPSTREAM && git -C $WT cherry-pick -x $UPSTREAM" "$(printf "%s" "$OUT" | jq -r '\''.[0].results[0].reproduce[-1]'\'')"
 '
 test_expect_success '...and the patch of that fix' '
 	test "$(printf "%s" "$OUT" | jq -r '\''.[0].results[0].reproduce[1]'\'')" = "git -C $WT am -3 $TMP/custom/CVE-2011-1019/upstream.patch"
 '
 T_NAME=
 test_expect_success 'only backport refs for applied branches' '
-	printf "%s\n" "$REF/2.6.32.y $REF/2.6.35.y $REF/2.6.37.y $REF/4.19.y" > want &&
-	printf "%s\n" "$(git -C repos/linux for-each-ref --format="%(refname)" refs/heads/backport | tr "\n" " " | sed "s/ $//")" > got &&
-	test_cmp want got
+	test_eq "$REF/2.6.32.y $REF/2.6.35.y $REF/2.6.37.y $REF/4.19.y" "$(git -C repos/linux for-each-ref --format="%(refname)" refs/heads/backport | tr "\n" " " | sed "s/ $//")"
 '
 test_expect_success 'no backport ref in the vendor repository' '
-	printf "%s\n" "" > want &&
-	printf "%s\n" "$(git -C repos/vendor.git for-each-ref refs/heads/backport)" > got &&
-	test_cmp want got
+	test_eq "" "$(git -C repos/vendor.git for-each-ref refs/heads/backport)"
 '
 test_expect_success 'user'\''s refs, HEAD, index and work tree untouched (linux)' '
-	printf "%s\n" "$before_linux" > want &&
-	printf "%s\n" "$(user_state repos/linux)" > got &&
-	test_cmp want got
+	test_eq "$before_linux" "$(user_state repos/linux)"
 '
 test_expect_success 'user'\''s refs and HEAD untouched (bare vendor)' '
-	printf "%s\n" "$before_vendor" > want &&
-	printf "%s\n" "$(user_state repos/vendor.git)" > got &&
-	test_cmp want got
+	test_eq "$before_vendor" "$(user_state repos/vendor.git)"
 '
 
 # Re-running is idempotent: same results, no new commit.
 run_kb 1 apply --json
 echo "$OUT" > "$TMP/second.json"
 test_expect_success 're-run: same statuses, commits and refs' '
-	printf "%s\n" "$(jq -c '\''[.[0].results[] | [.branch, .status, .variant, .commit, .ref]]'\'' "$TMP/first.json")" > want &&
-	printf "%s\n" "$(jq -c '\''[.[0].results[] | [.branch, .status, .variant, .commit, .ref]]'\'' "$TMP/second.json")" > got &&
-	test_cmp want got
+	test_eq "$(jq -c '\''[.[0].results[] | [.branch, .status, .variant, .commit, .ref]]'\'' "$TMP/first.json")" "$(jq -c '\''[.[0].results[] | [.branch, .status, .variant, .commit, .ref]]'\'' "$TMP/second.json")"
 '
 test_expect_success 're-run: nothing created' '
 	test "$(jq -r '\''[.[0].results[] | select(.status == "applied") | .created] | map(tostring) | join(" ")'\'' "$TMP/second.json")" = "false false false false"

@@ -118,9 +118,7 @@ test_expect_success 'message: upstream'\''s, with the variant'\''s note' '
 	test_cmp expected.msg msg
 '
 test_expect_success 'the user'\''s refs, HEAD, index and tree untouched' '
-	printf "%s\n" "$before" > want &&
-	printf "%s\n" "$(user_state repos/linux)" > got &&
-	test_cmp want got
+	test_eq "$before" "$(user_state repos/linux)"
 '
 
 run_kb 0 apply --fix "$FIX" --json
@@ -159,15 +157,11 @@ cp -r "$FIX/." noaudit/KB-TEST-0001/
 sed -i '/^audit:/,$d' noaudit/KB-TEST-0001/fix.yaml
 run_kb 2 audit --fix noaudit/KB-TEST-0001
 test_expect_success 'a fix without audit: rules' '
-	printf "%s\n" "error: fix '\''KB-TEST-0001'\'' has no audit: section in '\''noaudit/KB-TEST-0001/fix.yaml'\'': nothing to audit" > want &&
-	printf "%s\n" "$ERR" > got &&
-	test_cmp want got
+	test_eq "error: fix '\''KB-TEST-0001'\'' has no audit: section in '\''noaudit/KB-TEST-0001/fix.yaml'\'': nothing to audit" "$ERR"
 '
 run_kb 2 audit --fix noaudit
 test_expect_success 'a directory of one fix: that fix named' '
-	printf "%s\n" "error: fix '\''KB-TEST-0001'\'' has no audit: section in '\''noaudit/KB-TEST-0001/fix.yaml'\'': nothing to audit" > want &&
-	printf "%s\n" "$ERR" > got &&
-	test_cmp want got
+	test_eq "error: fix '\''KB-TEST-0001'\'' has no audit: section in '\''noaudit/KB-TEST-0001/fix.yaml'\'': nothing to audit" "$ERR"
 '
 cp -r noaudit/KB-TEST-0001 noaudit/KB-TEST-0002
 sed -i 's/^id: KB-TEST-0001$/id: KB-TEST-0002/' noaudit/KB-TEST-0002/fix.yaml
@@ -177,9 +171,7 @@ test_expect_success 'a directory of fixes, none with rules' '
 '
 run_kb 2 audit --fix "$FIX" --fix "$TOP_DIR/backports/CVE-2011-1019"
 test_expect_success 'two fixes with rules' '
-	printf "%s\n" "error: several fixes have audit: rules (KB-TEST-0001, CVE-2011-1019): choose one with --fix" > want &&
-	printf "%s\n" "$ERR" > got &&
-	test_cmp want got
+	test_eq "error: several fixes have audit: rules (KB-TEST-0001, CVE-2011-1019): choose one with --fix" "$ERR"
 '
 run_kb 0 apply --fix noaudit/KB-TEST-0001 --branch 2.6.31.y
 test_expect_success 'apply needs no audit: section' '

@@ -13,9 +13,7 @@ PATCH=$TOP_DIR/backports/CVE-2011-1019/upstream.patch
 T_NAME="format-patch"
 run_kb 0 fix new -o fixes "$PATCH"
 test_expect_success 'says what it made' '
-	printf "%s\n" "created fixes/CVE-2011-1019/: net: don'\''t allow CAP_NET_ADMIN to load non-netdev kernel modules" > want &&
-	printf "%s\n" "$OUT" > got &&
-	test_cmp want got
+	test_eq "created fixes/CVE-2011-1019/: net: don'\''t allow CAP_NET_ADMIN to load non-netdev kernel modules" "$OUT"
 '
 test_expect_success 'the patch as given' '
 	test_cmp "$PATCH" fixes/CVE-2011-1019/fix.patch
@@ -88,9 +86,7 @@ T_NAME="DEP-3 Description"
   sed -n '/^diff --git/,$p' dep3.patch; } > described.patch
 run_kb 0 fix new -o fixes described.patch
 test_expect_success 'subject from the Description, CVE from its long text, upstream from Origin' '
-	printf "%s\n" "CVE-2011-8888 sit: the alias, described 5555555555555555555555555555555555555555" > want &&
-	printf "%s\n" "$(sed -n '\''s/^id: //p; s/^subject: "\(.*\)"$/\1/p; s/^upstream: //p'\'' fixes/CVE-2011-8888/fix.yaml | tr "\n" " " | sed "s/ \$//")" > got &&
-	test_cmp want got
+	test_eq "CVE-2011-8888 sit: the alias, described 5555555555555555555555555555555555555555" "$(sed -n '\''s/^id: //p; s/^subject: "\(.*\)"$/\1/p; s/^upstream: //p'\'' fixes/CVE-2011-8888/fix.yaml | tr "\n" " " | sed "s/ \$//")"
 '
 
 T_NAME="mbox"
@@ -122,9 +118,7 @@ git -C src checkout -q master && git -C src merge -q --no-edit side
 printf 'd\n' > src/f && git -C src commit -q -am "f: say d"
 run_kb 0 fix new -o range-fixes --from-commit src "$base..HEAD"
 test_expect_success 'A..B: each commit, oldest first, the merge left out' '
-	printf "%s\n" "created range-fixes/CVE-2011-7001/: f: say c|created range-fixes/g-add-it/: g: add it|created range-fixes/f-say-d/: f: say d" > want &&
-	printf "%s\n" "$(paste -sd"|" <<<"$OUT")" > got &&
-	test_cmp want got
+	test_eq "created range-fixes/CVE-2011-7001/: f: say c|created range-fixes/g-add-it/: g: add it|created range-fixes/f-say-d/: f: say d" "$(paste -sd"|" <<<"$OUT")"
 '
 test_expect_success 'each its commit'\''s patch' '
 	[[ $(cat range-fixes/f-say-d/fix.patch) == *"+d"* ]]
@@ -185,9 +179,7 @@ sed 's/"sit0"/"nope0"/' noup.patch > noup-fixes/CVE-2011-9999/fix.patch
 git -C repos/linux update-ref -d refs/heads/backport/CVE-2011-9999/2.6.37.y
 run_kb 1 apply --fix noup-fixes --branch 2.6.37.y --json
 test_expect_success 'a conflict'\''s commands: git am of the patch, nothing to cherry-pick' '
-	printf "%s\n" "git -C $TMP/repos/linux-CVE-2011-9999-2.6.37.y am -3 $TMP/noup-fixes/CVE-2011-9999/fix.patch" > want &&
-	printf "%s\n" "$(echo "$OUT" | jq -r ".[0].results[0].reproduce[]" | grep -e " am -3 " -e cherry-pick)" > got &&
-	test_cmp want got
+	test_eq "git -C $TMP/repos/linux-CVE-2011-9999-2.6.37.y am -3 $TMP/noup-fixes/CVE-2011-9999/fix.patch" "$(echo "$OUT" | jq -r ".[0].results[0].reproduce[]" | grep -e " am -3 " -e cherry-pick)"
 '
 
 T_NAME="dry run"
@@ -208,15 +200,11 @@ test_expect_success 'a mail with no patch' '
 { cat "$PATCH"; echo; cat "$PATCH"; } > twice.mbox
 test_expect_success 'two patches with one id' '
 	run_kb 2 fix new -o bad --from-mbox twice.mbox &&
-	printf "%s\n" "error: two patches with one id '\''CVE-2011-1019'\'': twice.mbox (mail 1) and twice.mbox (mail 2)" > want &&
-	printf "%s\n" "$ERR" > got &&
-	test_cmp want got
+	test_eq "error: two patches with one id '\''CVE-2011-1019'\'': twice.mbox (mail 1) and twice.mbox (mail 2)" "$ERR"
 '
 test_expect_success 'an id that is taken' '
 	run_kb 2 fix new -o fixes "$PATCH" &&
-	printf "%s\n" "error: $PATCH: fix '\''CVE-2011-1019'\'' exists already: '\''fixes/CVE-2011-1019'\''" > want &&
-	printf "%s\n" "$ERR" > got &&
-	test_cmp want got
+	test_eq "error: $PATCH: fix '\''CVE-2011-1019'\'' exists already: '\''fixes/CVE-2011-1019'\''" "$ERR"
 '
 sed 's/^commit 1111/commit 11/' dep3.patch > badup.patch
 test_expect_success 'a bad upstream commit' '

@@ -27,9 +27,7 @@ test_expect_success 'forcing a variant of another era is a conflict' '
 	test "$(r wrong-era '\''"\(.status) \(.variant) \(.forced)"'\'')" = "conflict 2.6.32 true"
 '
 test_expect_success 'which hunk failed' '
-	printf "%s\n" "variant '\''2.6.32'\'' does not apply: hunk 1 of '\''net/core/dev.c'\'' does not apply" >want &&
-	printf "%s\n" "$(r wrong-era .detail)" >got &&
-	test_cmp want got
+	test_eq "variant '\''2.6.32'\'' does not apply: hunk 1 of '\''net/core/dev.c'\'' does not apply" "$(r wrong-era .detail)"
 '
 test_expect_success 'per-fix forcing' '
 	test "$(r per-fix '\''"\(.status) \(.variant) \(.forced)"'\'')" = "applied 2.6.33 true"
@@ -58,9 +56,7 @@ branches:
 YAML
 run_kb 2 apply --config typo.yaml &&
 	test_expect_success 'a usage error naming it' '
-		printf "%s\n" "error: typo.yaml:5:15: variant for unknown fix '\''CVE-2011-1091'\'' (fixes here: CVE-2011-1019)" >want &&
-		printf "%s\n" "$ERR" >got &&
-		test_cmp want got
+		test_eq "error: typo.yaml:5:15: variant for unknown fix '\''CVE-2011-1091'\'' (fixes here: CVE-2011-1019)" "$ERR"
 	'
 test_expect_success 'nothing written' '
 	test -z "$(git -C repos/linux for-each-ref refs/heads/backport/CVE-2011-1019/typo)"

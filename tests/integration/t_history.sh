@@ -121,17 +121,13 @@ r() { jq -r --arg b "$1" ".[0].results[] | select(.branch == \$b) | $2" first.js
 
 T_NAME="lines changed later"
 test_expect_success 'already-applied, naming the commit, its tag, and the commit that changed its lines' '
-	printf "%s\n" "already-applied|in since $(s12 $S1) (v1.1): its message names $(s12 $U) ('\''commit <sha> upstream'\'') and it changes f.c; its lines were changed later by $(s12 $S2) (\"foo: a negative x is out of range\", v1.2)" > want &&
-	printf "%s\n" "$(r later '\''"\(.status)|\(.detail)"'\'')" > got &&
-	test_cmp want got
+	test_eq "already-applied|in since $(s12 $S1) (v1.1): its message names $(s12 $U) ('\''commit <sha> upstream'\'') and it changes f.c; its lines were changed later by $(s12 $S2) (\"foo: a negative x is out of range\", v1.2)" "$(r later '\''"\(.status)|\(.detail)"'\'')"
 '
 test_expect_success 'what the content alone says, in the notes' '
 	test "$(r later '\''.notes[0]'\'')" = "the content alone, in '\''later'\'': variant '\''patch'\'' does not apply"
 '
 test_expect_success '--json: the history'\''s commit, tag and later commits' '
-	printf "%s\n" "in $S1 v1.1 foo: reject a negative x|$S2 v1.2" > want &&
-	printf "%s\n" "$(r later '\''"\(.history.state) \(.history.commit.commit) \(.history.commit.tag) \(.history.commit.subject)|\([.history.changed_by[] | "\(.commit) \(.tag)"] | join(","))"'\'')" > got &&
-	test_cmp want got
+	test_eq "in $S1 v1.1 foo: reject a negative x|$S2 v1.2" "$(r later '\''"\(.history.state) \(.history.commit.commit) \(.history.commit.tag) \(.history.commit.subject)|\([.history.changed_by[] | "\(.commit) \(.tag)"] | join(","))"'\'')"
 '
 
 T_NAME="reverted"
@@ -139,26 +135,18 @@ test_expect_success 'the content decides: applied' '
 	test "$(r reverted .status)" = applied
 '
 test_expect_success 'the revert named, first in the notes' '
-	printf "%s\n" "history: brought in by $(s12 $R1) (its message names $(s12 $U) ('\''commit <sha> upstream'\'') and it changes f.c), reverted by $(s12 $R2) (its message says it reverts $(s12 $R1)): not in, the content decides" > want &&
-	printf "%s\n" "$(r reverted '\''.notes[0]'\'')" > got &&
-	test_cmp want got
+	test_eq "history: brought in by $(s12 $R1) (its message names $(s12 $U) ('\''commit <sha> upstream'\'') and it changes f.c), reverted by $(s12 $R2) (its message says it reverts $(s12 $R1)): not in, the content decides" "$(r reverted '\''.notes[0]'\'')"
 '
 test_expect_success '--json: reverted, by which commit' '
-	printf "%s\n" "reverted $R1 $R2" > want &&
-	printf "%s\n" "$(r reverted '\''"\(.history.state) \(.history.commit.commit) \(.history.reverted_by.commit)"'\'')" > got &&
-	test_cmp want got
+	test_eq "reverted $R1 $R2" "$(r reverted '\''"\(.history.state) \(.history.commit.commit) \(.history.reverted_by.commit)"'\'')"
 '
 
 T_NAME="reverted and applied again"
 test_expect_success 'already-applied by the new commit, whatever the content says' '
-	printf "%s\n" "already-applied|in since $(s12 $R3): its message names $(s12 $U) ('\''[ Upstream commit <sha> ]'\'') and it changes f.c; the tree no longer holds all of its changes" > want &&
-	printf "%s\n" "$(r reapplied '\''"\(.status)|\(.detail)"'\'')" > got &&
-	test_cmp want got
+	test_eq "already-applied|in since $(s12 $R3): its message names $(s12 $U) ('\''[ Upstream commit <sha> ]'\'') and it changes f.c; the tree no longer holds all of its changes" "$(r reapplied '\''"\(.status)|\(.detail)"'\'')"
 '
 test_expect_success 'the revert of the revert brings it back' '
-	printf "%s\n" "already-applied|in since $(s12 $Q3): it reverts $(s12 $Q2), a revert of the fix, and it changes f.c; the tree no longer holds all of its changes" > want &&
-	printf "%s\n" "$(r rereverted '\''"\(.status)|\(.detail)"'\'')" > got &&
-	test_cmp want got
+	test_eq "already-applied|in since $(s12 $Q3): it reverts $(s12 $Q2), a revert of the fix, and it changes f.c; the tree no longer holds all of its changes" "$(r rereverted '\''"\(.status)|\(.detail)"'\'')"
 '
 
 T_NAME="a reference alone"
@@ -168,16 +156,12 @@ test_expect_success 'a commit naming the fix but not changing its files is no ev
 
 T_NAME="patch-id"
 test_expect_success 'the same patch-id, no reference: already-applied, saying so' '
-	printf "%s\n" "already-applied|in since $(s12 $P1): it has the patch-id of the fix'\''s patch; its lines were changed later by $(s12 $P2) (\"foo: out of range\")" > want &&
-	printf "%s\n" "$(r patchid '\''"\(.status)|\(.detail)"'\'')" > got &&
-	test_cmp want got
+	test_eq "already-applied|in since $(s12 $P1): it has the patch-id of the fix'\''s patch; its lines were changed later by $(s12 $P2) (\"foo: out of range\")" "$(r patchid '\''"\(.status)|\(.detail)"'\'')"
 '
 
 T_NAME="the upstream commit"
 test_expect_success 'the fix'\''s own commit in the branch is evidence too' '
-	printf "%s\n" "already-applied|history: in since $(s12 $U): it is the fix'\''s commit $(s12 $U) itself" > want &&
-	printf "%s\n" "$(r upstream '\''"\(.status)|\(.detail | sub(".*; "; ""))"'\'')" > got &&
-	test_cmp want got
+	test_eq "already-applied|history: in since $(s12 $U): it is the fix'\''s commit $(s12 $U) itself" "$(r upstream '\''"\(.status)|\(.detail | sub(".*; "; ""))"'\'')"
 '
 
 T_NAME="text"
@@ -201,17 +185,13 @@ test_expect_success 'already-applied writes no ref; the reverted branch gets its
 '
 git -C repo update-ref -d refs/heads/backport/FIX/reverted
 test_expect_success 'the user'\''s repository untouched' '
-	printf "%s\n" "$before" > want &&
-	printf "%s\n" "$(user_state repo)" > got &&
-	test_cmp want got
+	test_eq "$before" "$(user_state repo)"
 '
 
 T_NAME="--no-history"
 run_kb 1 apply -n --json --no-history
 test_expect_success 'the content alone: the answers of before' '
-	printf "%s\n" "later conflict null|reverted applied null|reapplied conflict null|rereverted conflict null|elsewhere applied null|patchid conflict null|upstream already-applied null" > want &&
-	printf "%s\n" "$(printf "%s" "$OUT" | jq -r '\''[.[0].results[] | "\(.branch) \(.status) \(.history)"] | join("|")'\'')" > got &&
-	test_cmp want got
+	test_eq "later conflict null|reverted applied null|reapplied conflict null|rereverted conflict null|elsewhere applied null|patchid conflict null|upstream already-applied null" "$(printf "%s" "$OUT" | jq -r '\''[.[0].results[] | "\(.branch) \(.status) \(.history)"] | join("|")'\'')"
 '
 
 T_NAME="queue"
@@ -234,9 +214,7 @@ test_expect_success 'an unchanged history: the index reused, not written again' 
 	test "$(sha1sum < "$idx")" = "$sum"
 '
 test_expect_success '...the same answers' '
-	printf "%s\n" "$(jq -c '\''[.[0].results[] | .status, .history.state, .history.commit.commit]'\'' all.json)" > want &&
-	printf "%s\n" "$(printf "%s" "$OUT" | jq -c '\''[.[0].results[] | .status, .history.state, .history.commit.commit]'\'')" > got &&
-	test_cmp want got
+	test_eq "$(jq -c '\''[.[0].results[] | .status, .history.state, .history.commit.commit]'\'' all.json)" "$(printf "%s" "$OUT" | jq -c '\''[.[0].results[] | .status, .history.state, .history.commit.commit]'\'')"
 '
 stamp=$(head -c 16 "$idx" | od -An -tx1)
 size=$(stat -c %s "$idx")

@@ -58,9 +58,7 @@ T_NAME="a damaged header"
 tarball 1.1-1 header
 import 1 1.1-1 &&
 	test_expect_success 'an error naming the member, not a crash' '
-		printf "%s\n" "$B   $P     error: '\''dl/${P}_1.1-1/usr/src/$P.tar.xz'\'': damaged member at byte 2048 (after '\''$P/README'\''): Damaged tar archive" >want &&
-		printf "%s\n" "$OUT" >got &&
-		test_cmp want got
+		test_eq "$B   $P     error: '\''dl/${P}_1.1-1/usr/src/$P.tar.xz'\'': damaged member at byte 2048 (after '\''$P/README'\''): Damaged tar archive" "$OUT"
 	'
 test_expect_success 'the branch is not written' '
 	test "$(git -C repo.git rev-parse $B)" = "$tip"
@@ -105,9 +103,7 @@ PY
 xz dl/${P}_1.5-1/usr/src/$P.tar
 import 1 1.5-1 &&
 	test_expect_success 'a path given twice: refused' '
-		printf "%s\n" "$B   $P     error: '\''dl/${P}_1.5-1/usr/src/$P.tar.xz'\'': '\''Makefile'\'' is in it twice" >want &&
-		printf "%s\n" "$OUT" >got &&
-		test_cmp want got
+		test_eq "$B   $P     error: '\''dl/${P}_1.5-1/usr/src/$P.tar.xz'\'': '\''Makefile'\'' is in it twice" "$OUT"
 	'
 test_expect_success 'the branch is not written' '
 	test "$(git -C repo.git rev-parse $B)" = "$tip"

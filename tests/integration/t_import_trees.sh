@@ -59,32 +59,24 @@ test_expect_success 'one commit, titled with the directory, no parent' '
 	test "$(git -C repo.git log -1 --format="%s|%P" eras/1.0)" = "linux-1.0|"
 '
 test_expect_success 'git fsck --strict' '
-	printf "%s\n" "" > want &&
-	printf "%s\n" "$(git -C repo.git fsck --strict 2>&1 | grep -v "^notice: HEAD points to an unborn")" > got &&
-	test_cmp want got
+	test_eq "" "$(git -C repo.git fsck --strict 2>&1 | grep -v "^notice: HEAD points to an unborn")"
 '
 first=$(git -C repo.git rev-parse eras/1.0 eras/2.0-rc1)
 
 T_NAME="imported again"
 run_kb 0 import --repo repo.git --trees trees.tar.xz --json
 test_expect_success 'nothing created' '
-	printf "%s\n" '\''[["eras/1.0","linux-1.0",false,2,null],["eras/2.0-rc1","linux-2.0-rc1",false,5,null]]'\'' > want &&
-	printf "%s\n" "$(printf "%s" "$OUT" | jq -c '\''[.trees[] | [.branch, .name, .created, .files, .error]]'\'')" > got &&
-	test_cmp want got
+	test_eq '\''[["eras/1.0","linux-1.0",false,2,null],["eras/2.0-rc1","linux-2.0-rc1",false,5,null]]'\'' "$(printf "%s" "$OUT" | jq -c '\''[.trees[] | [.branch, .name, .created, .files, .error]]'\'')"
 '
 test_expect_success 'the same tips' '
-	printf "%s\n" "$first" > want &&
-	printf "%s\n" "$(git -C repo.git rev-parse eras/1.0 eras/2.0-rc1)" > got &&
-	test_cmp want got
+	test_eq "$first" "$(git -C repo.git rev-parse eras/1.0 eras/2.0-rc1)"
 '
 
 T_NAME="a directory of trees"
 mkdir dir && tar -xf trees.tar -C dir
 test_expect_success 'the same trees, under the prefix' '
 	run_kb 0 import --repo dir.git --trees dir/ --prefix old/ &&
-	printf "%s\n" "$(git -C repo.git rev-parse "eras/1.0^{tree}" "eras/2.0-rc1^{tree}")" > want &&
-	printf "%s\n" "$(git -C dir.git rev-parse "old/1.0^{tree}" "old/2.0-rc1^{tree}")" > got &&
-	test_cmp want got
+	test_eq "$(git -C repo.git rev-parse "eras/1.0^{tree}" "eras/2.0-rc1^{tree}")" "$(git -C dir.git rev-parse "old/1.0^{tree}" "old/2.0-rc1^{tree}")"
 '
 test_expect_success 'already imported from the tarball' '
 	run_kb 0 import --repo repo.git --trees dir &&
@@ -105,24 +97,18 @@ T_NAME="a tree changed"
 printf 'int dev_load_1_fixed;\n' > dir/linux-1.0/net/core/dev.c
 test_expect_success 'a new commit on the old tip, the other tree unchanged' '
 	run_kb 0 import --repo repo.git --trees dir --json &&
-	printf "%s\n" "true $(echo "$first" | head -1) false" > want &&
-	printf "%s\n" "$(printf "%s" "$OUT" | jq -r ".trees[0].created") $(git -C repo.git rev-parse eras/1.0^) $(printf "%s" "$OUT" | jq -r ".trees[1].created")" > got &&
-	test_cmp want got
+	test_eq "true $(echo "$first" | head -1) false" "$(printf "%s" "$OUT" | jq -r ".trees[0].created") $(git -C repo.git rev-parse eras/1.0^) $(printf "%s" "$OUT" | jq -r ".trees[1].created")"
 '
 
 T_NAME="errors"
 test_expect_success 'a missing tarball' '
 	run_kb 1 import --repo repo.git --trees nothing.tar.xz &&
-	printf "%s\n" "-                nothing.tar.xz       error: cannot read '\''nothing.tar.xz'\'': No such file or directory" > want &&
-	printf "%s\n" "$OUT" > got &&
-	test_cmp want got
+	test_eq "-                nothing.tar.xz       error: cannot read '\''nothing.tar.xz'\'': No such file or directory" "$OUT"
 '
 mkdir empty
 test_expect_success 'a directory without trees' '
 	run_kb 1 import --repo repo.git --trees empty &&
-	printf "%s\n" "-                empty                error: '\''empty'\'' holds no tree (a directory with files)" > want &&
-	printf "%s\n" "$OUT" > got &&
-	test_cmp want got
+	test_eq "-                empty                error: '\''empty'\'' holds no tree (a directory with files)" "$OUT"
 '
 test_expect_success 'a prefix that makes no branch name' '
 	run_kb 1 import --repo repo.git --trees trees.tar.xz --prefix "bad.." &&
@@ -449,9 +435,7 @@ if [ -n "${KB_VALGRIND:-}" ]; then
 fi
 run_kb 0 import --repo eras.git --trees "$ERAS" --json
 test_expect_success 'three branches, all created' '
-	printf "%s\n" '\''[["eras/2.6.32","linux-2.6.32",true],["eras/2.6.36","linux-2.6.36",true],["eras/2.6.38-rc8","linux-2.6.38-rc8",true]]'\'' > want &&
-	printf "%s\n" "$(printf "%s" "$OUT" | jq -c '\''[.trees[] | [.branch, .name, .created]]'\'')" > got &&
-	test_cmp want got
+	test_eq '\''[["eras/2.6.32","linux-2.6.32",true],["eras/2.6.36","linux-2.6.36",true],["eras/2.6.38-rc8","linux-2.6.38-rc8",true]]'\'' "$(printf "%s" "$OUT" | jq -c '\''[.trees[] | [.branch, .name, .created]]'\'')"
 '
 tips=$(git -C eras.git rev-parse eras/2.6.32 eras/2.6.36 eras/2.6.38-rc8)
 # every member that is not a directory, per tree, and a few files read back
@@ -483,8 +467,6 @@ test_expect_success 'imported again: nothing created' '
 	test "$(printf "%s" "$OUT" | jq -r '\''[.trees[].created] | join(" ")'\'')" = "false false false"
 '
 test_expect_success 'the same tips' '
-	printf "%s\n" "$tips" > want &&
-	printf "%s\n" "$(git -C eras.git rev-parse eras/2.6.32 eras/2.6.36 eras/2.6.38-rc8)" > got &&
-	test_cmp want got
+	test_eq "$tips" "$(git -C eras.git rev-parse eras/2.6.32 eras/2.6.36 eras/2.6.38-rc8)"
 '
 finish

@@ -36,14 +36,10 @@ expected_files() {	# every file install writes under PREFIX: the table's, a fold
 	done | sed 's|^|share/kbackport/|'
 }
 test_expect_success 'the table names every data file the binary reads' '
-	printf "%s\n" "data/guest/guest.c data/kernel/kbackport.config data/kernel/compat/rules data/kernel/compat/merge_config.sh backports/" > want &&
-	printf "%s\n" "$(printf "%s\n" "$TABLE" | paste -sd" ")" > got &&
-	test_cmp want got
+	test_eq "data/guest/guest.c data/kernel/kbackport.config data/kernel/compat/rules data/kernel/compat/merge_config.sh backports/" "$(printf "%s\n" "$TABLE" | paste -sd" ")"
 '
 test_expect_success 'the files installed: the table'\''s, no more, no fewer' '
-	printf "%s\n" "$(expected_files | LC_ALL=C sort)" > want &&
-	printf "%s\n" "$(cd "$PREFIX" && find . -type f | sed "s|^\./||" | LC_ALL=C sort)" > got &&
-	test_cmp want got
+	test_eq "$(expected_files | LC_ALL=C sort)" "$(cd "$PREFIX" && find . -type f | sed "s|^\./||" | LC_ALL=C sort)"
 '
 test_expect_success 'the build compatibility rules installed' '
 	test_cmp "$TOP_DIR/data/kernel/compat/rules" "$PREFIX/share/kbackport/data/kernel/compat/rules"
@@ -117,28 +113,20 @@ test_expect_success 'installed binary: kbackport run exits 1 too' '
 	test "$inst_rc" = 1
 '
 test_expect_success 'the same verdicts, lanes and variants' '
-	printf "%s\n" "$(verdicts "$TMP/dev/reports/latest/results.json")" > want &&
-	printf "%s\n" "$(verdicts "$TMP/elsewhere/reports/latest/results.json")" > got &&
-	test_cmp want got
+	test_eq "$(verdicts "$TMP/dev/reports/latest/results.json")" "$(verdicts "$TMP/elsewhere/reports/latest/results.json")"
 '
 test_expect_success '...which are the eras'\'' ones' '
-	printf "%s\n" "2.6.31.y not-affected|2.6.32.y skipped|2.6.35.y skipped|2.6.37.y skipped|4.19.y skipped|vendor-fixed skipped|vendor-reworked conflict" > want &&
-	printf "%s\n" "$(jq -r '\''[.branches[] | "\(.name) \(.verdict)"] | join("|")'\'' "$TMP/elsewhere/reports/latest/results.json")" > got &&
-	test_cmp want got
+	test_eq "2.6.31.y not-affected|2.6.32.y skipped|2.6.35.y skipped|2.6.37.y skipped|4.19.y skipped|vendor-fixed skipped|vendor-reworked conflict" "$(jq -r '\''[.branches[] | "\(.name) \(.verdict)"] | join("|")'\'' "$TMP/elsewhere/reports/latest/results.json")"
 '
 test_expect_success 'the same backport commits' '
-	printf "%s\n" "$(git -C "$TMP/dev/repos/linux" for-each-ref --format="%(refname) %(objectname)" refs/heads/backport)" > want &&
-	printf "%s\n" "$(git -C "$TMP/elsewhere/repos/linux" for-each-ref --format="%(refname) %(objectname)" refs/heads/backport)" > got &&
-	test_cmp want got
+	test_eq "$(git -C "$TMP/dev/repos/linux" for-each-ref --format="%(refname) %(objectname)" refs/heads/backport)" "$(git -C "$TMP/elsewhere/repos/linux" for-each-ref --format="%(refname) %(objectname)" refs/heads/backport)"
 '
 # its data is PREFIX's: without the installed guest program, run says where it looked
 mv "$PREFIX/share/kbackport/data/guest/guest.c" "$TMP/guest.c"
 (cd "$TMP/elsewhere" && env -u KBACKPORT_DATADIR "$KB" run --fix "$PREFIX/share/kbackport/backports/CVE-2011-1019") >/dev/null 2>"$TMP/err"
 guest_rc=$?
 test_expect_success 'the installed binary reads its data under PREFIX: a missing file is an error naming it' '
-	printf "%s\n" "2 error: missing data file '\''$PREFIX/share/kbackport/data/guest/guest.c'\'' (the guest program; nor is there '\''$TMP/elsewhere/data/guest/guest.c'\'' beside the branches file): make install puts it there, KBACKPORT_DATADIR says where it is" > want &&
-	printf "%s\n" "$guest_rc $(cat "$TMP/err")" > got &&
-	test_cmp want got
+	test_eq "2 error: missing data file '\''$PREFIX/share/kbackport/data/guest/guest.c'\'' (the guest program; nor is there '\''$TMP/elsewhere/data/guest/guest.c'\'' beside the branches file): make install puts it there, KBACKPORT_DATADIR says where it is" "$guest_rc $(cat "$TMP/err")"
 '
 mv "$TMP/guest.c" "$PREFIX/share/kbackport/data/guest/guest.c"
 
@@ -192,19 +180,13 @@ if command -v man >/dev/null; then
 	MANWIDTH=80 man -l "$PREFIX/share/man/man1/kbackport.1" >"$TMP/man.txt" 2>"$TMP/man.err"
 	man_rc=$?
 	test_expect_success 'man -l renders it without a warning' '
-		printf "%s\n" "0 " > want &&
-		printf "%s\n" "$man_rc $(cat "$TMP/man.err")" > got &&
-		test_cmp want got
+		test_eq "0 " "$man_rc $(cat "$TMP/man.err")"
 	'
 	test_expect_success 'the title' '
-		printf "%s\n" "KBACKPORT(1)                     User Commands                    KBACKPORT(1)" > want &&
-		printf "%s\n" "$(head -1 "$TMP/man.txt")" > got &&
-		test_cmp want got
+		test_eq "KBACKPORT(1)                     User Commands                    KBACKPORT(1)" "$(head -1 "$TMP/man.txt")"
 	'
 	test_expect_success 'a section per command, in --help'\''s order' '
-		printf "%s\n" "KBACKPORT IMPORT|KBACKPORT APPLY|KBACKPORT AUDIT|KBACKPORT BUILD|KBACKPORT TEST|KBACKPORT RUN|KBACKPORT REPORT|KBACKPORT CI-MATRIX|KBACKPORT KTAP|KBACKPORT FIX|KBACKPORT PRUNE" > want &&
-		printf "%s\n" "$(grep "^KBACKPORT [A-Z-]*\$" "$TMP/man.txt" | paste -sd"|")" > got &&
-		test_cmp want got
+		test_eq "KBACKPORT IMPORT|KBACKPORT APPLY|KBACKPORT AUDIT|KBACKPORT BUILD|KBACKPORT TEST|KBACKPORT RUN|KBACKPORT REPORT|KBACKPORT CI-MATRIX|KBACKPORT KTAP|KBACKPORT FIX|KBACKPORT PRUNE" "$(grep "^KBACKPORT [A-Z-]*\$" "$TMP/man.txt" | paste -sd"|")"
 	'
 	test_expect_success 'a command'\''s --help text in its section' '
 		[[ $(sed -n "/^KBACKPORT CI-MATRIX\$/,/^KBACKPORT KTAP\$/p" "$TMP/man.txt") == *"$("$KBACKPORT" ci-matrix --help | sed -n 2p)"* ]]
@@ -217,9 +199,7 @@ if command -v man >/dev/null; then
 	'
 	if command -v groff >/dev/null; then
 		test_expect_success 'groff -ww: no warning' '
-			printf "%s\n" "" > want &&
-			printf "%s\n" "$(groff -man -ww -z "$PREFIX/share/man/man1/kbackport.1" 2>&1)" > got &&
-			test_cmp want got
+			test_eq "" "$(groff -man -ww -z "$PREFIX/share/man/man1/kbackport.1" 2>&1)"
 		'
 	fi
 	# every page of a command and of a file format: no warning, its title and NAME
@@ -228,14 +208,10 @@ if command -v man >/dev/null; then
 		MANWIDTH=80 man -l "$page" >"$TMP/man.txt" 2>"$TMP/man.err"
 		page_rc=$?
 		test_expect_success "$name: man -l renders it without a warning, groff -ww neither" '
-			printf "%s\n" "0  " > want &&
-			printf "%s\n" "$page_rc $(cat "$TMP/man.err") $(groff -man -t -ww -z "$page" 2>&1)" > got &&
-			test_cmp want got
+			test_eq "0  " "$page_rc $(cat "$TMP/man.err") $(groff -man -t -ww -z "$page" 2>&1)"
 		'
 		test_expect_success "$name: its title, its NAME" '
-			printf "%s\n" "$(echo "$name" | tr a-z A-Z)($(echo "$page" | sed "s/.*\.//")) $name -" > want &&
-			printf "%s\n" "$(head -1 "$TMP/man.txt" | cut -d" " -f1) $(sed -n "/^NAME\$/{n;p}" "$TMP/man.txt" | awk "{print \$1, \$2}")" > got &&
-			test_cmp want got
+			test_eq "$(echo "$name" | tr a-z A-Z)($(echo "$page" | sed "s/.*\.//")) $name -" "$(head -1 "$TMP/man.txt" | cut -d" " -f1) $(sed -n "/^NAME\$/{n;p}" "$TMP/man.txt" | awk "{print \$1, \$2}")"
 		'
 	done
 	MANWIDTH=200 man -l "$PREFIX/share/man/man1/kbackport-apply.1" >"$TMP/man.txt" 2>/dev/null
@@ -332,9 +308,7 @@ test_expect_success 'make uninstall exits 0' '
 	test "$uninstall_rc $(tail -1 "$TMP/uninstall.out")" = "0 uninstalled kbackport from $PREFIX"
 '
 test_expect_success 'nothing left, not an empty directory install made' '
-	printf "%s\n" "" > want &&
-	printf "%s\n" "$(find "$TMP/opt" 2>/dev/null)" > got &&
-	test_cmp want got
+	test_eq "" "$(find "$TMP/opt" 2>/dev/null)"
 '
 make_kb uninstall PREFIX="$PREFIX" >"$TMP/uninstall.out" 2>&1
 test_expect_success 'again: nothing installed' '
@@ -351,9 +325,7 @@ test_expect_success 'make install DESTDIR= exits 0' '
 	test "$destdir_rc" = 0
 '
 test_expect_success 'the files under DESTDIR/PREFIX' '
-	printf "%s\n" "$({ expected_files | sed "s|^|usr/|"; echo usr/share/man/man1/other.1; } | LC_ALL=C sort)" > want &&
-	printf "%s\n" "$(cd "$STAGE" && find . -type f | sed "s|^\./||" | LC_ALL=C sort)" > got &&
-	test_cmp want got
+	test_eq "$({ expected_files | sed "s|^|usr/|"; echo usr/share/man/man1/other.1; } | LC_ALL=C sort)" "$(cd "$STAGE" && find . -type f | sed "s|^\./||" | LC_ALL=C sort)"
 '
 test_expect_success 'the data path is PREFIX'\''s, without DESTDIR' '
 	[[ $(strings "$STAGE/usr/bin/kbackport" | grep -x "/usr/share/kbackport") == *"/usr/share/kbackport"* ]]
@@ -365,15 +337,11 @@ before=$(cd "$STAGE" && find . | LC_ALL=C sort)
 make_kb install DESTDIR="$STAGE" PREFIX=/usr >"$TMP/install.out" 2>&1
 again_rc=$?
 test_expect_success 'installing again replaces the install, the list the same' '
-	printf "%s\n" "0 $before" > want &&
-	printf "%s\n" "$again_rc $(cd "$STAGE" && find . | LC_ALL=C sort)" > got &&
-	test_cmp want got
+	test_eq "0 $before" "$again_rc $(cd "$STAGE" && find . | LC_ALL=C sort)"
 '
 make_kb uninstall DESTDIR="$STAGE" PREFIX=/usr >"$TMP/uninstall.out" 2>&1
 test_expect_success 'uninstall: what was there before, only' '
-	printf "%s\n" "./usr ./usr/share ./usr/share/man ./usr/share/man/man1 ./usr/share/man/man1/other.1" > want &&
-	printf "%s\n" "$(cd "$STAGE" && find . -mindepth 1 | LC_ALL=C sort | paste -sd" ")" > got &&
-	test_cmp want got
+	test_eq "./usr ./usr/share ./usr/share/man ./usr/share/man/man1 ./usr/share/man/man1/other.1" "$(cd "$STAGE" && find . -mindepth 1 | LC_ALL=C sort | paste -sd" ")"
 '
 
 # ---- any PREFIX: quotes, backslashes, spaces, '$' ----
@@ -414,15 +382,11 @@ test_expect_success '...uninstalled, nothing left; nothing in PREFIX ran' '
 '
 make_kb install PREFIX="$TMP/a"$'\t'"b" >"$TMP/install.out" 2>&1
 test_expect_success 'a control character in PREFIX is refused, nothing installed' '
-	printf "%s\n" "error: PREFIX must not hold a control character (a newline, a tab...)|" > want &&
-	printf "%s\n" "$(grep ^error "$TMP/install.out")|$(ls "$TMP" | grep "^a")" > got &&
-	test_cmp want got
+	test_eq "error: PREFIX must not hold a control character (a newline, a tab...)|" "$(grep ^error "$TMP/install.out")|$(ls "$TMP" | grep "^a")"
 '
 make_kb install DESTDIR="$TMP/d"$'\n'"x" PREFIX=/usr >"$TMP/install.out" 2>&1
 test_expect_success '...in DESTDIR too' '
-	printf "%s\n" "error: DESTDIR must not hold a control character (a newline, a tab...)" > want &&
-	printf "%s\n" "$(grep ^error "$TMP/install.out")" > got &&
-	test_cmp want got
+	test_eq "error: DESTDIR must not hold a control character (a newline, a tab...)" "$(grep ^error "$TMP/install.out")"
 '
 make_kb install PREFIX=relative >"$TMP/install.out" 2>&1
 test_expect_success 'a relative PREFIX is refused' '

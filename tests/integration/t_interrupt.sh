@@ -103,9 +103,7 @@ check_whole() {
 		test_cmp /dev/null got
 	'
 	test_expect_success 'the user'\''s branches, HEAD, index and tree are untouched' '
-		printf "%s\n" "$before" >want &&
-		printf "%s\n" "$(user_state $repo)" >got &&
-		test_cmp want got
+		test_eq "$before" "$(user_state $repo)"
 	'
 }
 

@@ -163,4 +163,38 @@ test_expect_success '-i: the first failing block ends the script, its directory 
 
 test_set_prereq PRESENT
 test_expect_success PRESENT 'a block with its prerequisite runs' 'true'
+
+cat >eq.sh <<SCRIPT
+source "$TESTS_DIR/lib.sh"
+T_SUITE=eq
+hermetic
+test_expect_success 'the same text' 'test_eq "a b" "a \$(echo b)"'
+test_expect_success 'another text' 'test_eq "one
+two" "one
+three"'
+test_expect_success 'a third argument' 'test_eq a a b'
+finish
+SCRIPT
+child eq.sh
+test_expect_success 'test_eq: the same passes; another shows the diff, labelled; a third argument fails' '
+	cat >expect <<-EOF &&
+	ok - the same text
+	not ok - another text (exit 1)
+	#   > test_eq "one
+	#   > two" "one
+	#   > three"
+	#   --- want
+	#   +++ got
+	#   @@ -1,2 +1,2 @@
+	#    one
+	#   -two
+	#   +three
+	not ok - a third argument (exit 1)
+	#   > test_eq a a b
+	#   test_eq: 3 arguments, not 2 (WANT GOT): a a b
+	eq: 1 passed, 2 failed
+	EOF
+	grep -v "^# kept " out >got &&
+	test_cmp expect got
+'
 finish

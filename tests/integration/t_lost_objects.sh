@@ -28,9 +28,7 @@ test_expect_success 'the blob is a loose object' '
 mv "$(loose "$blob")" lost-blob
 run_kb 1 apply --json
 test_expect_success 'status error, naming the path and the object' '
-	printf "%s\n" "error: cannot read '\''net/core/dev.c'\'' (blob $blob): object not found - no match for id ($blob)" >want &&
-	printf "%s\n" "$(r 2.6.32.y '\''"\(.status): \(.detail)"'\'')" >got &&
-	test_cmp want got
+	test_eq "error: cannot read '\''net/core/dev.c'\'' (blob $blob): object not found - no match for id ($blob)" "$(r 2.6.32.y '\''"\(.status): \(.detail)"'\'')"
 '
 test_expect_success 'no backport ref' '
 	test -z "$(git -C $R for-each-ref refs/heads/backport/CVE-2011-1019/2.6.32.y)"
@@ -53,9 +51,7 @@ tree=$(git -C $R rev-parse linux-2.6.32.y:net/core)
 mv "$(loose "$tree")" lost-tree
 run_kb 1 apply --json -b 2.6.32.y
 test_expect_success 'status error, naming the directory and the object' '
-	printf "%s\n" "error: cannot read '\''net/core'\'' (tree $tree): object not found - no match for id ($tree)" >want &&
-	printf "%s\n" "$(r 2.6.32.y '\''"\(.status): \(.detail)"'\'')" >got &&
-	test_cmp want got
+	test_eq "error: cannot read '\''net/core'\'' (tree $tree): object not found - no match for id ($tree)" "$(r 2.6.32.y '\''"\(.status): \(.detail)"'\'')"
 '
 mv lost-tree "$(loose "$tree")"
 run_kb 0 apply --json -b 2.6.32.y

@@ -53,9 +53,7 @@ EOF
 T_NAME="one fix"
 run_kb 1 apply --fix fixes/CVE-2011-1019 --mails mails
 test_expect_success 'a mail per branch that needs a hand' '
-	printf "%s\n" "mails/CVE-2011-1019/FAILED-acme.txt mails/CVE-2011-1019/FAILED-plain.txt" > want &&
-	printf "%s\n" "$(find mails -type f | sort | tr "\n" " " | sed "s/ \$//")" > got &&
-	test_cmp want got
+	test_eq "mails/CVE-2011-1019/FAILED-acme.txt mails/CVE-2011-1019/FAILED-plain.txt" "$(find mails -type f | sort | tr "\n" " " | sed "s/ \$//")"
 '
 test_expect_success '...named in the text' '
 	[[ $OUT == *"  FAILED mail: mails/CVE-2011-1019/FAILED-acme.txt"* ]]
@@ -106,9 +104,7 @@ test_expect_success 'no stable list where mail: does not name it' '
 	! grep -i stable mails/CVE-2011-1019/FAILED-acme.txt
 '
 test_expect_success 'the mail'\''s diff is exactly the variant'\''s patch' '
-	printf "%s\n" "$(sed -n "/^diff --git/,\$p" "$FIX/variants/3.9.patch")" > want &&
-	printf "%s\n" "$(sed -n "/^diff --git/,\$p" mails/CVE-2011-1019/FAILED-acme.txt)" > got &&
-	test_cmp want got
+	test_eq "$(sed -n "/^diff --git/,\$p" "$FIX/variants/3.9.patch")" "$(sed -n "/^diff --git/,\$p" mails/CVE-2011-1019/FAILED-acme.txt)"
 '
 test_expect_success '...which is not the upstream one' '
 	! cmp -s <(sed -n "/^diff --git/,\$p" "$FIX/upstream.patch") <(sed -n "/^diff --git/,\$p" mails/CVE-2011-1019/FAILED-acme.txt)
@@ -163,9 +159,7 @@ T_NAME="--json"
 rm -rf mails
 run_kb 1 apply --fix fixes/CVE-2011-1019 --mails mails --json
 test_expect_success 'each result'\''s mail' '
-	printf "%s\n" "4.19.y null|acme mails/CVE-2011-1019/FAILED-acme.txt|plain mails/CVE-2011-1019/FAILED-plain.txt" > want &&
-	printf "%s\n" "$(echo "$OUT" | jq -r '\''[.[0].results[] | "\(.branch) \(.mail)"] | join("|")'\'')" > got &&
-	test_cmp want got
+	test_eq "4.19.y null|acme mails/CVE-2011-1019/FAILED-acme.txt|plain mails/CVE-2011-1019/FAILED-plain.txt" "$(echo "$OUT" | jq -r '\''[.[0].results[] | "\(.branch) \(.mail)"] | join("|")'\'')"
 '
 run_kb 1 apply --fix fixes/CVE-2011-1019 --json
 test_expect_success 'no --mails: no mail key' '
@@ -243,9 +237,7 @@ m = email.message_from_binary_file(open(sys.argv[1], "rb"), policy=policy.defaul
 sys.stdout.buffer.write(("%s|%s" % (m["To"], m["Subject"])).encode())' "$1"
 }
 test_expect_success '...which decode to the author and subject' '
-	printf "%s\n" "Jörg Rößler <jr@example.org>|FAILED: patch \"staging: comedi: print the minor, café\" failed to apply to 4.19-stable tree" > want &&
-	printf "%s\n" "$(decoded mails/staging-comedi-print-the-minor-caf/FAILED-4.19.y.txt)" > got &&
-	test_cmp want got
+	test_eq "Jörg Rößler <jr@example.org>|FAILED: patch \"staging: comedi: print the minor, café\" failed to apply to 4.19-stable tree" "$(decoded mails/staging-comedi-print-the-minor-caf/FAILED-4.19.y.txt)"
 '
 
 T_NAME="--dry-run"
@@ -263,9 +255,7 @@ test_expect_success '...with --queue too' '
 	test "$ERR" = "error: --dry-run writes nothing: no --mails with it"
 '
 test_expect_success '...no ref written' '
-	printf "%s\n" "$before" > want &&
-	printf "%s\n" "$(git -C repos/vendor.git for-each-ref)" > got &&
-	test_cmp want got
+	test_eq "$before" "$(git -C repos/vendor.git for-each-ref)"
 '
 
 T_NAME="links"
@@ -274,9 +264,7 @@ echo precious > outside/file
 ln -s ../../outside/file mails/CVE-2011-1019/FAILED-acme.txt
 run_kb 1 apply --fix fixes/CVE-2011-1019 --branch acme --mails mails
 test_expect_success 'a link in place of the mail: refused, named' '
-	printf "%s\n" "error: '\''mails/CVE-2011-1019/FAILED-acme.txt'\'' is a symbolic link: kbackport does not write mails through links" > want &&
-	printf "%s\n" "$ERR" > got &&
-	test_cmp want got
+	test_eq "error: '\''mails/CVE-2011-1019/FAILED-acme.txt'\'' is a symbolic link: kbackport does not write mails through links" "$ERR"
 '
 test_expect_success '...not followed' '
 	test "$(cat outside/file)" = precious
@@ -287,9 +275,7 @@ test_expect_success '...and left as it was' '
 rm -rf mails && mkdir mails && ln -s ../outside mails/CVE-2011-1019
 run_kb 1 apply --fix fixes/CVE-2011-1019 --branch acme --mails mails
 test_expect_success 'a link in place of the fix'\''s directory: refused' '
-	printf "%s\n" "error: '\''mails/CVE-2011-1019'\'' is a symbolic link: kbackport does not write mails through links" > want &&
-	printf "%s\n" "$ERR" > got &&
-	test_cmp want got
+	test_eq "error: '\''mails/CVE-2011-1019'\'' is a symbolic link: kbackport does not write mails through links" "$ERR"
 '
 test_expect_success '...nothing written through it' '
 	test "$(ls outside)" = file
@@ -297,9 +283,7 @@ test_expect_success '...nothing written through it' '
 rm -rf mails && ln -s outside mails
 run_kb 1 apply --fix fixes/CVE-2011-1019 --branch acme --mails mails
 test_expect_success 'a link as DIR itself: refused' '
-	printf "%s\n" "error: '\''mails'\'' is a symbolic link: kbackport does not write mails through links" > want &&
-	printf "%s\n" "$ERR" > got &&
-	test_cmp want got
+	test_eq "error: '\''mails'\'' is a symbolic link: kbackport does not write mails through links" "$ERR"
 '
 test_expect_success '...nothing written through it' '
 	test "$(ls outside)" = file
@@ -311,9 +295,7 @@ ln -s fixes backports
 run_kb 1 run --fix fixes/CVE-2011-1019
 M=reports/latest/FAILED-acme.txt
 test_expect_success 'results.json keeps what the mail needs' '
-	printf "%s\n" "ACME Kernel <kernel@acme.example>|backports@acme.example,Ré Viewer <rv@acme.example>|ACME vendor 2.6.32|backports@acme.example|false" > want &&
-	printf "%s\n" "$(jq -r '\''.branches[] | select(.name == "acme") | .mail | "\(.to)|\(.cc | join(","))|\(.tree)|\(.send_to)|\(.stable)"'\'' reports/latest/results.json)" > got &&
-	test_cmp want got
+	test_eq "ACME Kernel <kernel@acme.example>|backports@acme.example,Ré Viewer <rv@acme.example>|ACME vendor 2.6.32|backports@acme.example|false" "$(jq -r '\''.branches[] | select(.name == "acme") | .mail | "\(.to)|\(.cc | join(","))|\(.tree)|\(.send_to)|\(.stable)"'\'' reports/latest/results.json)"
 '
 test_expect_success 'no mail where none is needed' '
 	test "$(jq -r '\''.branches[] | select(.name == "4.19.y") | .mail'\'' reports/latest/results.json)" = null

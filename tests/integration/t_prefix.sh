@@ -80,9 +80,7 @@ test_expect_success '...its backport on the branch' '
 	test "$(git_l rev-parse "$REF/never-fixed^")" = "$(git_l rev-parse linux-2.6.32.y)"
 '
 test_expect_success 'user state untouched' '
-	printf "%s\n" "$state" > want &&
-	printf "%s\n" "$(user_state repos/linux)" > got &&
-	test_cmp want got
+	test_eq "$state" "$(user_state repos/linux)"
 '
 
 first=$(printf '%s' "$OUT" | jq -c '.[0].results[0] | [.commit, .pre_fix.commit]')

@@ -74,22 +74,16 @@ test_expect_success 'at least one progress line' '
 	test -n "$(progress)"
 '
 test_expect_success 'every line names branch, lane and step; the total is unknown' '
-	printf "%s\n" "" > want &&
-	printf "%s\n" "$(progress | grep -v -E '\''^progress: 6\.1\.y as-is: build [0-9]+s, [0-6]/\? objects$'\'')" > got &&
-	test_cmp want got
+	test_eq "" "$(progress | grep -v -E '\''^progress: 6\.1\.y as-is: build [0-9]+s, [0-6]/\? objects$'\'')"
 '
 test_expect_success 'the counts never go down' '
-	printf "%s\n" "$(counts | sort -n)" > want &&
-	printf "%s\n" "$(counts)" > got &&
-	test_cmp want got
+	test_eq "$(counts | sort -n)" "$(counts)"
 '
 test_expect_success 'the count is kept beside the build directory' '
 	test "$(cat work/obj/6.1.y.objects)" = 6
 '
 test_expect_success 'nothing else on stderr' '
-	printf "%s\n" "" > want &&
-	printf "%s\n" "$(printf "%s\n" "$ERR" | grep -v "^progress: ")" > got &&
-	test_cmp want got
+	test_eq "" "$(printf "%s\n" "$ERR" | grep -v "^progress: ")"
 '
 
 # ---- from scratch again: out of the last count ----
@@ -100,28 +94,20 @@ test_expect_success 'at least one progress line' '
 	test -n "$(progress)"
 '
 test_expect_success "out of the last build's 6" '
-	printf "%s\n" "" > want &&
-	printf "%s\n" "$(progress | grep -v -E '\''^progress: 6\.1\.y as-is: build [0-9]+s, [0-6]/6 objects$'\'')" > got &&
-	test_cmp want got
+	test_eq "" "$(progress | grep -v -E '\''^progress: 6\.1\.y as-is: build [0-9]+s, [0-6]/6 objects$'\'')"
 '
 test_expect_success 'the counts never go down' '
-	printf "%s\n" "$(counts | sort -n)" > want &&
-	printf "%s\n" "$(counts)" > got &&
-	test_cmp want got
+	test_eq "$(counts | sort -n)" "$(counts)"
 '
 test_expect_success 'the final output is the same' '
-	printf "%s\n" "$first" > want &&
-	printf "%s\n" "$(final)" > got &&
-	test_cmp want got
+	test_eq "$first" "$(final)"
 '
 
 # ---- a lane cached: no step runs, no line ----
 T_NAME=cached
 run_kb 0 "${KB_ARGS[@]}"
 test_expect_success 'no progress line' '
-	printf "%s\n" "" > want &&
-	printf "%s\n" "$(progress)" > got &&
-	test_cmp want got
+	test_eq "" "$(progress)"
 '
 
 # ---- --quiet ----
@@ -129,14 +115,10 @@ T_NAME=quiet
 rm -rf work/builds
 run_kb 0 "${KB_ARGS[@]}" --quiet
 test_expect_success 'no progress line' '
-	printf "%s\n" "" > want &&
-	printf "%s\n" "$ERR" > got &&
-	test_cmp want got
+	test_eq "" "$ERR"
 '
 test_expect_success 'the final output is the same' '
-	printf "%s\n" "$first" > want &&
-	printf "%s\n" "$(final)" > got &&
-	test_cmp want got
+	test_eq "$first" "$(final)"
 '
 rm -rf work/builds
 run_kb 0 "${KB_TEXT[@]}" --quiet
@@ -144,9 +126,7 @@ test_expect_success 'the text table too' '
 	[[ $OUT == *"6.1.y   as-is     pass"* ]]
 '
 test_expect_success 'and no progress line' '
-	printf "%s\n" "" > want &&
-	printf "%s\n" "$ERR" > got &&
-	test_cmp want got
+	test_eq "" "$ERR"
 '
 
 # ---- a boot ----
@@ -159,23 +139,17 @@ test_expect_success 'at least one progress line' '
 	test -n "$(progress)"
 '
 test_expect_success 'every line names branch, lane and step, no count' '
-	printf "%s\n" "" > want &&
-	printf "%s\n" "$(progress | grep -v -E '\''^progress: 6\.1\.y as-is: boot [0-9]+s$'\'')" > got &&
-	test_cmp want got
+	test_eq "" "$(progress | grep -v -E '\''^progress: 6\.1\.y as-is: boot [0-9]+s$'\'')"
 '
 test_expect_success 'the boot ran: no KTAP from the fake' '
 	[[ $OUT == *"6.1.y   as-is     error"* ]]
 '
 PATH=$TMP/fakebin:$PATH run_kb 1 test --fix fixes/CVE-2011-1019 --no-overlay --quiet
 test_expect_success '--quiet: no progress line' '
-	printf "%s\n" "" > want &&
-	printf "%s\n" "$(progress)" > got &&
-	test_cmp want got
+	test_eq "" "$(progress)"
 '
 test_expect_success 'the final output is the same' '
-	printf "%s\n" "$(printf "%s\n" "$first" | cut -c1-30)" > want &&
-	printf "%s\n" "$(printf "%s\n" "$OUT" | cut -c1-30)" > got &&
-	test_cmp want got
+	test_eq "$(printf "%s\n" "$first" | cut -c1-30)" "$(printf "%s\n" "$OUT" | cut -c1-30)"
 '
 
 # ---- the whole run: build and boot ----
@@ -202,14 +176,10 @@ test_expect_success 'the step lines' '
 rm -rf work
 PATH=$TMP/fakebin:$PATH run_kb 1 run --fix fixes/CVE-2011-1019 --quiet
 test_expect_success '--quiet: no progress line' '
-	printf "%s\n" "" > want &&
-	printf "%s\n" "$(progress)" > got &&
-	test_cmp want got
+	test_eq "" "$(progress)"
 '
 test_expect_success 'the step lines are the same' '
-	printf "%s\n" "$first" > want &&
-	printf "%s\n" "$(steps)" > got &&
-	test_cmp want got
+	test_eq "$first" "$(steps)"
 '
 
 # ---- import: apt-get download, then the tarball ----
@@ -236,24 +206,18 @@ test_expect_success 'at least one progress line' '
 	test -n "$(progress)"
 '
 test_expect_success 'every line names the package and the step' '
-	printf "%s\n" "" > want &&
-	printf "%s\n" "$(progress | grep -v -E '\''^progress: linux-source-9\.9=9\.9\.1-fake: (download|unpack) [0-9]+s$'\'')" > got &&
-	test_cmp want got
+	test_eq "" "$(progress | grep -v -E '\''^progress: linux-source-9\.9=9\.9\.1-fake: (download|unpack) [0-9]+s$'\'')"
 '
 test_expect_success "the download's" '
 	[[ $(progress) == *"progress: linux-source-9.9=9.9.1-fake: download "* ]]
 '
 test_expect_success 'nothing else on stderr' '
-	printf "%s\n" "" > want &&
-	printf "%s\n" "$(printf "%s\n" "$ERR" | grep -v "^progress: ")" > got &&
-	test_cmp want got
+	test_eq "" "$(printf "%s\n" "$ERR" | grep -v "^progress: ")"
 '
 rm -rf repo.git dl
 PATH=$TMP/fakeapt:$PATH run_kb 0 "${IMPORT[@]}" --quiet
 test_expect_success '--quiet: no progress line' '
-	printf "%s\n" "" > want &&
-	printf "%s\n" "$ERR" > got &&
-	test_cmp want got
+	test_eq "" "$ERR"
 '
 test_expect_success 'imported all the same' '
 	[[ $OUT == *"linux-source-9.9 9.9.1-fake   imported"* ]]
@@ -295,20 +259,14 @@ test_expect_success 'at least one progress line' '
 	test -n "$(progress)"
 '
 test_expect_success 'every line names the tarball and counts files' '
-	printf "%s\n" "" > want &&
-	printf "%s\n" "$(progress | grep -v -E '\''^progress: slow\.tar: import [0-9]+s, [0-6] files$'\'')" > got &&
-	test_cmp want got
+	test_eq "" "$(progress | grep -v -E '\''^progress: slow\.tar: import [0-9]+s, [0-6] files$'\'')"
 '
 files() { progress | sed -n 's|.*, \([0-9]*\) files$|\1|p'; }
 test_expect_success 'the counts never go down' '
-	printf "%s\n" "$(files | sort -n)" > want &&
-	printf "%s\n" "$(files)" > got &&
-	test_cmp want got
+	test_eq "$(files | sort -n)" "$(files)"
 '
 test_expect_success 'nothing else on stderr' '
-	printf "%s\n" "" > want &&
-	printf "%s\n" "$(printf "%s\n" "$ERR" | grep -v "^progress: ")" > got &&
-	test_cmp want got
+	test_eq "" "$(printf "%s\n" "$ERR" | grep -v "^progress: ")"
 '
 KBACKPORT_PROGRESS_INTERVAL=0 run_kb 2 import --trees slow.tar
 test_expect_success 'import checks the interval' '
@@ -336,27 +294,21 @@ test_expect_success 'at least one progress line' '
 	test -n "$(progress)"
 '
 test_expect_success 'every line names the branch and the step' '
-	printf "%s\n" "" > want &&
-	printf "%s\n" "$(progress | grep -v -E '\''^progress: bookworm: download [0-9]+s$'\'')" > got &&
-	test_cmp want got
+	test_eq "" "$(progress | grep -v -E '\''^progress: bookworm: download [0-9]+s$'\'')"
 '
 test_expect_success "apt-get's message" '
 	[[ $OUT == *"E: no such archive here"* ]]
 '
 PATH=$TMP/fakekernel:$PATH run_kb 1 test --config distro.yaml --fix fixes/CVE-2011-1019 --workdir dwork --quiet
 test_expect_success '--quiet: no progress line' '
-	printf "%s\n" "" > want &&
-	printf "%s\n" "$(progress)" > got &&
-	test_cmp want got
+	test_eq "" "$(progress)"
 '
 
 # ---- the interval ----
 T_NAME=interval
 KBACKPORT_PROGRESS_INTERVAL=soon run_kb 2 "${KB_ARGS[@]}"
 test_expect_success 'not a number of seconds: refused' '
-	printf "%s\n" "error: KBACKPORT_PROGRESS_INTERVAL '\''soon'\'': expected whole seconds, 1 to 86400" > want &&
-	printf "%s\n" "$ERR" > got &&
-	test_cmp want got
+	test_eq "error: KBACKPORT_PROGRESS_INTERVAL '\''soon'\'': expected whole seconds, 1 to 86400" "$ERR"
 '
 KBACKPORT_PROGRESS_INTERVAL=0 run_kb 2 test
 test_expect_success 'test checks it too' '

@@ -89,9 +89,7 @@ ours_linux="$B/$F/2.6.31.y $B/$F/2.6.32.y $B/$F/2.6.35.y $B/$F/shipped $B/$F/shi
 $B/$G/2.6.32.y $B/$G/2.6.35.y $B/$G/shipped
 $B/queue/stable/2.6.32.y $B/queue/stable/2.6.35.y $B/queue/stable/shipped $B/queue/stable/shipped.pre-fix"
 test_expect_success "kbackport's, as apply, apply --queue and the commands by hand named them" '
-	printf "%s\n" "$(echo $ours_linux) $B/$F/vendor" > want &&
-	printf "%s\n" "$(printf "%s\n" "$START" | grep -v -e /topic -e backport-foo -e backportx -e $F/2.6.37.y | awk '\''$2 ~ "^refs/heads/backport/" {print $2}'\'' | paste -sd" ")" > got &&
-	test_cmp want got
+	test_eq "$(echo $ours_linux) $B/$F/vendor" "$(printf "%s\n" "$START" | grep -v -e /topic -e backport-foo -e backportx -e $F/2.6.37.y | awk '\''$2 ~ "^refs/heads/backport/" {print $2}'\'' | paste -sd" ")"
 '
 
 # ---- bad input: refused, nothing deleted ----
@@ -101,19 +99,13 @@ refused() {	# DESCRIPTION MESSAGE ARGS...: exit 2 with MESSAGE, no ref changed
 	shift 2
 	run_kb 2 prune "$@"
 	test_expect_success "$what: refused" '
-		printf "%s\n" "$message" > want &&
-		printf "%s\n" "$ERR" > got &&
-		test_cmp want got
+		test_eq "$message" "$ERR"
 	'
 	test_expect_success "$what: nothing written" '
-		printf "%s\n" "" > want &&
-		printf "%s\n" "$OUT" > got &&
-		test_cmp want got
+		test_eq "" "$OUT"
 	'
 	test_expect_success "$what: no ref changed" '
-		printf "%s\n" "$START" > want &&
-		printf "%s\n" "$(refs)" > got &&
-		test_cmp want got
+		test_eq "$START" "$(refs)"
 	'
 }
 refused "no selector" \
@@ -162,19 +154,13 @@ dry run: 11 refs would be deleted, 2 kept" > want &&
 	test_cmp want got
 '
 test_expect_success 'no ref changed' '
-	printf "%s\n" "$START" > want &&
-	printf "%s\n" "$(refs)" > got &&
-	test_cmp want got
+	test_eq "$START" "$(refs)"
 '
 test_expect_success 'no reflog changed' '
-	printf "%s\n" "$logs_before" > want &&
-	printf "%s\n" "$(logs)" > got &&
-	test_cmp want got
+	test_eq "$logs_before" "$(logs)"
 '
 test_expect_success 'HEAD, index and working trees as they were' '
-	printf "%s\n" "$BEFORE" > want &&
-	printf "%s\n" "$(state)" > got &&
-	test_cmp want got
+	test_eq "$BEFORE" "$(state)"
 '
 
 # ---- by fix and branch, by queue ----
@@ -187,9 +173,7 @@ test_expect_success "that fix's ref of that branch" '
 	test_cmp want got
 '
 test_expect_success 'every other ref as it was' '
-	printf "%s\n" "$(without $B/$G/2.6.32.y)" > want &&
-	printf "%s\n" "$(refs)" > got &&
-	test_cmp want got
+	test_eq "$(without $B/$G/2.6.32.y)" "$(refs)"
 '
 test_expect_success 'its reflog gone too' '
 	! git -C $L reflog exists $B/$G/2.6.32.y
@@ -206,9 +190,7 @@ deleted $q.pre-fix (was $(printf "%s\n" "$START" | awk -v r=$q.pre-fix '\''$2 ==
 	test_cmp want got
 '
 test_expect_success 'every other ref as it was' '
-	printf "%s\n" "$(without $B/$G/2.6.32.y $q $q.pre-fix)" > want &&
-	printf "%s\n" "$(refs)" > got &&
-	test_cmp want got
+	test_eq "$(without $B/$G/2.6.32.y $q $q.pre-fix)" "$(refs)"
 '
 
 # ---- --stale: the branch moved on ----
@@ -229,9 +211,7 @@ dry run: 2 refs would be deleted, 1 kept" > want &&
 	test_cmp want got
 '
 test_expect_success 'dry run: no ref changed' '
-	printf "%s\n" "$START" > want &&
-	printf "%s\n" "$(refs)" > got &&
-	test_cmp want got
+	test_eq "$START" "$(refs)"
 '
 run_kb 1 prune --stale --json
 test_expect_success '--json: status, stale and kept per ref' '
@@ -242,9 +222,7 @@ kept queue null stable true \"checked out in '\''$TMP/repos/linux'\'': switch br
 	test_cmp want got
 '
 test_expect_success 'deleted, the one checked out left' '
-	printf "%s\n" "$(without $B/$F/2.6.35.y $B/$G/2.6.35.y)" > want &&
-	printf "%s\n" "$(refs)" > got &&
-	test_cmp want got
+	test_eq "$(without $B/$F/2.6.35.y $B/$G/2.6.35.y)" "$(refs)"
 '
 run_kb 1 prune --stale
 test_expect_success 'again: the one checked out, still kept' '
@@ -261,9 +239,7 @@ test_expect_success 'the document'\''s keys' '
 	test "$(printf "%s" "$OUT" | jq -c keys_unsorted)" = '\''["dry_run","refs","errors","deleted","kept"]'\''
 '
 test_expect_success 'one entry per ref' '
-	printf "%s\n" "[{\"ref\":\"$B/$F/2.6.32.y\",\"repo\":\"$TMP/$L\",\"branch\":\"2.6.32.y\",\"kind\":\"backport\",\"fix\":\"$F\",\"queue\":null,\"commit\":\"$(git -C $L rev-parse $B/$F/2.6.32.y)\",\"status\":\"would-delete\",\"stale\":null,\"kept\":null},{\"ref\":\"$B/$F/vendor\",\"repo\":\"$TMP/$V\",\"branch\":\"vendor\",\"kind\":\"backport\",\"fix\":\"$F\",\"queue\":null,\"commit\":\"$(git -C $V rev-parse $B/$F/vendor)\",\"status\":\"would-delete\",\"stale\":null,\"kept\":null}]" > want &&
-	printf "%s\n" "$(printf "%s" "$OUT" | jq -c .refs)" > got &&
-	test_cmp want got
+	test_eq "[{\"ref\":\"$B/$F/2.6.32.y\",\"repo\":\"$TMP/$L\",\"branch\":\"2.6.32.y\",\"kind\":\"backport\",\"fix\":\"$F\",\"queue\":null,\"commit\":\"$(git -C $L rev-parse $B/$F/2.6.32.y)\",\"status\":\"would-delete\",\"stale\":null,\"kept\":null},{\"ref\":\"$B/$F/vendor\",\"repo\":\"$TMP/$V\",\"branch\":\"vendor\",\"kind\":\"backport\",\"fix\":\"$F\",\"queue\":null,\"commit\":\"$(git -C $V rev-parse $B/$F/vendor)\",\"status\":\"would-delete\",\"stale\":null,\"kept\":null}]" "$(printf "%s" "$OUT" | jq -c .refs)"
 '
 test_expect_success 'totals' '
 	test "$(printf "%s" "$OUT" | jq -r '\''"\(.dry_run) \(.errors | tojson) \(.deleted) \(.kept)"'\'')" = "true [] 2 0"
@@ -285,24 +261,16 @@ kept $B/$F/vendor (at $(at $B/$F/vendor $V)): cannot lock '$B/$F/vendor': '$TMP/
 5 refs deleted, 3 kept"
 run_kb 1 prune --all
 test_expect_success "every ref of kbackport's deleted but those checked out or locked, each said" '
-	printf "%s\n" "$expected" > want &&
-	printf "%s\n" "$OUT" > got &&
-	test_cmp want got
+	test_eq "$expected" "$OUT"
 '
 test_expect_success 'the refs left: the user'\''s, and those kept' '
-	printf "%s\n" "$(without $B/$F/2.6.32.y $B/$F/shipped $B/$F/shipped.pre-fix $B/$G/shipped $B/queue/stable/2.6.32.y)" > want &&
-	printf "%s\n" "$(refs)" > got &&
-	test_cmp want got
+	test_eq "$(without $B/$F/2.6.32.y $B/$F/shipped $B/$F/shipped.pre-fix $B/$G/shipped $B/queue/stable/2.6.32.y)" "$(refs)"
 '
 test_expect_success 'the packed refs hold none of them' '
-	printf "%s\n" "" > want &&
-	printf "%s\n" "$(grep -e "$B/$F/2.6.32.y" -e "$B/$F/shipped" -e "$B/$G/shipped" -e "$B/queue/stable/2.6.32.y" $L/.git/packed-refs)" > got &&
-	test_cmp want got
+	test_eq "" "$(grep -e "$B/$F/2.6.32.y" -e "$B/$F/shipped" -e "$B/$G/shipped" -e "$B/queue/stable/2.6.32.y" $L/.git/packed-refs)"
 '
 test_expect_success 'HEAD, index and working trees as they were' '
-	printf "%s\n" "$BEFORE" > want &&
-	printf "%s\n" "$(state)" > got &&
-	test_cmp want got
+	test_eq "$BEFORE" "$(state)"
 '
 
 T_NAME="--all once nothing is checked out"
@@ -316,9 +284,7 @@ deleted $B/$F/vendor (was $(at $B/$F/vendor $V))
 3 refs deleted, 0 kept"
 run_kb 0 prune --all
 test_expect_success 'the rest deleted' '
-	printf "%s\n" "$expected" > want &&
-	printf "%s\n" "$OUT" > got &&
-	test_cmp want got
+	test_eq "$expected" "$OUT"
 '
 test_expect_success "only the user's refs are left, every one of them" '
 	printf "%s\n" "$L refs/heads/backport-foo $(git -C $L rev-parse master)
@@ -353,9 +319,7 @@ logs/refs/heads/backport/mine/topic" > got &&
 	test_cmp want got
 '
 test_expect_success 'HEAD, index and working trees as they were' '
-	printf "%s\n" "$BEFORE" > want &&
-	printf "%s\n" "$(state)" > got &&
-	test_cmp want got
+	test_eq "$BEFORE" "$(state)"
 '
 git -C $V branch backport vendor-tip 2>&1
 test_expect_success "their folder is gone: a branch 'backport' can be made" '
@@ -390,14 +354,10 @@ test_expect_success 'the others looked at' '
 '
 run_kb 1 prune --config broken.yaml --all --json
 test_expect_success '--json: the error listed, the other refs deleted (--all needs no branch'\''s commit)' '
-	printf "%s\n" "1 $B/$F/2.6.32.y deleted|$B/$F/4.19.y deleted" > want &&
-	printf "%s\n" "$(printf "%s" "$OUT" | jq -r '\''"\(.errors | length) \([.refs[] | "\(.ref) \(.status)"] | join("|"))"'\'')" > got &&
-	test_cmp want got
+	test_eq "1 $B/$F/2.6.32.y deleted|$B/$F/4.19.y deleted" "$(printf "%s" "$OUT" | jq -r '\''"\(.errors | length) \([.refs[] | "\(.ref) \(.status)"] | join("|"))"'\'')"
 '
 test_expect_success 'the refs left' '
-	printf "%s\n" "$(without $B/$F/2.6.32.y $B/$F/4.19.y)" > want &&
-	printf "%s\n" "$(refs)" > got &&
-	test_cmp want got
+	test_eq "$(without $B/$F/2.6.32.y $B/$F/4.19.y)" "$(refs)"
 '
 
 T_NAME="a worktree whose directory is gone"

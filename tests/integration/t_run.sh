@@ -28,14 +28,10 @@ test_expect_success 'run id and fix' '
 	test "$(jq -r '\''"\(.run) \(.fix) \(.upstream)"'\'' $R)" = "$run1 CVE-2011-1019 8909c9ad8ff03611c9c96c9a92656213e4bb495b"
 '
 test_expect_success 'branch verdicts' '
-	printf "%s\n" "2.6.31.y not-affected|2.6.32.y skipped|2.6.35.y skipped|2.6.37.y skipped|4.19.y skipped|vendor-fixed skipped|vendor-reworked conflict" > want &&
-	printf "%s\n" "$(jq -r '\''[.branches[] | "\(.name) \(.verdict)"] | join("|")'\'' $R)" > got &&
-	test_cmp want got
+	test_eq "2.6.31.y not-affected|2.6.32.y skipped|2.6.35.y skipped|2.6.37.y skipped|4.19.y skipped|vendor-fixed skipped|vendor-reworked conflict" "$(jq -r '\''[.branches[] | "\(.name) \(.verdict)"] | join("|")'\'' $R)"
 '
 test_expect_success 'apply per branch' '
-	printf "%s\n" "not-affected/null applied/2.6.32 applied/2.6.33 applied/upstream applied/3.9 already-applied/2.6.32 conflict/null" > want &&
-	printf "%s\n" "$(jq -r '\''[.branches[].apply | "\(.status)/\(.variant)"] | join(" ")'\'' $R)" > got &&
-	test_cmp want got
+	test_eq "not-affected/null applied/2.6.32 applied/2.6.33 applied/upstream applied/3.9 already-applied/2.6.32 conflict/null" "$(jq -r '\''[.branches[].apply | "\(.status)/\(.variant)"] | join(" ")'\'' $R)"
 '
 test_expect_success 'lanes of 2.6.32.y: as-is and backport, builds skipped' '
 	test "$(jq -r '\''[.branches[] | select(.name == "2.6.32.y") | .lanes[] | "\(.kind) \(.build) \(.verdict)"] | join("|")'\'' $R)" = \
@@ -70,9 +66,7 @@ test_expect_success 'apply.json per lane' '
 	test "$(jq -r '\''"\(.lane.status) \(.branch.status)"'\'' reports/latest/2.6.32.y/backport/apply.json)" = "applied applied"
 '
 test_expect_success 'the conflict'\''s commands: git am of the upstream patch in a work tree of the bare repository' '
-	printf "%s\n" "git -C $TMP/repos/vendor-CVE-2011-1019-vendor-reworked am -3 $TOP_DIR/backports/CVE-2011-1019/upstream.patch" > want &&
-	printf "%s\n" "$(jq -r '\''.branches[] | select(.name == "vendor-reworked") | .apply.reproduce[]'\'' $R | grep " am -3 ")" > got &&
-	test_cmp want got
+	test_eq "git -C $TMP/repos/vendor-CVE-2011-1019-vendor-reworked am -3 $TOP_DIR/backports/CVE-2011-1019/upstream.patch" "$(jq -r '\''.branches[] | select(.name == "vendor-reworked") | .apply.reproduce[]'\'' $R | grep " am -3 ")"
 '
 mail=reports/latest/FAILED-vendor-reworked.txt
 test_expect_success 'FAILED mail to the author' '
@@ -102,9 +96,7 @@ test_expect_success 'kbackport report rebuilds the same summaries' '
 	cmp -s reports/latest/summary.md "reports/$run1/summary.md"
 '
 test_expect_success 'the user'\''s repository untouched' '
-	printf "%s\n" "$before_linux" > want &&
-	printf "%s\n" "$(user_state repos/linux)" > got &&
-	test_cmp want got
+	test_eq "$before_linux" "$(user_state repos/linux)"
 '
 
 T_NAME="again"

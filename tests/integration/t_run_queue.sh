@@ -61,25 +61,19 @@ test_expect_success 'the fixes named per branch' '
 	test "$(b 4.19.y '\''[.queue.results[].fix] | join(" ")'\'')" = "$FIXES"
 '
 test_expect_success 'why 4.19.y skipped the third' '
-	printf "%s\n" "'\''drivers/staging/comedi/comedi_fops.c'\'': no file '\''drivers/staging/comedi/comedi_fops.c'\'' in the tree" >want &&
-	printf "%s\n" "$(b 4.19.y '\''.queue.results[2].notes | join("\n")'\'')" >got &&
-	test_cmp want got
+	test_eq "'\''drivers/staging/comedi/comedi_fops.c'\'': no file '\''drivers/staging/comedi/comedi_fops.c'\'' in the tree" "$(b 4.19.y '\''.queue.results[2].notes | join("\n")'\'')"
 '
 test_expect_success 'applied counts' '
 	test "$(jq -r '\''[.branches[].queue.applied] | join(" ")'\'' $R)" = "2 3 3 3 2 2 2"
 '
 test_expect_success 'branch verdicts: a skipped fix needs a person, lanes are skipped (build: false)' '
-	printf "%s\n" "2.6.31.y skipped|2.6.32.y skipped|2.6.35.y skipped|2.6.37.y skipped|4.19.y conflict|vendor-fixed skipped|vendor-reworked conflict" >want &&
-	printf "%s\n" "$(jq -r '\''[.branches[] | "\(.name) \(.verdict)"] | join("|")'\'' $R)" >got &&
-	test_cmp want got
+	test_eq "2.6.31.y skipped|2.6.32.y skipped|2.6.35.y skipped|2.6.37.y skipped|4.19.y conflict|vendor-fixed skipped|vendor-reworked conflict" "$(jq -r '\''[.branches[] | "\(.name) \(.verdict)"] | join("|")'\'' $R)"
 '
 test_expect_success 'no single apply result' '
 	test "$(jq -c "[.branches[].apply] | unique | .[0]" $R)" = null
 '
 test_expect_success "lanes: as-is, then the queue's tip as the backport lane" '
-	printf "%s\n" "as-is linux-4.19.y skipped skipped|backport refs/heads/backport/queue/stable/4.19.y skipped skipped" >want &&
-	printf "%s\n" "$(b 4.19.y '\''[.lanes[] | "\(.kind) \(.ref) \(.build) \(.verdict)"] | join("|")'\'')" >got &&
-	test_cmp want got
+	test_eq "as-is linux-4.19.y skipped skipped|backport refs/heads/backport/queue/stable/4.19.y skipped skipped" "$(b 4.19.y '\''[.lanes[] | "\(.kind) \(.ref) \(.build) \(.verdict)"] | join("|")'\'')"
 '
 tip=$(git -C repos/linux rev-parse refs/heads/backport/queue/stable/4.19.y)
 test_expect_success "the backport lane's commit is the queue's tip" '
@@ -102,9 +96,7 @@ test_expect_success "kcidb: its patchset is the applied fixes' patches, in order
 		"$(b 4.19.y '\''.queue.results[] | select(.status == "applied") | .patch_hash'\'' | sha256sum | cut -d" " -f1)"
 '
 test_expect_success "kcidb: misc names the queue, its ref and every fix's status" '
-	printf "%s\n" "stable refs/heads/backport/queue/stable/4.19.y CVE-2011-1019:applied CVE-2011-4001:applied staging-comedi-print-the-minor:conflict" >want &&
-	printf "%s\n" "$(kc :4.19.y:backport '\''"\(.misc.queue) \(.misc.queue_ref) \([.misc.fixes[] | "\(.fix):\(.status)"] | join(" "))"'\'')" >got &&
-	test_cmp want got
+	test_eq "stable refs/heads/backport/queue/stable/4.19.y CVE-2011-1019:applied CVE-2011-4001:applied staging-comedi-print-the-minor:conflict" "$(kc :4.19.y:backport '\''"\(.misc.queue) \(.misc.queue_ref) \([.misc.fixes[] | "\(.fix):\(.status)"] | join(" "))"'\'')"
 '
 python3 - "$TESTS_DIR/fixtures/reports/kcidb-v4.0.schema.json" $K > schema.out 2>&1 <<'PY'
 import json, sys, jsonschema
@@ -208,9 +200,7 @@ test_expect_success "progress: the queue's tip" '
 	[[ $ERR == *"4.19.y: queue refs/heads/backport/queue/stable/4.19.y at ${tip:0:12}: 2 of 3 fixes applied"* ]]
 '
 test_expect_success "the user's repository untouched" '
-	printf "%s\n" "$before_linux" >want &&
-	printf "%s\n" "$(user_state repos/linux)" >got &&
-	test_cmp want got
+	test_eq "$before_linux" "$(user_state repos/linux)"
 '
 
 T_NAME="again"
@@ -227,18 +217,14 @@ test_expect_success "nothing to do twice: the queue's commits reused, no ref wri
 		"$(jq -r '\''.branches[] | select(.name == "2.6.32.y") | .queue.commit'\'' "reports/$run1/results.json") false"
 '
 test_expect_success "...every fix's commit the first run's, none created" '
-	printf "%s\n" "$(jq -c '\''.branches[] | select(.name == "2.6.32.y") | [.queue.results[] | .commit, .base, .created]'\'' "reports/$run1/results.json" | sed "s/true/false/g")" >want &&
-	printf "%s\n" "$(b 2.6.32.y '\''[.queue.results[] | .commit, .base, .created]'\'' | jq -c .)" >got &&
-	test_cmp want got
+	test_eq "$(jq -c '\''.branches[] | select(.name == "2.6.32.y") | [.queue.results[] | .commit, .base, .created]'\'' "reports/$run1/results.json" | sed "s/true/false/g")" "$(b 2.6.32.y '\''[.queue.results[] | .commit, .base, .created]'\'' | jq -c .)"
 '
 test_expect_success "...the backport lane is the first run's commit (its build, keyed by the tree, is the first run's)" '
 	test "$(b 2.6.32.y '\''.lanes[1] | "\(.ref) \(.commit)"'\'')" = \
 		"$(jq -r '\''.branches[] | select(.name == "2.6.32.y") | .lanes[1] | "\(.ref) \(.commit)"'\'' "reports/$run1/results.json")"
 '
 test_expect_success '...the queue refs unchanged' '
-	printf "%s\n" "$refs" >want &&
-	printf "%s\n" "$(git -C repos/linux for-each-ref refs/heads/backport/queue)" >got &&
-	test_cmp want got
+	test_eq "$refs" "$(git -C repos/linux for-each-ref refs/heads/backport/queue)"
 '
 test_expect_success '...the same statuses' '
 	test "$(jq -r '\''[.branches[] | "\(.name): \([.queue.results[].status] | join(" "))"] | join("|")'\'' $R)" = \
@@ -249,9 +235,7 @@ test_expect_success 'exit 0: skipped needs nobody' '
 '
 run_kb 0 apply --queue stable.series --branch 2.6.32.y --json
 test_expect_success "one JSON form: apply --queue --json's branch is results.json's queue" '
-	printf "%s\n" "$(b 2.6.32.y .queue | jq -S .)" >want &&
-	printf "%s\n" "$(echo "$OUT" | jq -S ".branches[0]")" >got &&
-	test_cmp want got
+	test_eq "$(b 2.6.32.y .queue | jq -S .)" "$(echo "$OUT" | jq -S ".branches[0]")"
 '
 
 T_NAME="not affected"
@@ -275,9 +259,7 @@ test_expect_success 'a queue none of whose fixes applies: conflict, no backport 
 	test "$(b vendor-reworked '\''"\(.verdict) \(.queue.commit) \([.lanes[].kind] | join(" "))"'\'')" = "conflict null as-is"
 '
 test_expect_success "kcidb: a backport checkout that is not valid, on the branch's commit, no patch applied, with the fix's status" '
-	printf "%s\n" "false  $(git -C "$(b vendor-reworked .repo)" rev-parse "$(b vendor-reworked .ref)") CVE-2011-1019:conflict" >want &&
-	printf "%s\n" "$(jq -r '\''.checkouts[] | select(.id | endswith(":vendor-reworked:backport")) | "\(.valid) \(.patchset_hash) \(.git_commit_hash) \([.misc.fixes[] | "\(.fix):\(.status)"] | join(" "))"'\'' reports/latest/kcidb.json)" >got &&
-	test_cmp want got
+	test_eq "false  $(git -C "$(b vendor-reworked .repo)" rev-parse "$(b vendor-reworked .ref)") CVE-2011-1019:conflict" "$(jq -r '\''.checkouts[] | select(.id | endswith(":vendor-reworked:backport")) | "\(.valid) \(.patchset_hash) \(.git_commit_hash) \([.misc.fixes[] | "\(.fix):\(.status)"] | join(" "))"'\'' reports/latest/kcidb.json)"
 '
 
 T_NAME="--name"
@@ -300,9 +282,7 @@ YAML
 run_kb 0 run --config missing/branches.yaml --queue one.series --reports missing/reports
 R=missing/reports/latest/results.json
 test_expect_success 'a missing branch: skipped with its reason, no queue' '
-	printf "%s\n" "later skipped null ref '\''eras/later'\'' is not in '\''$TMP/missing/../repos/linux'\'': import it first" >want &&
-	printf "%s\n" "$(b later '\''"\(.name) \(.verdict) \(.queue) \(.note)"'\'')" >got &&
-	test_cmp want got
+	test_eq "later skipped null ref '\''eras/later'\'' is not in '\''$TMP/missing/../repos/linux'\'': import it first" "$(b later '\''"\(.name) \(.verdict) \(.queue) \(.note)"'\'')"
 '
 test_expect_success 'summary.md: its fixes skipped, saying why' '
 	cat missing/reports/latest/summary.md &&
@@ -334,9 +314,7 @@ run_kb 2 run --queue missing.series &&
 		test "$ERR" = "error: missing.series:2: no fix directory or patch '\''fixes/no-such-fix'\''"
 	'
 test_expect_success 'no run directory for bad input' '
-	printf "%s\n" "$runs" >want &&
-	printf "%s\n" "$(ls reports | sort)" >got &&
-	test_cmp want got
+	test_eq "$runs" "$(ls reports | sort)"
 '
 test_expect_success 'no queue ref for bad input' '
 	test "$(git -C repos/linux for-each-ref refs/heads/backport/queue/missing)" = ""

@@ -85,8 +85,6 @@ run_kb 2 apply --config kernel.yaml --fix "$FIX" &&
 	'
 git -C repos/linux branch -D eras/later >/dev/null
 test_expect_success "the user's refs, HEAD and index untouched (but ours)" '
-	printf "%s\n" "$state" >want &&
-	printf "%s\n" "$(user_state repos/linux)" >got &&
-	test_cmp want got
+	test_eq "$state" "$(user_state repos/linux)"
 '
 finish

@@ -44,9 +44,7 @@ test_expect_success 'applied through the 3-way merge' '
 	test "$(printf "%s" "$OUT" | jq -r ".[0].results[0] | \"\(.status) \(.variant)\"")" = "applied upstream"
 '
 test_expect_success 'merge reported' '
-	printf "%s\n" "'\''f.c'\'' merged 3-way from the patch'\''s preimage blob $(git -C repo rev-parse stable~1:f.c)" > want &&
-	printf "%s\n" "$(printf "%s" "$OUT" | jq -r ".[0].results[0].notes | join(\"\n\")")" > got &&
-	test_cmp want got
+	test_eq "'\''f.c'\'' merged 3-way from the patch'\''s preimage blob $(git -C repo rev-parse stable~1:f.c)" "$(printf "%s" "$OUT" | jq -r ".[0].results[0].notes | join(\"\n\")")"
 '
 test_expect_success 'merged contents' '
 	printf "%s\n" "int f(void)

@@ -36,14 +36,10 @@ refused() {
 	'
 	test_expect_success "$what: the ref did not move" 'test "$(git -C "$repo" rev-parse "$ref")" = "$tip"'
 	test_expect_success "$what: the repository as it was" '
-		printf "%s\n" "$before_repo" > want &&
-		printf "%s\n" "$(user_state "$repo")" > got &&
-		test_cmp want got
+		test_eq "$before_repo" "$(user_state "$repo")"
 	'
 	test_expect_success "$what: the worktree as it was" '
-		printf "%s\n" "$before_wt" > want &&
-		printf "%s\n" "$(user_state "$where")" > got &&
-		test_cmp want got
+		test_eq "$before_wt" "$(user_state "$where")"
 	'
 	test_expect_success "$what: one reflog entry" '
 		test "$(git -C "$repo" reflog show --format=%H "$ref" | wc -l)" = 1
@@ -136,8 +132,6 @@ test_expect_success 'every ref moves once released' '
 		"applied true|applied true|applied true|applied true"
 '
 test_expect_success 'git fsck is clean' '
-	printf "%s\n" "" > want &&
-	printf "%s\n" "$(git -C repos/linux fsck --no-progress 2>&1; git -C repos/vendor.git fsck --no-progress 2>&1 | grep -v "^notice: HEAD points to an unborn branch")" > got &&
-	test_cmp want got
+	test_eq "" "$(git -C repos/linux fsck --no-progress 2>&1; git -C repos/vendor.git fsck --no-progress 2>&1 | grep -v "^notice: HEAD points to an unborn branch")"
 '
 finish
