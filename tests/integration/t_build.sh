@@ -473,6 +473,32 @@ test_expect_success '...and its build is not complete (no stamp: never taken for
 	test "$(ls "$TMP"/pay-work/builds/*/kbackport.stamp | wc -l) $(grep -l "^branch pay-c$" "$TMP"/pay-work/builds/*/kbackport.stamp)" = "2 "
 '
 
+# A kept build whose image is not its own kernel (one kept by a kbackport
+# before the check, say; made here by writing pay-b's payload over pay-a's
+# in its bzImage) is never taken: build resumes it, and the image is made
+# again; test refuses it
+corrupt() {
+	printf '%s' "$(cat "$bdir/payload")" | dd of="$adir/arch/x86/boot/bzImage" bs=1 seek=1024 conv=notrunc status=none
+}
+corrupt
+run_kb 0 "${PAY_ARGS[@]}" --branch pay-a
+test_expect_success 'a kept build whose image carries another kernel: built again, not taken from the cache' '
+	test "$(row pay-a as-is .status)" = '\''"pass"'\''
+'
+test_expect_success '...its image carries its own payload again' '
+	test_eq "$(cat "$adir/payload")" "$(image_payload "$adir")"
+'
+test_expect_success '...the log says why: refused, resumed, the image made again without ccache' '
+	test_eq "error: the kept build was refused: $adir/arch/x86/boot/bzImage carries a compressed kernel of 35 bytes that is not this build'\''s $adir/arch/x86/boot/compressed/vmlinux.bin.gz (35 bytes): another build'\''s object was linked in (a stale arch/x86/boot/compressed/piggy.o?); resumed
+error: $TMP/pay-work/obj/pay-a/arch/x86/boot/bzImage carries a compressed kernel of 35 bytes that is not this build'\''s $TMP/pay-work/obj/pay-a/arch/x86/boot/compressed/vmlinux.bin.gz (35 bytes): another build'\''s object was linked in (a stale arch/x86/boot/compressed/piggy.o?); made again without ccache
+payload: the bzImage carries this build'\''s vmlinux" "$(said "$adir")"
+'
+corrupt
+run_kb 1 test --config payload.yaml --fix fixes --branch pay-a --workdir "$TMP/pay-work"
+test_expect_success 'kbackport test does not boot such a kept build: not built, and why' '
+	[[ $OUT$ERR == *"not built (the kept build $(basename "$adir") was refused: $adir/arch/x86/boot/bzImage carries a compressed kernel of 35 bytes that is not this build'\''s"* ]]
+'
+
 # ---- the source directory holds a tree whose objects are gone ----
 T_NAME=objects-gone
 # A lane built from a clone's own commit: its built tree (with the overlay)

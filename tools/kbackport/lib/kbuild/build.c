@@ -173,6 +173,8 @@ struct lane_build {
 	struct timespec start;
 	bool from_scratch;	/* the O= directory started empty */
 	bool no_ccache;		/* make runs with CCACHE_DISABLE=1 */
+	char *refused;		/* why the kept build of this key was not
+				 * taken (its image not its own kernel) */
 	size_t made;		/* "  CC" lines of every step */
 	size_t expected;	/* `made` of the branch's last build from
 				 * scratch, or 0 */
@@ -485,17 +487,47 @@ static char *stamp_label(const struct lane_build *b, const char *stamp, bool not
 	return label.size ? kb_buf_detach(&label) : NULL;
 }
 
-/* A completed build of this key: the lane is cached. */
-static bool cached(struct lane_build *b)
+/*
+ * A completed build of this key: the lane is cached (1), unless its image
+ * does not carry its own kernel (payload.h), as a build kept by a
+ * kbackport before that check may not: then its stamp goes (0), `refused`
+ * says why, and the build is resumed as a cut one is, which makes the
+ * image again (check_payload). Negative: an error.
+ */
+static int cached(struct lane_build *b)
 {
-	char *stamp = read_stamp(b->out->build_dir);
+	char *stamp = read_stamp(b->out->build_dir), *config_path = NULL, *config = NULL;
+	char *note = NULL, *stamp_path = NULL;
+	int err = 1;
 
 	if (!stamp)
-		return false;
-	b->out->status = KB_BUILD_CACHED;
-	b->out->shared_with = stamp_label(b, stamp, true);
+		return 0;
+	if (!strcmp(image_path(b->branch->arch), "arch/x86/boot/bzImage")) {
+		if (!(config_path = path_join(b->out->build_dir, ".config")) ||
+		    !(stamp_path = path_join(b->out->build_dir, STAMP)))
+			err = kb_error_oom();
+		else if (kb_read_file(&config, NULL, config_path) == 0 &&
+			 kb_payload_check(&note, b->out->build_dir, config) == KB_EINVALID) {
+			free(b->refused);
+			if (!(b->refused = kb_strdup(kb_error_last())))
+				err = kb_error_oom();
+			else if (unlink(stamp_path) < 0)
+				err = kb_error_set(KB_ERROR, "cannot remove '%s': %s", stamp_path,
+						   strerror(errno));
+			else
+				err = 0;
+		}
+	}
+	if (err == 1) {
+		b->out->status = KB_BUILD_CACHED;
+		b->out->shared_with = stamp_label(b, stamp, true);
+	}
+	free(note);
+	free(config);
+	free(config_path);
+	free(stamp_path);
 	free(stamp);
-	return true;
+	return err;
 }
 
 /* ---- the branch's source directory ---- */
@@ -1397,6 +1429,14 @@ static int open_log(struct lane_build *b)
 	return 0;
 }
 
+/* The log says why a kept build was not taken (cached()). */
+static int say_refused(struct lane_build *b)
+{
+	if (b->refused)
+		announce(b, "error: the kept build was refused: %s; resumed", b->refused);
+	return 0;
+}
+
 static int build(struct lane_build *b)
 {
 	int err;
@@ -1405,17 +1445,20 @@ static int build(struct lane_build *b)
 	    (err = compose_fragment(b)) < 0 || (err = lane_key(b)) < 0 ||
 	    (err = result_paths(b)) < 0)
 		return err;
-	if (cached(b))
-		return 0;
+	if ((err = cached(b)) != 0)
+		return err < 0 ? err : 0;
+	if (b->opts->lookup_only && b->refused)
+		return kb_error_set(KB_ENOTFOUND, "not built (the kept build %s was refused: %s): "
+				    "run kbackport build", b->key, b->refused);
 	if (b->opts->lookup_only)
 		return kb_error_set(KB_ENOTFOUND, "not built (no completed build %s): "
 				    "run kbackport build", b->key);
 	if ((err = kb_mkdir_p(b->src)) < 0 || (err = lock_branch(b)) < 0)
 		return err;
-	if (cached(b))		/* built by another run while we waited */
-		return 0;
+	if ((err = cached(b)) != 0)	/* built by another run while we waited */
+		return err < 0 ? err : 0;
 	if ((err = prepare_dir(b)) == 0 && (err = open_log(b)) == 0 &&
-	    (err = materialise(b)) == 0 && (err = configure(b)) == 0 &&
+	    (err = say_refused(b)) == 0 && (err = materialise(b)) == 0 && (err = configure(b)) == 0 &&
 	    (err = make_kernel(b)) == 0 && (err = check_payload(b)) == 0 &&
 	    (err = install_modules(b)) == 0 &&
 	    (err = save_objects(b)) == 0)
@@ -1452,6 +1495,7 @@ static void lane_build_release(struct lane_build *b)
 	free(b->cfg);
 	free(b->key);
 	free(b->copied_tree);
+	free(b->refused);
 	kb_compat_result_release(&b->compat);
 	git_repository_free(b->own);
 }
