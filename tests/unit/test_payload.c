@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "util/error.h"
 #include "kbuild/payload.h"
@@ -147,6 +148,11 @@ static void test_check(void **state)
 	/* a longer one that starts with the same bytes is another too */
 	put(sb, "arch/x86/boot/compressed/vmlinux.bin.gz", GZ "!", sizeof(GZ));
 	assert_int_equal(kb_payload_check(&note, sb->dir, ""), KB_EINVALID);
+
+	/* a compressed file that cannot be read is an error, not a mismatch */
+	assert_int_equal(mkdir(sb_path(sb, "arch/x86/boot/compressed/vmlinux.bin.lz4"), 0755), 0);
+	assert_int_equal(kb_payload_check(&note, sb->dir, "CONFIG_KERNEL_LZ4=y\n"), KB_ERROR);
+	assert_null(note);
 
 	/* the .config says xz: there is no vmlinux.bin.xz to compare with */
 	assert_int_equal(kb_payload_check(&note, sb->dir, "CONFIG_KERNEL_XZ=y\n"), 0);

@@ -125,7 +125,7 @@ int kb_payload_check(char **note, const char *obj_dir, const char *config)
 	*note = NULL;
 	if ((err = kb_buf_printf(&image_path, "%s/arch/x86/boot/bzImage", obj_dir)) < 0 ||
 	    (err = kb_read_file(&image, &len, image_path.ptr)) < 0)
-		goto done;
+		goto unreadable;
 	if (kb_payload_locate(&off, &size, image, len) < 0) {
 		err = not_checked(note, kb_error_last(), NULL);
 		goto done;
@@ -143,13 +143,17 @@ int kb_payload_check(char **note, const char *obj_dir, const char *config)
 		goto done;
 	}
 	if (err < 0)
-		goto done;
+		goto unreadable;
 	if (want_len != size || memcmp(want, image + off, size))
 		err = kb_error_set(KB_EINVALID,
 				   "%s carries a compressed kernel of %zu bytes that is not this "
 				   "build's %s (%zu bytes): another build's object was linked in "
 				   "(a stale arch/x86/boot/compressed/piggy.o?)",
 				   image_path.ptr, size, file_path.ptr, want_len);
+	goto done;
+unreadable:	/* a file that cannot be read is no mismatch (KB_EINVALID) */
+	if (err == KB_EINVALID)
+		err = KB_ERROR;
 done:
 	free(image);
 	free(want);

@@ -44,7 +44,8 @@ const char *kb_payload_file(const char *config, const char *payload, size_t len)
  * *note (malloc'ed) saying why, when it cannot be checked (a boot protocol
  * before 2.08, no compressed file to compare with). KB_EINVALID when the
  * payload is another: the message names both files and their sizes.
- * KB_ENOTFOUND when there is no bzImage.
+ * KB_ENOTFOUND when there is no bzImage; KB_ERROR (or KB_ENOMEM) when a
+ * file cannot be read (not a regular file, larger than KB_READ_MAX).
  */
 int kb_payload_check(char **note, const char *obj_dir, const char *config);
 
