@@ -69,24 +69,6 @@ void kb_build_result_release(struct kb_build_result *r)
 
 /* ---- checking the final .config against the fragment ---- */
 
-/* The value `config` gives option `name` (len bytes), "not set" when none. */
-static const char *config_value(const char *config, const char *name, size_t len,
-				size_t *vlen)
-{
-	const char *p = config;
-	size_t n;
-
-	for (; p && *p; p += n + (p[n] == '\n')) {
-		n = strcspn(p, "\n");
-		if (n > len && !strncmp(p, name, len) && p[len] == '=') {
-			*vlen = n - len - 1;
-			return p + len + 1;
-		}
-	}
-	*vlen = strlen("not set");
-	return "not set";
-}
-
 /* One fragment line: append it to `missing` when `config` disagrees. */
 static int check_line(struct kb_buf *missing, const char *line, size_t n,
 		      const char *config)
@@ -110,7 +92,7 @@ static int check_line(struct kb_buf *missing, const char *line, size_t n,
 	} else {
 		return 0;
 	}
-	got = config_value(config, name, len, &glen);
+	got = kb_config_value(config, name, len, &glen);
 	if (glen == wlen && !strncmp(got, want, wlen))
 		return 0;
 	if (wlen == 7 && !strncmp(want, "not set", 7))
@@ -286,6 +268,31 @@ static const char *image_path(const char *arch)
 	if (!strcmp(arch, "x86_64") || !strcmp(arch, "x86") || !strcmp(arch, "i386"))
 		return "arch/x86/boot/bzImage";
 	return "vmlinux";
+}
+
+/* Whether the lane's image is a bzImage (x86), whose payload is checked. */
+static bool boots_bzimage(const struct lane_build *b)
+{
+	return !strcmp(image_path(b->branch->arch), "arch/x86/boot/bzImage");
+}
+
+/*
+ * kb_payload_check() on the build in `dir`, with its .config. A .config
+ * that cannot be read is KB_ENOTFOUND or KB_ERROR, never KB_EINVALID: that
+ * is the image carrying another kernel's payload.
+ */
+static int check_image(char **note, const char *dir)
+{
+	char *config_path = path_join(dir, ".config"), *config = NULL;
+	int err = config_path ? kb_read_file(&config, NULL, config_path) : kb_error_oom();
+
+	if (err == KB_EINVALID)
+		err = KB_ERROR;
+	if (!err)
+		err = kb_payload_check(note, dir, config);
+	free(config);
+	free(config_path);
+	return err;
 }
 
 static int result_paths(struct lane_build *b)
@@ -496,35 +503,27 @@ static char *stamp_label(const struct lane_build *b, const char *stamp, bool not
  */
 static int cached(struct lane_build *b)
 {
-	char *stamp = read_stamp(b->out->build_dir), *config_path = NULL, *config = NULL;
-	char *note = NULL, *stamp_path = NULL;
+	char *stamp = read_stamp(b->out->build_dir), *note = NULL, *stamp_path = NULL;
 	int err = 1;
 
 	if (!stamp)
 		return 0;
-	if (!strcmp(image_path(b->branch->arch), "arch/x86/boot/bzImage")) {
-		if (!(config_path = path_join(b->out->build_dir, ".config")) ||
+	if (boots_bzimage(b) && check_image(&note, b->out->build_dir) == KB_EINVALID) {
+		free(b->refused);
+		if (!(b->refused = kb_strdup(kb_error_last())) ||
 		    !(stamp_path = path_join(b->out->build_dir, STAMP)))
 			err = kb_error_oom();
-		else if (kb_read_file(&config, NULL, config_path) == 0 &&
-			 kb_payload_check(&note, b->out->build_dir, config) == KB_EINVALID) {
-			free(b->refused);
-			if (!(b->refused = kb_strdup(kb_error_last())))
-				err = kb_error_oom();
-			else if (unlink(stamp_path) < 0)
-				err = kb_error_set(KB_ERROR, "cannot remove '%s': %s", stamp_path,
-						   strerror(errno));
-			else
-				err = 0;
-		}
+		else if (unlink(stamp_path) < 0)
+			err = kb_error_set(KB_ERROR, "cannot remove '%s': %s", stamp_path,
+					   strerror(errno));
+		else
+			err = 0;
 	}
 	if (err == 1) {
 		b->out->status = KB_BUILD_CACHED;
 		b->out->shared_with = stamp_label(b, stamp, true);
 	}
 	free(note);
-	free(config);
-	free(config_path);
 	free(stamp_path);
 	free(stamp);
 	return err;
@@ -1338,9 +1337,8 @@ static int make_kernel(struct lane_build *b)
 {
 	const char *x86[] = { "bzImage", "modules", NULL };
 	const char *other[] = { "vmlinux", "modules", NULL };
-	bool is_x86 = !strcmp(image_path(b->branch->arch), "arch/x86/boot/bzImage");
 
-	return run_make(b, is_x86 ? x86 : other, jobs(b->opts), &b->out->rebuilt);
+	return run_make(b, boots_bzimage(b) ? x86 : other, jobs(b->opts), &b->out->rebuilt);
 }
 
 /*
@@ -1359,14 +1357,13 @@ static const char *const payload_chain[] = {
 static int check_payload(struct lane_build *b)
 {
 	const char *x86[] = { "bzImage", NULL };
-	char *config_path = path_join(b->obj, ".config"), *config = NULL, *note = NULL, *path;
+	char *note = NULL, *path;
 	size_t i;
-	int err = config_path ? 0 : kb_error_oom();
+	int err;
 
-	if (err || strcmp(image_path(b->branch->arch), "arch/x86/boot/bzImage") ||
-	    (err = kb_read_file(&config, NULL, config_path)) < 0)
-		goto done;
-	if ((err = kb_payload_check(&note, b->obj, config)) == KB_EINVALID) {
+	if (!boots_bzimage(b))
+		return 0;
+	if ((err = check_image(&note, b->obj)) == KB_EINVALID) {
 		announce(b, "error: %s; made again without ccache", kb_error_last());
 		for (i = 0, err = 0; i < sizeof(payload_chain) / sizeof(*payload_chain) && !err; i++) {
 			if (!(path = path_join(b->obj, payload_chain[i])))
@@ -1381,14 +1378,11 @@ static int check_payload(struct lane_build *b)
 			err = run_make(b, x86, jobs(b->opts), &b->out->rebuilt);
 		b->no_ccache = false;
 		if (!err)
-			err = kb_payload_check(&note, b->obj, config);
+			err = check_image(&note, b->obj);
 	}
 	if (!err)
 		announce(b, "%s", note ? note : "payload: the bzImage carries this build's vmlinux");
-done:
 	free(note);
-	free(config);
-	free(config_path);
 	return err;
 }
 

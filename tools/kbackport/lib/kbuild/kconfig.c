@@ -220,3 +220,19 @@ int kb_kconfig_first_unknown(char **out, const struct kb_kconfig *k, const char 
 	}
 	return 0;
 }
+
+const char *kb_config_value(const char *config, const char *name, size_t len, size_t *vlen)
+{
+	const char *p = config;
+	size_t n;
+
+	for (; p && *p; p += n + (p[n] == '\n')) {
+		n = strcspn(p, "\n");
+		if (n > len && !strncmp(p, name, len) && p[len] == '=') {
+			*vlen = n - len - 1;
+			return p + len + 1;
+		}
+	}
+	*vlen = strlen("not set");
+	return "not set";
+}

@@ -36,4 +36,11 @@ bool kb_kconfig_has(const struct kb_kconfig *k, const char *symbol);
  */
 int kb_kconfig_first_unknown(char **out, const struct kb_kconfig *k, const char *fragment);
 
+/*
+ * The value a .config text gives option `name` (`len` bytes, "CONFIG_X"),
+ * from its "CONFIG_X=value" line, `*vlen` bytes long; "not set" when it has
+ * none.
+ */
+const char *kb_config_value(const char *config, const char *name, size_t len, size_t *vlen);
+
 #endif

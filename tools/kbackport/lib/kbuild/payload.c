@@ -1,9 +1,9 @@
 #include "kbuild/payload.h"
+#include "kbuild/kconfig.h"
 #include "util/buf.h"
 #include "util/error.h"
 
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,51 +55,37 @@ int kb_payload_locate(size_t *offset, size_t *size, const char *image, size_t le
 }
 
 static const struct {
-	const char *option;	/* CONFIG_KERNEL_<option>=y */
-	const char *ext;
-	const char *magic;
+	const char *option;	/* the .config's CONFIG_KERNEL_<X>=y */
+	const char *file;	/* under arch/x86/boot/compressed/ */
+	const char *magic;	/* the compressed file's first bytes */
 	size_t magic_len;
 } compressions[] = {
-	{ "GZIP", "gz", "\x1f\x8b", 2 },
-	{ "BZIP2", "bz2", "BZh", 3 },
-	{ "LZMA", "lzma", "\x5d\x00\x00", 3 },
-	{ "XZ", "xz", "\xfd" "7zXZ\x00", 6 },
-	{ "LZO", "lzo", "\x89LZO", 4 },
-	{ "LZ4", "lz4", "\x02\x21\x4c\x18", 4 },
-	{ "ZSTD", "zst", "\x28\xb5\x2f\xfd", 4 },
+	{ "CONFIG_KERNEL_GZIP", "vmlinux.bin.gz", "\x1f\x8b", 2 },
+	{ "CONFIG_KERNEL_BZIP2", "vmlinux.bin.bz2", "BZh", 3 },
+	{ "CONFIG_KERNEL_LZMA", "vmlinux.bin.lzma", "\x5d\x00\x00", 3 },
+	{ "CONFIG_KERNEL_XZ", "vmlinux.bin.xz", "\xfd" "7zXZ\x00", 6 },
+	{ "CONFIG_KERNEL_LZO", "vmlinux.bin.lzo", "\x89LZO", 4 },
+	{ "CONFIG_KERNEL_LZ4", "vmlinux.bin.lz4", "\x02\x21\x4c\x18", 4 },
+	{ "CONFIG_KERNEL_ZSTD", "vmlinux.bin.zst", "\x28\xb5\x2f\xfd", 4 },
 };
 
 #define NCOMPRESSIONS (sizeof(compressions) / sizeof(*compressions))
 
-static const char *const files[NCOMPRESSIONS] = {
-	"vmlinux.bin.gz", "vmlinux.bin.bz2", "vmlinux.bin.lzma", "vmlinux.bin.xz",
-	"vmlinux.bin.lzo", "vmlinux.bin.lz4", "vmlinux.bin.zst",
-};
-
-/* Whether `config` has the line "CONFIG_KERNEL_<option>=y". */
-static int config_says(const char *config, const char *option)
-{
-	char line[64];
-	const char *p;
-	size_t n = (size_t)snprintf(line, sizeof(line), "CONFIG_KERNEL_%s=y", option);
-
-	for (p = config; p && (p = strstr(p, line)); p += n)
-		if ((p == config || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
-			return 1;
-	return 0;
-}
-
 const char *kb_payload_file(const char *config, const char *payload, size_t len)
 {
-	size_t i;
+	const char *value;
+	size_t i, vlen;
 
-	for (i = 0; i < NCOMPRESSIONS; i++)
-		if (config_says(config, compressions[i].option))
-			return files[i];
+	for (i = 0; i < NCOMPRESSIONS; i++) {
+		value = kb_config_value(config, compressions[i].option,
+					strlen(compressions[i].option), &vlen);
+		if (vlen == 1 && *value == 'y')
+			return compressions[i].file;
+	}
 	for (i = 0; i < NCOMPRESSIONS; i++)
 		if (len >= compressions[i].magic_len &&
 		    !memcmp(payload, compressions[i].magic, compressions[i].magic_len))
-			return files[i];
+			return compressions[i].file;
 	return NULL;
 }
 
