@@ -466,8 +466,8 @@ test_expect_success '...the log names the mismatch, then it is made again withou
 '
 PATH=$TMP/fake-ccache:$PATH STALE=$TMP/stale-piggy.o STALE_ALWAYS=1 run_kb 1 "${PAY_ARGS[@]}" --branch pay-c
 cdir=$TMP/pay-work/obj/pay-c
-test_expect_success 'handed the wrong piggy.o again without ccache: the lane fails, naming both files' '
-	test_eq "[\"fail\",\"$cdir/arch/x86/boot/bzImage carries a compressed kernel of 35 bytes that is not this build'\''s $cdir/arch/x86/boot/compressed/vmlinux.bin.gz (35 bytes): another build'\''s object was linked in (a stale arch/x86/boot/compressed/piggy.o?)\"]" "$(row pay-c as-is "[.status, .reason]")"
+test_expect_success 'handed the wrong piggy.o again without ccache: the lane fails, naming both files and what to remove' '
+	test_eq "[\"fail\",\"$cdir/arch/x86/boot/bzImage carries a compressed kernel of 35 bytes that is not this build'\''s $cdir/arch/x86/boot/compressed/vmlinux.bin.gz (35 bytes): another build'\''s object was linked in (a stale arch/x86/boot/compressed/piggy.o?), made without ccache too: remove '\''$(row pay-c as-is .build_dir | jq -r .)'\'' to build the lane anew\"]" "$(row pay-c as-is "[.status, .reason]")"
 '
 test_expect_success '...and its build is not complete (no stamp: never taken for built)' '
 	test "$(ls "$TMP"/pay-work/builds/*/kbackport.stamp | wc -l) $(grep -l "^branch pay-c$" "$TMP"/pay-work/builds/*/kbackport.stamp)" = "2 "

@@ -1377,8 +1377,15 @@ static int check_payload(struct lane_build *b)
 		if (!err)
 			err = run_make(b, x86, jobs(b->opts), &b->out->rebuilt);
 		b->no_ccache = false;
-		if (!err)
-			err = check_image(&note, b->obj);
+		if (!err && (err = check_image(&note, b->obj)) == KB_EINVALID) {
+			/* not ccache's, then: what this build directory holds */
+			char *why = kb_strdup(kb_error_last());
+
+			err = why ? kb_error_set(KB_EINVALID, "%s, made without ccache too: "
+						 "remove '%s' to build the lane anew",
+						 why, b->out->build_dir) : kb_error_oom();
+			free(why);
+		}
 	}
 	if (!err)
 		announce(b, "%s", note ? note : "payload: the bzImage carries this build's vmlinux");
