@@ -95,6 +95,26 @@ git -C repo commit -q -am "other: return 1
 commit $U upstream."
 E1=$(at elsewhere)
 
+# comment: a commit naming the fix that only adds a comment to its file: no evidence
+git -C repo branch comment v1.0
+git -C repo checkout -q comment
+sed -i 's|^int foo(int x)$|/* foo: see the fix upstream */\nint foo(int x)|' repo/f.c
+git -C repo commit -q -am "foo: say where the fix is
+
+commit $U upstream."
+C1=$(at comment)
+
+# dropped: in by "commit <sha> upstream.", then a vendor's import wrote the old f.c back
+git -C repo branch dropped v1.0
+pick dropped "foo: reject a negative x
+
+commit $U upstream."
+D1=$(at dropped)
+git -C repo checkout -q dropped
+git -C repo show v1.0:f.c > repo/f.c
+git -C repo commit -q -am "board: import the vendor's sources"
+D2=$(at dropped)
+
 # patchid: the fix's diff under another message, no reference; its lines changed later
 git -C repo branch patchid v1.0
 pick patchid "foo: a negative x is refused"
@@ -113,9 +133,11 @@ branches:
   - {name: elsewhere, ref: elsewhere}
   - {name: patchid, ref: patchid}
   - {name: upstream, ref: upstream}
+  - {name: comment, ref: comment}
+  - {name: dropped, ref: dropped}
 YAML
 before=$(user_state repo)
-run_kb 0 apply -n --json
+run_kb 1 apply -n --json
 printf '%s' "$OUT" > first.json
 r() { jq -r --arg b "$1" ".[0].results[] | select(.branch == \$b) | $2" first.json; }
 
@@ -131,11 +153,11 @@ test_expect_success '--json: the history'\''s commit, tag and later commits' '
 '
 
 T_NAME="reverted"
-test_expect_success 'the content decides: applied' '
-	test "$(r reverted .status)" = applied
+test_expect_success 'a status of its own, nothing written: a person decides' '
+	test_eq "reverted|reverted by $(s12 $R2) after $(s12 $R1) brought it in: not applied again (the fix would apply); --reapply to carry it anyway|null" "$(r reverted '\''"\(.status)|\(.detail)|\(.commit)"'\'')"
 '
 test_expect_success 'the revert named, first in the notes' '
-	test_eq "history: brought in by $(s12 $R1) (its message names $(s12 $U) ('\''commit <sha> upstream'\'') and it changes f.c), reverted by $(s12 $R2) (its message says it reverts $(s12 $R1)): not in, the content decides" "$(r reverted '\''.notes[0]'\'')"
+	test_eq "history: brought in by $(s12 $R1) (its message names $(s12 $U) ('\''commit <sha> upstream'\'') and it changes f.c), reverted by $(s12 $R2) (its message says it reverts $(s12 $R1)): not applied again unless asked (--reapply)" "$(r reverted '\''.notes[0]'\'')"
 '
 test_expect_success '--json: reverted, by which commit' '
 	test_eq "reverted $R1 $R2" "$(r reverted '\''"\(.history.state) \(.history.commit.commit) \(.history.reverted_by.commit)"'\'')"
@@ -147,6 +169,25 @@ test_expect_success 'already-applied by the new commit, whatever the content say
 '
 test_expect_success 'the revert of the revert brings it back' '
 	test_eq "already-applied|in since $(s12 $Q3): it reverts $(s12 $Q2), a revert of the fix, and it changes f.c; the tree no longer holds all of its changes" "$(r rereverted '\''"\(.status)|\(.detail)"'\'')"
+'
+
+T_NAME="a reference that changes other lines"
+test_expect_success 'a commit naming the fix whose change is a comment is no evidence: the content decides' '
+	test_eq "applied|not-found|would apply variant '\''patch'\''" "$(r comment '\''"\(.status)|\(.history.state)|\(.detail)"'\'')"
+'
+
+T_NAME="undone by a later commit"
+test_expect_success 'the tree decides: applied, naming the commit that brought it in and the one that undid it' '
+	test_eq "applied|would apply variant '\''patch'\''; brought in by $(s12 $D1), undone by $(s12 $D2)" "$(r dropped '\''"\(.status)|\(.detail)"'\'')"
+'
+test_expect_success '...the first note says both witnesses' '
+	test_eq "history: brought in by $(s12 $D1) (its message names $(s12 $U) ('\''commit <sha> upstream'\'') and it changes f.c), undone since by $(s12 $D2) (\"board: import the vendor'\''s sources\"): its lines stand as before the fix; the tree decides" "$(r dropped '\''.notes[0]'\'')"
+'
+test_expect_success '--json: history in, undone_by the import; the hunk'\''s tree state' '
+	test_eq "in $D1 $D2|pre-image gone 2 0" "$(r dropped '\''"\(.history.state) \(.history.commit.commit) \(.history.undone_by.commit)|\(.hunks[0].tree | "\(.state) \(.fate) \(.added) \(.kept)")"'\'')"
+'
+test_expect_success 'the lines changed later: the hunk'\''s tree state says so' '
+	test_eq "neither changed 2 1 1" "$(r later '\''.hunks[0].tree | "\(.state) \(.fate) \(.added) \(.kept) \(.changed)"'\'')"
 '
 
 T_NAME="a reference alone"
@@ -179,9 +220,17 @@ test_expect_success 'the content and the history agreeing: both named, the lines
 	printf "%s\n" "$(printf "%s\n" "$OUT" | sed -n "/^upstream (FIX)/,/found:/p")" > got &&
 	test_cmp want got
 '
-run_kb 0 apply --branch later --branch reverted
-test_expect_success 'already-applied writes no ref; the reverted branch gets its backport' '
-	test "$(git -C repo for-each-ref --format="%(refname)" refs/heads/backport)" = refs/heads/backport/FIX/reverted
+run_kb 1 apply --branch later --branch reverted
+test_expect_success 'already-applied and reverted write no ref' '
+	test -z "$(git -C repo for-each-ref --format="%(refname)" refs/heads/backport)"
+'
+test_expect_success '...the table says reverted' '
+	printf "%s\n" "$OUT" | grep -q "^reverted  *FIX  *reverted  *-"
+'
+run_kb 0 apply --reapply --branch later --branch reverted
+test_expect_success '--reapply: the reverted branch gets its backport, the note says it was asked' '
+	test "$(git -C repo for-each-ref --format="%(refname)" refs/heads/backport)" = refs/heads/backport/FIX/reverted &&
+	printf "%s\n" "$OUT" | grep -qF "reverted by $(s12 $R2) (its message says it reverts $(s12 $R1)): not in, applied again as asked (--reapply)"
 '
 git -C repo update-ref -d refs/heads/backport/FIX/reverted
 test_expect_success 'the user'\''s repository untouched' '
@@ -191,25 +240,25 @@ test_expect_success 'the user'\''s repository untouched' '
 T_NAME="--no-history"
 run_kb 1 apply -n --json --no-history
 test_expect_success 'the content alone: the answers of before' '
-	test_eq "later conflict null|reverted applied null|reapplied conflict null|rereverted conflict null|elsewhere applied null|patchid conflict null|upstream already-applied null" "$(printf "%s" "$OUT" | jq -r '\''[.[0].results[] | "\(.branch) \(.status) \(.history)"] | join("|")'\'')"
+	test_eq "later conflict null|reverted applied null|reapplied conflict null|rereverted conflict null|elsewhere applied null|patchid conflict null|upstream already-applied null|comment applied null|dropped applied null" "$(printf "%s" "$OUT" | jq -r '\''[.[0].results[] | "\(.branch) \(.status) \(.history)"] | join("|")'\'')"
 '
 
 T_NAME="queue"
 printf '%s\n' backports/FIX > q.series
-run_kb 0 apply -n --json --queue q.series --branch later --branch reverted
+run_kb 1 apply -n --json --queue q.series --branch later --branch reverted
 test_expect_success 'apply --queue asks the history too' '
 	test "$(printf "%s" "$OUT" | jq -r '\''[.branches[].results[] | "\(.branch) \(.status) \(.history.state)"] | join("|")'\'')" = \
-		"later already-applied in|reverted applied reverted"
+		"later already-applied in|reverted reverted reverted"
 '
 T_NAME="cache"
 idx=$(echo work/history/*/index)
 test_expect_success 'one index for the repository, and the paths it looked at, under work/history/' '
 	test "$(ls work/history | wc -l) $(ls work/history/*/paths | wc -l)" = "1 1"
 '
-run_kb 0 apply --json	# every branch's tip in the index (not a dry run: that writes none)
+run_kb 1 apply --json	# every branch's tip in the index (not a dry run: that writes none)
 printf '%s' "$OUT" > all.json
 sum=$(sha1sum < "$idx")
-run_kb 0 apply --json
+run_kb 1 apply --json
 test_expect_success 'an unchanged history: the index reused, not written again' '
 	test "$(sha1sum < "$idx")" = "$sum"
 '
@@ -223,20 +272,20 @@ edit later '/^	if (x < 0)$/,/return -ERANGE;/d' "Revert \"foo: reject a negative
 This reverts commit $S1."
 S3=$(at later)
 git -C repo checkout -q master
-run_kb 0 apply --json --branch later
+run_kb 1 apply --json --branch later
 test_expect_success 'a new commit: the index extended (its stamp kept, bigger), not made again' '
 	test "$(head -c 16 "$idx" | od -An -tx1)" = "$stamp" &&
 	test "$(stat -c %s "$idx")" -gt "$size"
 '
-test_expect_success '...and the new commit is read: the fix reverted, the content decides' '
+test_expect_success '...and the new commit is read: the fix reverted, nothing written' '
 	test "$(printf "%s" "$OUT" | jq -r '\''.[0].results[0] | "\(.status) \(.history.state) \(.history.reverted_by.commit)"'\'')" = \
-		"applied reverted $S3"
+		"reverted reverted $S3"
 '
 printf 'garbage' > "$idx"
-run_kb 0 apply --json --branch later
+run_kb 1 apply --json --branch later
 test_expect_success 'an index that does not read back is made again: the same answer' '
 	test "$(printf "%s" "$OUT" | jq -r '\''.[0].results[0] | "\(.status) \(.history.state) \(.history.reverted_by.commit)"'\'')" = \
-		"applied reverted $S3"
+		"reverted reverted $S3"
 '
 run_kb 0 apply -n --json --branch patchid -w dry
 test_expect_success '--dry-run: no index written' '

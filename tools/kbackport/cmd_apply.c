@@ -33,6 +33,10 @@ static const struct cli_opt options[] = {
 	{ 'H', false, "no-history", no_argument, NULL,
 	  "the content alone: do not look for the fix in the\n"
 	  "branch's history" },
+	{ 'R', false, "reapply", no_argument, NULL,
+	  "apply a fix the branch's history reverted, where the\n"
+	  "tree lets it (default: status reverted, nothing\n"
+	  "written: a person decides)" },
 	{ 'w', true, "workdir", required_argument, "DIR",
 	  "where the history index is kept, in DIR/history/\n"
 	  "(default: work/ beside the config; a cache, written\n"
@@ -63,10 +67,10 @@ static const struct cli_usage usage = {
 	.head =
 	"usage: kbackport apply [--config FILE] [--fix DIR]... [--branch NAME]...\n"
 	"                       [--dry-run] [--json] [--quiet|--verbose] [--max-fuzz N]\n"
-	"                       [--no-history] [--workdir DIR] [--mails DIR]\n"
+	"                       [--no-history] [--reapply] [--workdir DIR] [--mails DIR]\n"
 	"       kbackport apply --queue FILE [--name NAME] [--mails DIR] [--config FILE]\n"
 	"                       [--branch NAME]... [--dry-run] [--json] [--quiet|--verbose]\n"
-	"                       [--max-fuzz N] [--no-history] [--workdir DIR]\n"
+	"                       [--max-fuzz N] [--no-history] [--reapply] [--workdir DIR]\n"
 	"\n"
 	"Apply the right variant of each fix to each branch of branches.yaml, in\n"
 	"memory, and record a stable-style commit on refs/heads/backport/<fix>/<branch>\n"
@@ -81,15 +85,18 @@ static const struct cli_usage usage = {
 	"on refs/heads/backport/<fix>/<branch>, on the branch and holding the fix,\n"
 	"that commit is the result: applied, \"resolved by hand\".\n"
 	"\n"
-	"First the branch's history: a commit that names the fix's upstream commit\n"
-	"(\"commit <sha> upstream.\", \"(cherry picked from commit <sha>)\", ...) and\n"
-	"changes its files, or has the patch-id of the fix or a variant, or the\n"
-	"upstream commit itself, and that no later commit reverts: already-applied,\n"
-	"naming that commit. A revert is named and the content decides.\n"
+	"The branch's history is a witness: a commit that names the fix's upstream\n"
+	"commit (\"commit <sha> upstream.\", \"(cherry picked from commit <sha>)\", ...)\n"
+	"and changes the lines the fix changes, or has the patch-id of the fix or a\n"
+	"variant, or is the upstream commit itself, proposes already-applied. The\n"
+	"tree decides: where its lines stand as before the fix and a later commit\n"
+	"took them back, the fix is not in (\"brought in by X, undone by Y\"), and\n"
+	"the content answers. A fix the history reverted and the tree lacks is\n"
+	"reverted: nothing written unless --reapply.\n"
 	"\n"
-	"Statuses: applied, already-applied, not-affected, partial, conflict, error.\n"
-	"Exit status: 0 when no result is conflict, partial or error, 1 otherwise,\n"
-	"2 for usage.\n",
+	"Statuses: applied, already-applied, not-affected, partial, conflict, reverted,\n"
+	"error. Exit status: 0 when no result is conflict, partial, reverted or error,\n"
+	"1 otherwise, 2 for usage.\n",
 };
 
 struct apply_opts {
@@ -124,6 +131,7 @@ static int parse_options(struct apply_opts *o, int argc, char **argv)
 		case 'N': o->queue_name = optarg; break;
 		case 'M': o->mails = optarg; break;
 		case 'H': o->no_history = true; break;
+		case 'R': o->backport.reapply = true; break;
 		case 'z':
 			fuzz = strtol(optarg, &end, 10);
 			if (*end || end == optarg || fuzz < 0 || fuzz > 10) {
@@ -160,7 +168,7 @@ static int write_mail(char **path, const struct kb_result *r, const struct kb_fi
 	int err;
 
 	*path = NULL;
-	if (r->status != KB_STATUS_CONFLICT && r->status != KB_STATUS_PARTIAL)
+	if (!kb_status_needs_hand(r->status))
 		return 0;
 	if ((err = kb_result_failed_mail(&mail, r, fix, branch, queue)) < 0 ||
 	    (err = kb_buf_printf(&rel, "%s/", r->fix)) < 0 ||
@@ -280,14 +288,14 @@ static size_t widest(size_t w, const char *s)
 /* "13 branches: 6 applied, 1 already-applied, 2 conflict" */
 static void print_tally(const struct kb_result *results, size_t n, size_t nfixes)
 {
-	size_t count[KB_STATUS_REVERSE_APPLIED + 1] = { 0 }, i, said = 0;
+	size_t count[KB_STATUS_REVERTED + 1] = { 0 }, i, said = 0;
 
 	for (i = 0; i < n; i++)
-		if ((size_t)results[i].status <= KB_STATUS_REVERSE_APPLIED)
+		if ((size_t)results[i].status <= KB_STATUS_REVERTED)
 			count[results[i].status]++;
 	printf("\n%zu %s: ", n, nfixes == 1 ? (n == 1 ? "branch" : "branches") :
 	       (n == 1 ? "fix-branch pair" : "fix-branch pairs"));
-	for (i = 0; i <= KB_STATUS_REVERSE_APPLIED; i++)
+	for (i = 0; i <= KB_STATUS_REVERTED; i++)
 		if (count[i]) {
 			printf("%s%zu ", said++ ? ", " : "", count[i]);
 			cli_put_word(kb_status_name((enum kb_status)i), 0);
@@ -409,8 +417,7 @@ static int run(struct apply_opts *o, const struct kb_session *s)
 				goto done;
 			}
 			kb_work_step();
-			if (r->status == KB_STATUS_CONFLICT || r->status == KB_STATUS_PARTIAL ||
-			    r->status == KB_STATUS_ERROR)
+			if (kb_status_needs_hand(r->status) || r->status == KB_STATUS_ERROR)
 				rc = EXIT_ATTENTION;
 			if (o->mails && write_mail(&mails[nresults], r, fixes[f], branches[b], NULL,
 						   o->mails) < 0) {

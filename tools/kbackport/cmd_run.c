@@ -56,6 +56,9 @@ static const struct cli_opt options[] = {
 	  "apply by the content alone, as kbackport apply\n"
 	  "--no-history (the history index is kept in\n"
 	  "<workdir>/history/)" },
+	{ 'R', false, "reapply", no_argument, NULL,
+	  "apply a fix the branch's history reverted, as\n"
+	  "kbackport apply --reapply" },
 	CLI_OPT_HELP_ENTRY,
 	CLI_OPT_END,
 };
@@ -66,7 +69,7 @@ static const struct cli_usage usage = {
 	"                     [--branch NAME]...\n"
 	"                     [--workdir DIR] [--reports DIR] [--jobs N]\n"
 	"                     [--accel tcg|auto] [--timeout SECONDS] [--quiet]\n"
-	"                     [--no-history]\n"
+	"                     [--no-history] [--reapply]\n"
 	"\n"
 	"The whole pipeline for one fix (or a queue of fixes), every selected branch\n"
 	"of branches.yaml: apply (the backport commit, and the pre-fix lane where\n"
@@ -116,6 +119,7 @@ struct run_cli {
 	unsigned timeout;
 	bool quiet;
 	bool no_history;
+	bool reapply;
 };
 
 /* What the progress lines need. */
@@ -152,6 +156,7 @@ static int parse_options(struct run_cli *o, int argc, char **argv)
 		case 'Q': o->queue = optarg; break;
 		case 'N': o->queue_name = optarg; break;
 		case 'H': o->no_history = true; break;
+		case 'R': o->reapply = true; break;
 		case 'h': cli_usage_print(stdout, &usage); return -1;
 		default: return cli_usage_bad_option(argv, &usage);
 		}
@@ -336,6 +341,7 @@ static int setup(struct kb_pipeline *p, struct kb_tester *tester, struct kb_run_
 	}
 	if (err == 0)
 		err = open_history(p, o, s->workdir);
+	p->backport.reapply = o->reapply;
 	if (err < 0)
 		kb_run_dir_discard(rd);
 	return err;

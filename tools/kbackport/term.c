@@ -64,6 +64,7 @@ static const char *word_color(const char *word)
 		{ "conflict", "\033[31m" }, { "error", "\033[1;31m" },
 		{ "vulnerable", "\033[1;31m" }, { "regression", "\033[1;31m" },
 		{ "partial", "\033[33m" }, { "reverse-applied", "\033[33m" },
+		{ "reverted", "\033[33m" },
 		{ "untested", "\033[33m" }, { "skipped", "\033[33m" },
 	};
 	size_t i;

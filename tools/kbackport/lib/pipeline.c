@@ -427,7 +427,8 @@ static enum kb_verdict apply_verdict(enum kb_status status, enum kb_verdict test
 {
 	switch (status) {
 	case KB_STATUS_CONFLICT:
-	case KB_STATUS_PARTIAL: return KB_VERDICT_CONFLICT;
+	case KB_STATUS_PARTIAL:
+	case KB_STATUS_REVERTED: return KB_VERDICT_CONFLICT;
 	case KB_STATUS_ERROR: return KB_VERDICT_ERROR;
 	case KB_STATUS_NOT_AFFECTED:
 		return tested == KB_VERDICT_ERROR || tested == KB_VERDICT_REGRESSION ?
@@ -493,7 +494,7 @@ static enum kb_verdict queue_verdict(const struct kb_queue_result *q, enum kb_ve
 	for (i = 0; i < q->nresults; i++) {
 		enum kb_status s = q->results[i].status;
 		not_affected += s == KB_STATUS_NOT_AFFECTED;
-		if (s == KB_STATUS_CONFLICT || s == KB_STATUS_PARTIAL || s == KB_STATUS_ERROR)
+		if (kb_status_needs_hand(s) || s == KB_STATUS_ERROR)
 			v = kb_verdict_worse(v, apply_verdict(s, tested));
 	}
 	if (q->nresults && not_affected == q->nresults)

@@ -183,7 +183,7 @@ static int queue_mails(const struct kb_run_dir *rd, const struct kb_branch_run *
 
 	for (f = 0; b->queued && f < json_array_size(results) && !err; f++) {
 		const struct kb_result *r = &b->queue.results[f];
-		if (r->status != KB_STATUS_CONFLICT && r->status != KB_STATUS_PARTIAL)
+		if (!kb_status_needs_hand(r->status))
 			continue;
 		kb_buf_clear(&mail);
 		kb_buf_clear(&rel);
@@ -214,7 +214,7 @@ static int add_mail(json_t *entry, const struct kb_branch_run *b, const struct k
 	int err = 0;
 
 	if (!fix || !b->applied ||
-	    (b->apply.status != KB_STATUS_CONFLICT && b->apply.status != KB_STATUS_PARTIAL)) {
+	    !kb_status_needs_hand(b->apply.status)) {
 		json_decref(cc);
 		return 0;
 	}

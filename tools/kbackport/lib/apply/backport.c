@@ -2,6 +2,7 @@
 #include "util/buf.h"
 #include "apply/commit.h"
 #include "apply/detect.h"
+#include "util/array.h"
 #include "util/error.h"
 #include "lanes.h"
 #include "repo.h"
@@ -24,7 +25,14 @@ static const char *const status_names[] = {
 	[KB_STATUS_PARTIAL] = "partial",
 	[KB_STATUS_ERROR] = "error",
 	[KB_STATUS_REVERSE_APPLIED] = "reverse-applied",
+	[KB_STATUS_REVERTED] = "reverted",
 };
+
+bool kb_status_needs_hand(enum kb_status status)
+{
+	return status == KB_STATUS_CONFLICT || status == KB_STATUS_PARTIAL ||
+	       status == KB_STATUS_REVERTED;
+}
 
 const char *kb_status_name(enum kb_status status)
 {
@@ -734,22 +742,189 @@ static void history_changed_words(struct kb_buf *b, const struct kb_history_answ
 	}
 }
 
-/*
- * The history says the fix is in: already-applied, naming the commit. The
- * content agreeing says so as it always did; otherwise what it sees is in
- * the notes, and the later commits that changed the fix's lines are named.
- */
-static int history_in(struct kb_result *res, struct lane *lane, const struct kb_survey *survey,
-		      const struct kb_branch *branch, const struct kb_fix *fix,
-		      const struct kb_backport_opts *opts)
+/* The variant the history's answer is about: the one whose patch-id it
+ * has, else the one partly in, else the first. */
+static const struct kb_variant *history_variant(const struct kb_survey *survey,
+						const struct kb_fix *fix,
+						const struct kb_history_answer *h)
 {
-	struct kb_history_answer *h = res->history;
-	const struct kb_variant *variant = NULL;
-	const struct kb_apply *look;
-	struct kb_buf d = KB_BUF_INIT, notes = KB_BUF_INIT;
-	char *described = NULL;
+	const struct kb_variant *variant = h->variant ? kb_fix_variant(fix, h->variant) : NULL;
+
+	if (!variant)
+		variant = survey->partly ? survey->partly : &fix->variants[0];
+	return variant;
+}
+
+/* Every hunk's post-image is in the tree (some found near their place). */
+static bool tree_holds_all(const struct kb_witness *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		if (w->v[i].state != KB_TREE_POST)
+			return false;
+	return w->n > 0;
+}
+
+/* Lines of the tree around a hunk's place, on each side, that must have
+ * stood so before the fix for an older copy to be named. */
+#define OLDER_COPY_PAD 2
+
+/*
+ * Do the tree's lines at the hunk's place stand as they stood before the
+ * commit that brought the fix in? An older copy of the file put back, not
+ * a rework: only lines the history held before the fix prove it.
+ */
+static int older_copy(bool *yes, struct lane *lane, const struct kb_history_answer *h,
+		      const struct kb_fix *fix, const struct kb_backport_opts *opts,
+		      const struct kb_hunk_witness *w)
+{
+	struct kb_lines lines = KB_LINES_INIT;
+	struct kb_buf text = KB_BUF_INIT;
+	const char *buf;
+	size_t len, from, to, i, words = 0;
 	int err;
 
+	*yes = false;
+	if (!w->line || (err = kb_source_read(&buf, &len, lane->src, w->path)) < 0 ||
+	    (err = kb_lines_split(&lines, buf, len)) < 0) {
+		kb_error_clear();
+		return 0;
+	}
+	from = w->line - 1 > OLDER_COPY_PAD ? w->line - 1 - OLDER_COPY_PAD : 0;
+	to = w->line - 1 + w->span + OLDER_COPY_PAD;
+	if (to > lines.n)
+		to = lines.n;
+	for (i = from; i < to; i++) {
+		words += lines.v[i].len > 2;
+		kb_buf_put(&text, lines.v[i].ptr, lines.v[i].len);
+		kb_buf_putc(&text, '\n');
+	}
+	err = words < 3 ? 0 : !text.ptr ? kb_error_oom() :
+	      kb_history_older_copy(yes, opts->history, lane->repo, h, fix, w->path, text.ptr,
+				    text.size);
+	if (err < 0 && err != KB_ENOMEM) {
+		kb_error_clear();
+		err = 0;
+	}
+	kb_buf_release(&text);
+	kb_lines_release(&lines);
+	return err;
+}
+
+/* The hunk's lines stand as before the fix: its pre-image cleanly there,
+ * or every line it removed back, or nothing it added left and the lines
+ * there as the history held them before the fix. */
+static int hunk_undone(bool *undone, struct lane *lane, const struct kb_history_answer *h,
+		       const struct kb_fix *fix, const struct kb_backport_opts *opts,
+		       const struct kb_hunk_witness *w)
+{
+	*undone = w->fate == KB_FATE_GONE &&
+		  (w->state == KB_TREE_PRE || (w->removed && w->back == w->removed));
+	if (*undone || w->fate != KB_FATE_GONE || w->state != KB_TREE_NEITHER)
+		return 0;
+	return older_copy(undone, lane, h, fix, opts, w);
+}
+
+/*
+ * The lines of the hunks the tree shows undone, file by file: a file
+ * counts when every hunk of it that is not in is undone (a later commit
+ * that reworked some of them, kept others, is no undoing).
+ */
+static int undone_lines(struct kb_history_line **out, size_t *n, const struct kb_witness *w,
+			const struct kb_patch *patch, struct lane *lane,
+			const struct kb_history_answer *h, const struct kb_fix *fix,
+			const struct kb_backport_opts *opts)
+{
+	size_t f, hk, i, k = 0, alloc = 0, nundone = 0;
+	bool *undone = calloc(w->n + 1, sizeof(*undone));
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	KB_ERROR_CHECK_ALLOC(undone);
+	for (f = 0; f < patch->nfiles && !err; f++) {
+		const struct kb_file_patch *fp = &patch->files[f];
+		size_t first = k;
+		bool whole = true;
+		for (hk = 0, nundone = 0; hk < fp->nhunks && !err; hk++, k++) {
+			if (w->v[k].fate == KB_FATE_IN)
+				continue;
+			if ((err = hunk_undone(&undone[k], lane, h, fix, opts, &w->v[k])) < 0)
+				break;
+			nundone += undone[k];
+			whole &= undone[k];
+		}
+		if (err || !whole || !nundone)
+			continue;
+		for (hk = 0; hk < fp->nhunks && !err; hk++) {
+			const struct kb_hunk *x = &fp->hunks[hk];
+			if (!undone[first + hk])
+				continue;
+			for (i = 0; i < x->nlines && !err; i++) {
+				if (x->lines[i].type == KB_LINE_CONTEXT ||
+				    !kb_hunk_line_distinctive(x, i))
+					continue;
+				if ((err = KB_ARRAY_GROW(*out, alloc, *n + 1)) < 0)
+					break;
+				(*out)[(*n)++] = (struct kb_history_line){
+					kb_file_patch_path(fp), x->lines[i].text, x->lines[i].len,
+					x->lines[i].type == KB_LINE_ADD };
+			}
+		}
+	}
+	free(undone);
+	return err;
+}
+
+/* "hunk 2 of 'f.c': gone (...)" for each hunk the tree does not hold as written. */
+static void witness_words(struct kb_buf *b, const struct kb_witness *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++) {
+		const struct kb_hunk_witness *x = &w->v[i];
+		if (x->fate == KB_FATE_IN)
+			continue;
+		kb_buf_printf(b, "in the tree: hunk %zu of '%s' %s (%s", x->hunk, x->path,
+			      x->fate == KB_FATE_CHANGED ? "is there changed" :
+			      x->fate == KB_FATE_GONE ? "is undone" : "is not there",
+			      kb_tree_state_name(x->state));
+		if (x->added)
+			kb_buf_printf(b, "; of the %zu lines it added %zu kept, %zu changed",
+				      x->added, x->kept, x->changed);
+		if (x->removed)
+			kb_buf_printf(b, "; of the %zu it removed %zu back", x->removed, x->back);
+		kb_buf_printf(b, ")%s", x->line ? "" : "\n");
+		if (x->line)
+			kb_buf_printf(b, " at line %zu\n", x->line);
+	}
+}
+
+/*
+ * The history says the fix is in; the tree decides. Where the tree shows
+ * it undone (a file of the fix whose hunks all stand as before it, and a
+ * later commit that took its lines back), *overruled is set: the content
+ * answers, and history_overruled() says why. Otherwise: already-applied,
+ * naming the commit; the content agreeing says so, else the notes keep
+ * what the content alone saw and the later commits that changed the
+ * fix's lines are named.
+ */
+static int history_in(bool *overruled, struct kb_result *res, struct lane *lane,
+		      const struct kb_survey *survey, const struct kb_branch *branch,
+		      const struct kb_fix *fix, const struct kb_backport_opts *opts)
+{
+	struct kb_history_answer *h = res->history;
+	const struct kb_variant *variant;
+	const struct kb_apply *look;
+	struct kb_witness w = KB_WITNESS_INIT;
+	struct kb_history_line *lines = NULL;
+	struct kb_buf d = KB_BUF_INIT, notes = KB_BUF_INIT;
+	char *described = NULL;
+	size_t nlines = 0;
+	int err;
+
+	*overruled = false;
 	if (survey->present) {
 		if ((err = already_applied(res, survey, branch)) < 0)
 			return err;
@@ -757,21 +932,34 @@ static int history_in(struct kb_result *res, struct lane *lane, const struct kb_
 		history_in_words(&d, h);
 		goto done;
 	}
-	if ((err = kb_history_changed(h, opts->history, lane->repo, fix)) == KB_ENOMEM)
-		return err;
+	variant = history_variant(survey, fix, h);
+	if ((err = kb_witness_patch(&w, lane->src, variant->patch)) < 0 ||
+	    (err = undone_lines(&lines, &nlines, &w, variant->patch, lane, h, fix, opts)) < 0 ||
+	    (err = kb_history_undone(&h->undone, opts->history, lane->repo, h, fix, lines,
+				     nlines)) == KB_ENOMEM)
+		goto done;
 	kb_error_clear();
+	err = 0;
+	if (h->undone.id[0]) {
+		*overruled = true;
+		goto done;
+	}
+	if ((err = kb_history_changed(h, opts->history, lane->repo, fix)) == KB_ENOMEM)
+		goto done;
+	kb_error_clear();
+	err = 0;
 	res->status = KB_STATUS_ALREADY_APPLIED;
-	if (h->variant)
-		variant = kb_fix_variant(fix, h->variant);
-	if (!variant)
-		variant = survey->partly ? survey->partly : &fix->variants[0];
 	look = survey_of(survey, fix, variant);
 	history_in_words(&d, h);
-	history_changed_words(&d, h);
+	if (tree_holds_all(&w))
+		kb_buf_puts(&d, "; the tree holds every hunk of it");
+	else
+		history_changed_words(&d, h);
 	described = kb_apply_describe(look, true);
 	KB_ERROR_CHECK_ALLOC(described);
 	kb_buf_printf(&notes, "the content alone, in '%s': variant '%s' %s\n%s", branch->ref,
 		      variant->name, kb_file_state_name(look->state), described);
+	witness_words(&notes, &w);
 	free(described);
 	free(res->notes);
 	res->notes = kb_buf_detach(&notes);
@@ -779,11 +967,88 @@ static int history_in(struct kb_result *res, struct lane *lane, const struct kb_
 	    (err = set_placements(res, look, variant)) < 0)
 		goto done;
 done:
+	kb_witness_release(&w);
+	free(lines);
 	kb_buf_release(&notes);
-	if (err < 0) {
+	if (err < 0 || *overruled) {
 		kb_buf_release(&d);
 		return err;
 	}
+	KB_ERROR_CHECK_ALLOC(d.ptr);
+	free(res->detail);
+	res->detail = kb_buf_detach(&d);
+	return 0;
+}
+
+/* The tree overruled the history (history_in()): its first note, and the
+ * detail says both witnesses. */
+static int history_overruled(struct kb_result *res)
+{
+	const struct kb_history_answer *h = res->history;
+	struct kb_buf b = KB_BUF_INIT, d = KB_BUF_INIT;
+
+	kb_buf_puts(&b, "history: brought in by ");
+	history_commit_words(&b, &h->commit);
+	kb_buf_printf(&b, " (%s), undone since by ", h->commit.evidence ? h->commit.evidence : "");
+	history_commit_words(&b, &h->undone);
+	kb_buf_printf(&b, " (\"%s\"): its lines stand as before the fix; the tree decides\n%s",
+		      h->undone.subject ? h->undone.subject : "", res->notes ? res->notes : "");
+	kb_buf_printf(&d, "%s; brought in by %.12s, undone by %.12s", res->detail ? res->detail : "",
+		      h->commit.id, h->undone.id);
+	if (!b.ptr || !d.ptr) {
+		kb_buf_release(&b);
+		kb_buf_release(&d);
+		return kb_error_oom();
+	}
+	free(res->notes);
+	res->notes = kb_buf_detach(&b);
+	free(res->detail);
+	res->detail = kb_buf_detach(&d);
+	return 0;
+}
+
+/* "brought in by X (...), reverted by Y (...)" */
+static void reverted_words(struct kb_buf *b, const struct kb_history_answer *h)
+{
+	if (h->commit.id[0]) {
+		kb_buf_puts(b, "brought in by ");
+		history_commit_words(b, &h->commit);
+		kb_buf_printf(b, " (%s), ", h->commit.evidence ? h->commit.evidence : "");
+	}
+	kb_buf_puts(b, "reverted by ");
+	history_commit_words(b, &h->revert);
+	kb_buf_printf(b, " (%s)", h->revert.evidence ? h->revert.evidence : "");
+}
+
+/*
+ * The history says the fix was reverted and the tree does not hold it: a
+ * maintainer decides before it is queued again. Nothing is written; what
+ * the content would do is said.
+ */
+static int reverted(struct kb_result *res, const struct kb_survey *survey,
+		    const struct kb_fix *fix, const struct kb_variant *const *list, size_t n)
+{
+	const struct kb_history_answer *h = res->history;
+	const char *would = "does not apply";
+	struct kb_buf d = KB_BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		enum kb_file_state st = survey_of(survey, fix, list[i])->state;
+		if (st == KB_FILE_APPLIES) {
+			would = "would apply";
+			break;
+		}
+		if (st == KB_FILE_PARTIAL)
+			would = "is partly in";
+	}
+	res->status = KB_STATUS_REVERTED;
+	kb_buf_printf(&d, "reverted by %.12s", h->revert.id);
+	if (h->revert.tag)
+		kb_buf_printf(&d, " (%s)", h->revert.tag);
+	if (h->commit.id[0])
+		kb_buf_printf(&d, " after %.12s brought it in", h->commit.id);
+	kb_buf_printf(&d, ": not applied again (the fix %s); --reapply to carry it anyway", would);
 	KB_ERROR_CHECK_ALLOC(d.ptr);
 	free(res->detail);
 	res->detail = kb_buf_detach(&d);
@@ -800,15 +1065,12 @@ static int history_notes(struct kb_result *res, const char *failed)
 		kb_buf_printf(&b, "history: not looked at: %s\n", failed);
 	} else if (h && h->state == KB_HISTORY_REVERTED) {
 		kb_buf_puts(&b, "history: ");
-		if (h->commit.id[0]) {
-			kb_buf_puts(&b, "brought in by ");
-			history_commit_words(&b, &h->commit);
-			kb_buf_printf(&b, " (%s), ", h->commit.evidence ? h->commit.evidence : "");
-		}
-		kb_buf_puts(&b, "reverted by ");
-		history_commit_words(&b, &h->revert);
-		kb_buf_printf(&b, " (%s): not in, the content decides\n",
-			      h->revert.evidence ? h->revert.evidence : "");
+		reverted_words(&b, h);
+		kb_buf_puts(&b, res->status == KB_STATUS_REVERTED ?
+			    ": not applied again unless asked (--reapply)\n" :
+			    res->status == KB_STATUS_ALREADY_APPLIED ?
+			    ": yet the tree holds it, the tree decides\n" :
+			    ": not in, applied again as asked (--reapply)\n");
 	} else {
 		return 0;
 	}
@@ -845,17 +1107,15 @@ static int history_look(struct kb_result *res, char **failed, git_repository *re
 }
 
 /* What the tree is, from the survey and the candidates' looks at it. */
-static int decide(struct kb_result *res, struct lane *lane, const struct kb_survey *survey,
-		  const struct kb_branch *branch, const struct kb_fix *fix,
-		  const struct kb_backport_opts *opts)
+static int decide_content(struct kb_result *res, struct lane *lane, const struct kb_survey *survey,
+			  const struct kb_branch *branch, const struct kb_fix *fix,
+			  const struct kb_backport_opts *opts)
 {
 	const struct kb_variant **list = NULL;
 	const char *where;
 	size_t i, n = 0;
 	int err;
 
-	if (res->history && res->history->state == KB_HISTORY_IN)
-		return history_in(res, lane, survey, branch, fix, opts);
 	if (survey->present)
 		return already_applied(res, survey, branch);
 	if ((err = kb_detect_vulnerable(&where, lane->src, fix)) < 0)
@@ -869,6 +1129,10 @@ static int decide(struct kb_result *res, struct lane *lane, const struct kb_surv
 	}
 	if ((err = candidates(&list, &n, res, lane->src, branch, fix)) < 0)
 		goto done;
+	if (res->history && res->history->state == KB_HISTORY_REVERTED && !opts->reapply) {
+		err = reverted(res, survey, fix, list, n);
+		goto done;
+	}
 	if (res->forced) {
 		/* a forced variant is that variant's own hunks, none borrowed */
 		err = forced(res, lane, list[0], branch, fix, opts);
@@ -893,6 +1157,22 @@ static int decide(struct kb_result *res, struct lane *lane, const struct kb_surv
 done:
 	free(list);
 	return err;
+}
+
+/* The history proposes (history_in()), the tree decides (decide_content()). */
+static int decide(struct kb_result *res, struct lane *lane, const struct kb_survey *survey,
+		  const struct kb_branch *branch, const struct kb_fix *fix,
+		  const struct kb_backport_opts *opts)
+{
+	bool overruled = false;
+	int err;
+
+	if (res->history && res->history->state == KB_HISTORY_IN &&
+	    ((err = history_in(&overruled, res, lane, survey, branch, fix, opts)) < 0 || !overruled))
+		return err;
+	if ((err = decide_content(res, lane, survey, branch, fix, opts)) < 0)
+		return err;
+	return overruled ? history_overruled(res) : 0;
 }
 
 /* The first line of the notes: why a pre-fix branch has no pre-fix lane. */
@@ -1110,6 +1390,53 @@ done:
 	return err;
 }
 
+/* The file patch of `path` in the variant `name` of `fix` (or its patch), or NULL. */
+static const struct kb_file_patch *variant_file(const struct kb_fix *fix, const char *name,
+						const char *path)
+{
+	const struct kb_variant *v = name ? kb_fix_variant(fix, name) : NULL;
+	const struct kb_patch *patch = v ? v->patch : fix->patch;
+	size_t f;
+
+	for (f = 0; patch && f < patch->nfiles; f++)
+		if (!strcmp(kb_file_patch_path(&patch->files[f]), path))
+			return &patch->files[f];
+	return NULL;
+}
+
+/*
+ * Each placement's hunk as the tree holds it (witness.h): one look per
+ * file, on the tree the answer is about.
+ */
+static int witness_placements(struct kb_result *res, struct kb_source *src,
+			      const struct kb_fix *fix)
+{
+	struct kb_witness w = KB_WITNESS_INIT;
+	const struct kb_file_patch *fp;
+	size_t i, k;
+	int err = 0;
+
+	for (i = 0; i < res->nhunks && !err; i = k) {
+		struct kb_placement *p = &res->hunks[i];
+		for (k = i + 1; k < res->nhunks && !strcmp(res->hunks[k].path, p->path) &&
+				!strcmp(res->hunks[k].variant, p->variant); k++)
+			;
+		if (!(fp = variant_file(fix, p->variant, p->path)))
+			continue;
+		w.n = 0;
+		if ((err = kb_witness_file(&w, src, fp)) < 0)
+			break;
+		for (; i < k; i++)
+			if (res->hunks[i].hunk >= 1 && res->hunks[i].hunk <= w.n) {
+				res->hunks[i].tree = w.v[res->hunks[i].hunk - 1];
+				res->hunks[i].tree.path = NULL;
+				res->hunks[i].has_tree = true;
+			}
+	}
+	kb_witness_release(&w);
+	return err;
+}
+
 static int run(struct kb_result *res, struct lane *lane, const struct kb_branch *branch,
 	       const struct kb_fix *fix, const struct kb_backport_opts *opts)
 {
@@ -1136,7 +1463,8 @@ static int run(struct kb_result *res, struct lane *lane, const struct kb_branch 
 		if ((err = kb_survey_fix(&survey, lane->src, fix, &opts->locate)) < 0)
 			goto done;
 	}
-	if ((err = decide(res, lane, &survey, branch, fix, opts)) < 0)
+	if ((err = decide(res, lane, &survey, branch, fix, opts)) < 0 ||
+	    (err = witness_placements(res, lane->src, fix)) < 0)
 		goto done;
 	if ((res->status == KB_STATUS_CONFLICT || res->status == KB_STATUS_PARTIAL) &&
 	    (err = by_hand(res, lane, branch, fix, opts)) < 0)

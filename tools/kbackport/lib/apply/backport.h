@@ -13,6 +13,7 @@
 #include "fix.h"
 #include "apply/history.h"
 #include "apply/prereq.h"
+#include "apply/witness.h"
 
 enum kb_status {
 	KB_STATUS_APPLIED,		/* a backport commit is on the ref */
@@ -23,13 +24,19 @@ enum kb_status {
 	KB_STATUS_ERROR,		/* bad input, missing repo or ref, ... */
 	KB_STATUS_REVERSE_APPLIED,	/* reports only: a pre-fix lane, the fix
 					 * taken out of the branch */
+	KB_STATUS_REVERTED,		/* the branch reverted it and the tree does
+					 * not hold it: nothing written unless
+					 * asked (reapply), a person decides */
 };
 
 /* "applied", "already-applied", "not-affected", "conflict", "partial", "error",
- * "reverse-applied". */
+ * "reverse-applied", "reverted". */
 const char *kb_status_name(enum kb_status status);
 /* The status named `name`: true, or false when none is. */
 bool kb_status_parse(enum kb_status *out, const char *name);
+/* Does the result need a person before the branch goes on: conflict,
+ * partial or reverted? */
+bool kb_status_needs_hand(enum kb_status status);
 
 /* How one hunk of the deciding variant met the tree. */
 struct kb_placement {
@@ -50,6 +57,10 @@ struct kb_placement {
 	/* failed: the commits on the fix's side that wrote lines it expects
 	 * and that the branch lacks (prereq.h), newest first */
 	struct kb_prereqs needs;
+	/* the hunk's state in the branch's tree as it is (witness.h; `path`
+	 * not set), whatever placing it said; has_tree false: not looked at */
+	struct kb_hunk_witness tree;
+	bool has_tree;
 };
 
 struct kb_result {
@@ -90,6 +101,9 @@ struct kb_backport_opts {
 	 * decides. NULL: the content alone.
 	 */
 	struct kb_history *history;
+	/* a fix the history says was reverted is applied again when the tree
+	 * lets it (else: KB_STATUS_REVERTED, nothing written) */
+	bool reapply;
 };
 
 void kb_backport_opts_init(struct kb_backport_opts *opts);

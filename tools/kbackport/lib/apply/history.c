@@ -1,5 +1,6 @@
 /* A branch's history and a fix: the index of a repository, and the answer (history.h). */
 #include "apply/history.h"
+#include "apply/witness.h"
 #include "util/array.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -1137,6 +1138,10 @@ struct look {
 	size_t npaths, apaths;
 	struct event *events;
 	size_t nevents, aevents;
+	/* the distinctive lines of the fix and its variants (changes_fix_lines()) */
+	struct kb_history_line *lines;
+	size_t nlines, alines;
+	bool lines_read;
 };
 
 static void look_release(struct look *l)
@@ -1150,6 +1155,7 @@ static void look_release(struct look *l)
 	for (i = 0; i < l->nevents; i++)
 		free(l->events[i].evidence);
 	free(l->events);
+	free(l->lines);
 }
 
 static bool is_sha_text(const char *s)
@@ -1295,6 +1301,157 @@ static int add_event(struct look *l, uint32_t c, bool revert, const char *varian
 	return 0;
 }
 
+/* ---- the fix's own lines in a commit's diff ---- */
+
+/* Equal once trimmed and with runs of blanks read as one. */
+static bool ws_same(const char *a, size_t na, const char *b, size_t nb)
+{
+	const char *ae = a + na, *be = b + nb;
+
+	while (a < ae && isspace((unsigned char)*a))
+		a++;
+	while (b < be && isspace((unsigned char)*b))
+		b++;
+	while (ae > a && isspace((unsigned char)ae[-1]))
+		ae--;
+	while (be > b && isspace((unsigned char)be[-1]))
+		be--;
+	while (a < ae && b < be) {
+		bool sa = isspace((unsigned char)*a), sb = isspace((unsigned char)*b);
+		if (sa != sb)
+			return false;
+		if (sa) {
+			while (a < ae && isspace((unsigned char)*a))
+				a++;
+			while (b < be && isspace((unsigned char)*b))
+				b++;
+			continue;
+		}
+		if (*a++ != *b++)
+			return false;
+	}
+	return a == ae && b == be;
+}
+
+struct meet {
+	const struct kb_history_line *lines;
+	size_t n;
+	bool undo;	/* look for the change taken back, not made */
+	bool met;
+};
+
+static int meet_line(const git_diff_delta *d, const git_diff_hunk *h, const git_diff_line *line,
+		     void *payload)
+{
+	struct meet *m = payload;
+	const char *path = line->origin == GIT_DIFF_LINE_ADDITION ? d->new_file.path : d->old_file.path;
+	bool adds = line->origin == GIT_DIFF_LINE_ADDITION;
+	size_t i;
+
+	(void)h;
+	if (m->met || (!adds && line->origin != GIT_DIFF_LINE_DELETION))
+		return 0;
+	for (i = 0; i < m->n && !m->met; i++) {
+		const struct kb_history_line *x = &m->lines[i];
+		/* made: it adds what the fix added, removes what it removed;
+		 * undone: the other way round */
+		if ((x->added == adds) != m->undo && !strcmp(x->path, path) &&
+		    ws_same(x->text, x->len, line->content, line->content_len))
+			m->met = true;
+	}
+	return 0;
+}
+
+/* Does commit `c`'s diff over the fix's files make (or, `undo`, take back)
+ * one of `lines`? */
+static int diff_meets(bool *met, struct look *l, uint32_t c, const struct kb_history_line *lines,
+		      size_t n, bool undo)
+{
+	git_diff_options o;
+	git_commit *commit = NULL, *parent = NULL;
+	git_tree *tree = NULL, *ptree = NULL;
+	git_diff *diff = NULL;
+	struct meet m = { lines, n, undo, false };
+	char **ps = NULL;
+	size_t i;
+	int err;
+
+	git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
+	ps = calloc(l->npaths + 1, sizeof(*ps));
+	KB_ERROR_CHECK_ALLOC(ps);
+	for (i = 0; i < l->npaths; i++)
+		ps[i] = l->paths[i]->path;
+	o.pathspec.strings = ps;
+	o.pathspec.count = l->npaths;
+	o.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
+	o.context_lines = 0;
+	if ((err = git_commit_lookup(&commit, l->repo, &l->ix->commits[c].id)) < 0 ||
+	    (err = git_commit_tree(&tree, commit)) < 0 ||
+	    (git_commit_parentcount(commit) && ((err = git_commit_parent(&parent, commit, 0)) < 0 ||
+						(err = git_commit_tree(&ptree, parent)) < 0)) ||
+	    (err = git_diff_tree_to_tree(&diff, l->repo, ptree, tree, &o)) < 0 ||
+	    (err = git_diff_foreach(diff, NULL, NULL, NULL, meet_line, &m)) < 0)
+		goto done;
+	*met = m.met;
+done:
+	git_diff_free(diff);
+	git_tree_free(tree);
+	git_tree_free(ptree);
+	git_commit_free(parent);
+	git_commit_free(commit);
+	free(ps);
+	if (err < 0 && err != KB_ENOMEM)
+		return kb_error_git(err, "cannot diff a commit of '%s'", l->ix->repo_path);
+	return err;
+}
+
+/* The distinctive lines of `patch` (witness.h), added to l->lines. */
+static int patch_lines(struct look *l, const struct kb_patch *patch)
+{
+	size_t f, h, i;
+	int err;
+
+	for (f = 0; patch && f < patch->nfiles; f++) {
+		const struct kb_file_patch *fp = &patch->files[f];
+		for (h = 0; h < fp->nhunks; h++)
+			for (i = 0; i < fp->hunks[h].nlines; i++) {
+				const struct kb_line *x = &fp->hunks[h].lines[i];
+				if (x->type == KB_LINE_CONTEXT || !kb_hunk_line_distinctive(&fp->hunks[h], i))
+					continue;
+				if ((err = KB_ARRAY_GROW(l->lines, l->alines, l->nlines + 1)) < 0)
+					return err;
+				l->lines[l->nlines++] = (struct kb_history_line){
+					kb_file_patch_path(fp), x->text, x->len, x->type == KB_LINE_ADD };
+			}
+	}
+	return 0;
+}
+
+/*
+ * A commit counts as evidence only if it changed the lines the fix changes:
+ * it adds one the fix adds, or removes one the fix removes (of its patch or
+ * of a variant's). A commit that names the fix but only touches its file
+ * elsewhere (a comment added) proves nothing.
+ */
+static int changes_fix_lines(bool *yes, struct look *l, uint32_t c)
+{
+	size_t v;
+	int err = 0;
+
+	if (!l->lines_read) {
+		l->lines_read = true;
+		err = patch_lines(l, l->fix->patch);
+		for (v = 0; v < l->fix->nvariants && !err; v++)
+			err = patch_lines(l, l->fix->variants[v].patch);
+		if (err < 0)
+			return err;
+	}
+	*yes = !l->nlines;	/* a fix with no such line (a mode change): the files decide */
+	if (*yes)
+		return 0;
+	return diff_meets(yes, l, c, l->lines, l->nlines, false);
+}
+
 /* Commits naming one of the fix's commits in a reference form, and changing its files. */
 static int ref_events(struct look *l)
 {
@@ -1308,8 +1465,13 @@ static int ref_events(struct look *l)
 			const char *hex = ix->text + f->text, *path;
 			if (hex_key(hex) != hex_key(l->names[i]))
 				break;
+			bool lines;
 			if (f->kind != FACT_REF || !same_sha(hex, l->names[i]) ||
 			    !in_bits(l->reach, f->commit) || !(path = touched(l, f->commit)))
+				continue;
+			if ((err = changes_fix_lines(&lines, l, f->commit)) < 0)
+				return err;
+			if (!lines)
 				continue;
 			if ((err = add_event(l, f->commit, false, NULL,
 					     "its message names %.12s ('%s') and it changes %s",
@@ -1975,7 +2137,110 @@ done:
 	return err;
 }
 
-static void commit_release(struct kb_history_commit *c)
+int kb_history_undone(struct kb_history_commit *out, struct kb_history *h,
+		      git_repository *repo, const struct kb_history_answer *answer,
+		      const struct kb_fix *fix, const struct kb_history_line *lines, size_t nlines)
+{
+	struct look l;
+	uint32_t *later = NULL;
+	size_t n = 0, i;
+	git_oid id;
+	int64_t a;
+	bool met = false;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (answer->state != KB_HISTORY_IN || !nlines)
+		return 0;
+	if ((err = look_open(&l, h, repo, &answer->tip, fix)) < 0)
+		goto done;
+	if (git_oid_fromstr(&id, answer->commit.id) < 0 || (a = find_commit(l.ix, &id)) < 0)
+		goto done;
+	if ((err = later_commits(&later, &n, &l, (uint32_t)a)) < 0)
+		goto done;
+	for (i = n; i-- > 0 && !met;)	/* newest first */
+		if ((err = diff_meets(&met, &l, later[i], lines, nlines, true)) < 0 ||
+		    (met && (err = fill_commit(out, &l, later[i], NULL)) < 0))
+			break;
+done:
+	free(later);
+	if (l.ix)
+		save_all(l.ix);
+	look_release(&l);
+	return err;
+}
+
+/* Does `path` at commit `c` hold `text`? */
+static int blob_holds(bool *yes, struct look *l, uint32_t c, const char *path, const char *text,
+		      size_t len)
+{
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *e = NULL;
+	git_blob *blob = NULL;
+	int err;
+
+	*yes = false;
+	if ((err = git_commit_lookup(&commit, l->repo, &l->ix->commits[c].id)) < 0 ||
+	    (err = git_commit_tree(&tree, commit)) < 0)
+		goto done;
+	if ((err = git_tree_entry_bypath(&e, tree, path)) == GIT_ENOTFOUND) {
+		err = 0;
+		goto done;
+	}
+	if (err < 0 || git_tree_entry_type(e) != GIT_OBJECT_BLOB ||
+	    (err = git_blob_lookup(&blob, l->repo, git_tree_entry_id(e))) < 0)
+		goto done;
+	*yes = memmem(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), text, len) != NULL;
+done:
+	git_blob_free(blob);
+	git_tree_entry_free(e);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	if (err < 0 && err != KB_ENOMEM)
+		return kb_error_git(err, "cannot read '%s' in the history of '%s'", path,
+				    l->ix->repo_path);
+	return err;
+}
+
+int kb_history_older_copy(bool *yes, struct kb_history *h, git_repository *repo,
+			  const struct kb_history_answer *answer, const struct kb_fix *fix,
+			  const char *path, const char *text, size_t len)
+{
+	struct look l;
+	struct path_hist *p = NULL;
+	git_oid id;
+	int64_t a;
+	size_t i, k;
+	bool before;
+	int err;
+
+	*yes = false;
+	if (answer->state != KB_HISTORY_IN || !len)
+		return 0;
+	if ((err = look_open(&l, h, repo, &answer->tip, fix)) < 0)
+		goto done;
+	if (git_oid_fromstr(&id, answer->commit.id) < 0 || (a = find_commit(l.ix, &id)) < 0)
+		goto done;
+	for (i = 0; i < l.npaths && !p; i++)
+		if (!strcmp(l.paths[i]->path, path))
+			p = l.paths[i];
+	for (k = p ? p->n : 0; k-- > 0 && !*yes;) {
+		uint32_t c = p->commits[k];
+		if (c == (uint32_t)a)
+			continue;
+		if ((err = ancestor(&before, l.ix, c, (uint32_t)a)) < 0 ||
+		    (before && (err = blob_holds(yes, &l, c, path, text, len)) < 0))
+			break;
+	}
+done:
+	if (l.ix)
+		save_all(l.ix);
+	look_release(&l);
+	return err;
+}
+
+void kb_history_commit_release(struct kb_history_commit *c)
 {
 	free(c->subject);
 	free(c->tag);
@@ -1989,10 +2254,11 @@ void kb_history_answer_release(struct kb_history_answer *a)
 
 	if (!a)
 		return;
-	commit_release(&a->commit);
-	commit_release(&a->revert);
+	kb_history_commit_release(&a->commit);
+	kb_history_commit_release(&a->revert);
+	kb_history_commit_release(&a->undone);
 	for (i = 0; i < a->nchanged; i++)
-		commit_release(&a->changed[i]);
+		kb_history_commit_release(&a->changed[i]);
 	free(a->changed);
 	free(a->variant);
 	memset(a, 0, sizeof(*a));

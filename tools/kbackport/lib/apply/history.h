@@ -13,9 +13,10 @@
  * (<dir>/<repo>/paths/). A commit's facts never change, so the cache is
  * never stale; a file that does not read back whole is rebuilt.
  *
- * Evidence is always a commit of the branch's history that touches the
- * fix's files: a message naming the fix's commit in a commit that does not
- * touch them proves nothing.
+ * Evidence is always a commit of the branch's history that changes the
+ * lines the fix changes: a message naming the fix's commit in a commit
+ * that does not touch them (another file, a comment added) proves
+ * nothing. The history proposes; the tree decides (backport.c, witness.h).
  */
 #ifndef KB_HISTORY_H
 #define KB_HISTORY_H
@@ -66,6 +67,9 @@ struct kb_history_answer {
 	 * (kb_history_changed()), oldest first */
 	struct kb_history_commit *changed;
 	size_t nchanged;
+	/* IN, overruled by the tree: the commit that took the fix's lines
+	 * back (kb_history_undone()), or id "" */
+	struct kb_history_commit undone;
 };
 
 /*
@@ -79,6 +83,37 @@ int kb_history_find(struct kb_history_answer *out, struct kb_history *h,
 /* IN: the commits after answer->commit, up to its tip, that changed lines it added. */
 int kb_history_changed(struct kb_history_answer *answer, struct kb_history *h,
 		       git_repository *repo, const struct kb_fix *fix);
+
+/* A line of a fix's change, looked for in commits' diffs. */
+struct kb_history_line {
+	const char *path;
+	const char *text;	/* borrowed; without its '+' or '-' */
+	size_t len;
+	bool added;		/* a line the fix adds (else one it removes) */
+};
+
+/*
+ * IN: the newest commit after answer->commit, up to its tip, whose diff
+ * takes one of `lines` back: removes a line the fix added, or adds back
+ * one it removed. out->id is "" when there is none (then the tree is as
+ * the commit that brought the fix left it). Release with
+ * kb_history_commit_release().
+ */
+int kb_history_undone(struct kb_history_commit *out, struct kb_history *h,
+		      git_repository *repo, const struct kb_history_answer *answer,
+		      const struct kb_fix *fix, const struct kb_history_line *lines, size_t nlines);
+
+/*
+ * IN: did `path` hold `text`, byte for byte, at a commit before the one
+ * that brought the fix in (answer->commit)? Lines of the tree that stand
+ * as they stood before the fix came in are an older copy put back (a
+ * vendor's import of its own older files), not a later rework.
+ */
+int kb_history_older_copy(bool *yes, struct kb_history *h, git_repository *repo,
+			  const struct kb_history_answer *answer, const struct kb_fix *fix,
+			  const char *path, const char *text, size_t len);
+
+void kb_history_commit_release(struct kb_history_commit *c);
 
 void kb_history_answer_release(struct kb_history_answer *answer);
 

@@ -442,6 +442,11 @@ static bool changed_form(const struct kb_line *l, const struct kb_slice *f)
 	return 10 * 2 * lcs(a, na, b, nb) >= 6 * (na + nb);
 }
 
+bool kb_line_changed_form(const struct kb_line *l, const struct kb_slice *f)
+{
+	return changed_form(l, f);
+}
+
 static bool check_changed(struct kb_match *out, const struct kb_lines *file,
 			  const struct kb_hunk *h, size_t i, size_t at)
 {

@@ -1,6 +1,6 @@
 /*
- * What locate.c and locate_blocks.c share; not part of the library's
- * interface.
+ * What locate.c shares with locate_blocks.c and witness.c; not part of the
+ * library's interface.
  */
 #ifndef KB_LOCATE_PRIV_H
 #define KB_LOCATE_PRIV_H
@@ -13,6 +13,10 @@
 
 /* Equal lines; `ws`: once trimmed and with runs of blanks read as one. */
 bool kb_line_equal(const struct kb_slice *s, const struct kb_line *l, bool ws);
+
+/* The same line in a changed form (a call renamed, an argument added):
+ * not equal, most of it in common, words in both. */
+bool kb_line_changed_form(const struct kb_line *l, const struct kb_slice *f);
 
 /*
  * Block by block (locate_blocks.c): a hunk of at least two change blocks

@@ -9,7 +9,7 @@
 
 static bool needs_hand(enum kb_status s)
 {
-	return s == KB_STATUS_CONFLICT || s == KB_STATUS_PARTIAL || s == KB_STATUS_ERROR;
+	return kb_status_needs_hand(s) || s == KB_STATUS_ERROR;
 }
 
 /* A branch whose queue could not start or end: the error, unless out of memory. */
@@ -197,7 +197,7 @@ int kb_result_failed_mail(struct kb_buf *out, const struct kb_result *r,
 	char *notes = NULL, *reproduce = NULL;
 	int err = 0;
 
-	if (r->status != KB_STATUS_CONFLICT && r->status != KB_STATUS_PARTIAL)
+	if (!kb_status_needs_hand(r->status))
 		return kb_error_set(KB_ENOTFOUND, "fix '%s' is %s on '%s': no FAILED mail",
 				    r->fix, kb_status_name(r->status), r->branch);
 	if (fix->patch && fix->patch->author_name &&

@@ -30,7 +30,7 @@ static const char *const branch_verdicts[] = {
  * lane (the fix taken out of the branch) */
 static const char *const apply_statuses[] = {
 	"applied", "already-applied", "not-affected", "conflict", "partial", "error",
-	"reverse-applied", NULL };
+	"reverse-applied", "reverted", NULL };
 
 /* Where in the document we are, for messages. */
 struct ctx {
@@ -788,6 +788,5 @@ int kb_report_attention(const struct kb_report_branch ***out, size_t *n,
 
 bool kb_report_needs_hand(const struct kb_report_apply *apply)
 {
-	return apply->present &&
-	       (apply->status == KB_STATUS_CONFLICT || apply->status == KB_STATUS_PARTIAL);
+	return apply->present && kb_status_needs_hand(apply->status);
 }

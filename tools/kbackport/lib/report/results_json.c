@@ -39,6 +39,22 @@ static json_t *needs_json(const struct kb_prereqs *p)
 	return list;
 }
 
+/* The hunk's state in the tree (witness.h), or null: not looked at. */
+static json_t *tree_json(const struct kb_placement *p)
+{
+	const struct kb_hunk_witness *w = &p->tree;
+
+	if (!p->has_tree)
+		return json_null();
+	return json_pack("{s:s, s:s, s:o, s:I, s:b, s:I, s:I, s:I, s:I, s:I}",
+			 "state", kb_tree_state_name(w->state), "fate", kb_hunk_fate_name(w->fate),
+			 "line", w->line ? json_integer((json_int_t)w->line) : json_null(),
+			 "offset", (json_int_t)w->offset, "near", w->near,
+			 "added", (json_int_t)w->added, "kept", (json_int_t)w->kept,
+			 "changed", (json_int_t)w->changed, "removed", (json_int_t)w->removed,
+			 "back", (json_int_t)w->back);
+}
+
 static json_t *hunks_json(const struct kb_result *r)
 {
 	json_t *list = json_array();
@@ -46,13 +62,14 @@ static json_t *hunks_json(const struct kb_result *r)
 
 	for (i = 0; i < r->nhunks; i++) {
 		const struct kb_placement *p = &r->hunks[i];
-		json_array_append_new(list, json_pack("{s:o, s:I, s:s, s:s, s:o, s:I, s:I, s:b, s:o, s:o, s:o}",
+		json_array_append_new(list, json_pack("{s:o, s:I, s:s, s:s, s:o, s:I, s:I, s:b, s:o, s:o, s:o, s:o}",
 			"file", kb_json_text(p->path, strlen(p->path)),
 			"hunk", (json_int_t)p->hunk, "variant", p->variant, "status", p->status,
 			"line", p->line ? json_integer((json_int_t)p->line) : json_null(),
 			"offset", (json_int_t)p->offset, "fuzz", (json_int_t)p->fuzz,
 			"whitespace", p->whitespace, "anchor", kb_json_str(p->anchor),
-			"changed_context", changed_json(p), "needs", needs_json(&p->needs)));
+			"changed_context", changed_json(p), "needs", needs_json(&p->needs),
+			"tree", tree_json(p)));
 	}
 	return list;
 }
@@ -77,11 +94,12 @@ static json_t *history_json(const struct kb_history_answer *h)
 	changed = json_array();
 	for (i = 0; i < h->nchanged; i++)
 		json_array_append_new(changed, history_commit_json(&h->changed[i]));
-	return json_pack("{s:s, s:o, s:o, s:o, s:o}", "state", kb_history_state_name(h->state),
+	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "state", kb_history_state_name(h->state),
 			 "commit", history_commit_json(&h->commit),
 			 "variant", kb_json_str(h->variant),
 			 "reverted_by", history_commit_json(&h->revert),
-			 "changed_by", changed);
+			 "changed_by", changed,
+			 "undone_by", history_commit_json(&h->undone));
 }
 
 json_t *kb_result_json(const struct kb_result *r, const char *patch_hash)

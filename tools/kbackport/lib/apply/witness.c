@@ -1,0 +1,357 @@
+/* Each hunk's state in the tree (witness.h). */
+#include "apply/witness.h"
+#include "apply/locate.h"
+#include "apply/locate_priv.h"
+#include "util/array.h"
+#include "util/error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Lines of the tree looked at on each side of a hunk's place, beyond the
+ * hunk's own length: a later commit's lines between them are allowed. */
+#define WITNESS_PAD 8
+
+/* The longest run of '+' lines compared in order with the window. */
+#define WITNESS_MAX_LINES 400
+
+static const char *const state_names[] = {
+	[KB_TREE_POST] = "post-image", [KB_TREE_PRE] = "pre-image",
+	[KB_TREE_NEITHER] = "neither", [KB_TREE_NO_FILE] = "no file",
+};
+
+static const char *const fate_names[] = {
+	[KB_FATE_IN] = "in", [KB_FATE_CHANGED] = "changed", [KB_FATE_GONE] = "gone",
+	[KB_FATE_LOST] = "lost",
+};
+
+const char *kb_tree_state_name(enum kb_tree_state state)
+{
+	return state_names[state];
+}
+
+const char *kb_hunk_fate_name(enum kb_hunk_fate fate)
+{
+	return fate_names[fate];
+}
+
+static struct kb_slice slice_of(const struct kb_line *l)
+{
+	return (struct kb_slice){ l->text, l->len };
+}
+
+/* A line that can witness: a word in it, three characters or more. */
+static bool significant(const struct kb_line *l)
+{
+	size_t i, n = 0;
+	bool word = false;
+
+	for (i = 0; i < l->len; i++) {
+		char c = l->text[i];
+		if (c == ' ' || c == '\t' || c == '\r')
+			continue;
+		n++;
+		word |= (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c == '_';
+	}
+	return word && n >= 3;
+}
+
+bool kb_hunk_line_distinctive(const struct kb_hunk *h, size_t i)
+{
+	const struct kb_line *l = &h->lines[i];
+	struct kb_slice s = slice_of(l);
+	size_t k;
+
+	if (!significant(l))
+		return false;
+	for (k = 0; k < h->nlines; k++)
+		if (h->lines[k].type != l->type && kb_line_equal(&s, &h->lines[k], true))
+			return false;
+	return true;
+}
+
+/* Is `s` one of the hunk's lines of type `type` (or, with 0, any line not '+')? */
+static bool hunk_has(const struct kb_hunk *h, const struct kb_slice *s, int type)
+{
+	size_t k;
+
+	for (k = 0; k < h->nlines; k++)
+		if ((type ? (int)h->lines[k].type == type : h->lines[k].type != KB_LINE_ADD) &&
+		    kb_line_equal(s, &h->lines[k], true))
+			return true;
+	return false;
+}
+
+/* The longest common subsequence of the hunk's distinctive '+' lines and
+ * the window [from, to) of the file. */
+static int kept_in_order(size_t *out, const struct kb_lines *file, size_t from, size_t to,
+			 const struct kb_line *const *adds, size_t nadds)
+{
+	size_t w = to - from, i, j, *row;
+
+	*out = 0;
+	if (!nadds || !w)
+		return 0;
+	row = calloc(w + 1, sizeof(*row));
+	KB_ERROR_CHECK_ALLOC(row);
+	for (i = 0; i < nadds; i++) {
+		size_t diag = 0, up;
+		for (j = 0; j < w; j++) {
+			up = row[j + 1];
+			row[j + 1] = kb_line_equal(&file->v[from + j], adds[i], true) ? diag + 1 :
+				     up > row[j] ? up : row[j];
+			diag = up;
+		}
+	}
+	*out = row[w];
+	free(row);
+	return 0;
+}
+
+static bool in_window(const struct kb_lines *file, size_t from, size_t to, const struct kb_line *l)
+{
+	size_t j;
+
+	for (j = from; j < to; j++)
+		if (kb_line_equal(&file->v[j], l, true))
+			return true;
+	return false;
+}
+
+/* A line of the window that is `l` in a changed form, and not one of the
+ * hunk's pre-image lines as they are (that is a removed line back). */
+static bool changed_in_window(const struct kb_lines *file, size_t from, size_t to,
+			      const struct kb_hunk *h, const struct kb_line *l)
+{
+	size_t j;
+
+	for (j = from; j < to; j++)
+		if (kb_line_changed_form(l, &file->v[j]) && !hunk_has(h, &file->v[j], 0))
+			return true;
+	return false;
+}
+
+/* How the hunk's own lines stand in the window around its place. */
+static int trace(struct kb_hunk_witness *w, const struct kb_lines *file, const struct kb_hunk *h,
+		 size_t at, size_t len)
+{
+	const struct kb_line **adds = NULL;
+	size_t pad = WITNESS_PAD + h->nlines, from, to, i, n = 0;
+	int err;
+
+	from = at > pad ? at - pad : 0;
+	to = at + len + pad < file->n ? at + len + pad : file->n;
+	adds = calloc(h->nlines + 1, sizeof(*adds));
+	KB_ERROR_CHECK_ALLOC(adds);
+	for (i = 0; i < h->nlines; i++) {
+		const struct kb_line *l = &h->lines[i];
+		if (l->type == KB_LINE_CONTEXT || !kb_hunk_line_distinctive(h, i))
+			continue;
+		if (l->type == KB_LINE_DEL) {
+			w->removed++;
+			w->back += in_window(file, from, to, l);
+			continue;
+		}
+		w->added++;
+		if (n < WITNESS_MAX_LINES)
+			adds[n++] = l;
+		if (!in_window(file, from, to, l) && changed_in_window(file, from, to, h, l))
+			w->changed++;
+	}
+	err = kept_in_order(&w->kept, file, from, to, adds, n);
+	free(adds);
+	return err;
+}
+
+static void set_fate(struct kb_hunk_witness *w)
+{
+	size_t half = (w->added + 1) / 2;
+
+	if (w->state == KB_TREE_POST)
+		w->fate = KB_FATE_IN;
+	else if (w->state == KB_TREE_PRE)
+		/* every line it removes stands in place, and where it inserts
+		 * nothing is: lines merely like its own near there (a table's
+		 * other entries, a call made twice) prove nothing */
+		w->fate = KB_FATE_GONE;
+	else if (w->kept && w->kept + w->changed >= half)
+		w->fate = KB_FATE_CHANGED;
+	else if (w->added == 1 && w->changed == 1 && !w->back)
+		w->fate = KB_FATE_CHANGED;	/* its one line, reworked */
+	else if (!w->kept && (w->back || !w->removed))
+		w->fate = KB_FATE_GONE;
+	else
+		w->fate = KB_FATE_LOST;
+}
+
+static size_t count_side(const struct kb_hunk *h, enum kb_line_type skip)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < h->nlines; i++)
+		n += h->lines[i].type != skip;
+	return n;
+}
+
+/*
+ * Neither image fits cleanly: where the hunk stands all the same, as fuzz,
+ * anchors or block by block find it, its post-image first. Unplaced, the
+ * place is where it was looked for.
+ */
+static int near_place(size_t *at, size_t *len, const struct kb_lines *file,
+		      const struct kb_hunk *fh, const struct kb_hunk *rh, size_t want)
+{
+	struct kb_locate_opts o;
+	struct kb_match m;
+	int err, way;
+
+	kb_locate_opts_init(&o);
+	o.max_fuzz = 3;
+	for (way = 0; way < 2; way++) {
+		const struct kb_hunk *h = way ? fh : rh;
+		err = kb_locate_hunk(&m, file, h, want, 0, &o);
+		if (err == KB_ENOTFOUND || err == KB_EAMBIGUOUS)
+			continue;
+		if (err < 0)
+			return err;
+		*at = m.line >= m.trim_head ? m.line - m.trim_head : 0;
+		*len = count_side(fh, way ? KB_LINE_ADD : KB_LINE_DEL);
+		return 0;
+	}
+	return 0;
+}
+
+static int place_hunk(struct kb_hunk_witness *w, long *delta, const struct kb_lines *file,
+		      const struct kb_hunk *fh, const struct kb_hunk *rh);
+
+/* `fh` undone: '+' and '-' swapped, the sides exchanged (lines borrowed). */
+static int reverse_hunk(struct kb_hunk *out, const struct kb_hunk *fh)
+{
+	size_t i;
+
+	*out = *fh;
+	out->old_start = fh->new_start;
+	out->old_lines = fh->new_lines;
+	out->new_start = fh->old_start;
+	out->new_lines = fh->old_lines;
+	out->lines = calloc(fh->nlines + 1, sizeof(*out->lines));
+	KB_ERROR_CHECK_ALLOC(out->lines);
+	for (i = 0; i < fh->nlines; i++) {
+		out->lines[i] = fh->lines[i];
+		if (fh->lines[i].type != KB_LINE_CONTEXT)
+			out->lines[i].type = fh->lines[i].type == KB_LINE_ADD ? KB_LINE_DEL : KB_LINE_ADD;
+	}
+	return 0;
+}
+
+/* One hunk: a clean reverse fit, a clean forward fit, or where it was looked for. */
+static int one_hunk(struct kb_hunk_witness *w, long *delta, const struct kb_lines *file,
+		    const struct kb_hunk *fh)
+{
+	struct kb_hunk rev;
+	int err;
+
+	if ((err = reverse_hunk(&rev, fh)) < 0)
+		return err;
+	err = place_hunk(w, delta, file, fh, &rev);
+	free(rev.lines);
+	return err;
+}
+
+static int place_hunk(struct kb_hunk_witness *w, long *delta, const struct kb_lines *file,
+		      const struct kb_hunk *fh, const struct kb_hunk *rh)
+{
+	struct kb_locate_opts o = { 0 };
+	struct kb_match m;
+	size_t own_pre = fh->old_start ? fh->old_start - 1 : 0;
+	size_t own_post = fh->new_start ? fh->new_start - 1 : 0;
+	long want;
+	size_t at, len;
+	int err;
+
+	o.ignore_whitespace = true;
+	want = (long)own_post + *delta;
+	if ((err = kb_locate_hunk(&m, file, rh, want < 0 ? 0 : (size_t)want, 0, &o)) == 0) {
+		w->state = KB_TREE_POST;
+		at = m.line;
+		w->offset = (long)at - (long)own_post;
+		len = count_side(fh, KB_LINE_DEL);
+	} else if (err != KB_ENOTFOUND && err != KB_EAMBIGUOUS) {
+		return err;
+	} else {
+		want = (long)own_pre + *delta;
+		err = kb_locate_hunk(&m, file, fh, want < 0 ? 0 : (size_t)want, 0, &o);
+		if (err && err != KB_ENOTFOUND && err != KB_EAMBIGUOUS)
+			return err;
+		w->state = err ? KB_TREE_NEITHER : KB_TREE_PRE;
+		at = err ? (want < 0 ? 0 : (size_t)want) : m.line;
+		len = count_side(fh, KB_LINE_ADD);
+		if (err && (err = near_place(&at, &len, file, fh, rh, at)) < 0)
+			return err;
+		if (at > file->n)
+			at = file->n;
+		w->offset = (long)at - (long)own_pre;
+	}
+	if (w->state != KB_TREE_NEITHER)
+		*delta = w->offset;
+	w->line = at + 1;
+	w->span = at + len <= file->n ? len : file->n - at;
+	if ((err = trace(w, file, fh, at, len)) < 0)
+		return err;
+	/* every line it added, in order, near its place, and none it removed
+	 * back: in, a few lines from where the hunk expects it */
+	if (w->state != KB_TREE_POST && w->added >= 2 && w->kept == w->added && !w->back) {
+		w->state = KB_TREE_POST;
+		w->near = true;
+	}
+	set_fate(w);
+	return 0;
+}
+
+int kb_witness_file(struct kb_witness *out, struct kb_source *src,
+		    const struct kb_file_patch *fp)
+{
+	struct kb_lines file = KB_LINES_INIT;
+	const char *path = kb_file_patch_path(fp), *buf = NULL;
+	size_t len = 0, h, first = out->n;
+	long delta = 0;
+	int err;
+
+	if ((err = KB_ARRAY_GROW(out->v, out->alloc, out->n + fp->nhunks + 1)) < 0)
+		return err;
+	for (h = 0; h < fp->nhunks; h++)
+		out->v[out->n++] = (struct kb_hunk_witness){ .path = path, .hunk = h + 1,
+							      .state = KB_TREE_NO_FILE,
+							      .fate = KB_FATE_LOST };
+	if ((err = kb_source_read(&buf, &len, src, path)) == KB_ENOTFOUND ||
+	    err == KB_EINVALID || !fp->nhunks) {
+		kb_error_clear();
+		return 0;
+	}
+	if (err < 0 || (err = kb_lines_split(&file, buf, len)) < 0)
+		goto done;
+	for (h = 0; h < fp->nhunks && !err; h++)
+		err = one_hunk(&out->v[first + h], &delta, &file, &fp->hunks[h]);
+done:
+	kb_lines_release(&file);
+	return err;
+}
+
+int kb_witness_patch(struct kb_witness *out, struct kb_source *src, const struct kb_patch *fwd)
+{
+	size_t f;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (f = 0; f < fwd->nfiles && !err; f++)
+		err = kb_witness_file(out, src, &fwd->files[f]);
+	return err;
+}
+
+void kb_witness_release(struct kb_witness *w)
+{
+	if (!w)
+		return;
+	free(w->v);
+	memset(w, 0, sizeof(*w));
+}
