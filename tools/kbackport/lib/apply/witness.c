@@ -62,7 +62,7 @@ bool kb_hunk_line_distinctive(const struct kb_hunk *h, size_t i)
 	struct kb_slice s = slice_of(l);
 	size_t k;
 
-	if (!significant(l))
+	if (l->type == KB_LINE_CONTEXT || !significant(l))
 		return false;
 	for (k = 0; k < h->nlines; k++)
 		if (h->lines[k].type != l->type && kb_line_equal(&s, &h->lines[k], true))
