@@ -250,6 +250,36 @@ test_expect_success 'apply --queue asks the history too' '
 	test "$(printf "%s" "$OUT" | jq -r '\''[.branches[].results[] | "\(.branch) \(.status) \(.history.state)"] | join("|")'\'')" = \
 		"later already-applied in|reverted reverted reverted"
 '
+T_NAME="resolved by hand"
+# a branch the fix does not apply to (its context changed), resolved by hand
+# on the backport ref: once with half the change, once with all of it
+git -C repo branch hand v1.0
+edit hand 's/^	int v1\([34]\) = /	long v1\1 = /; s/^	int v1\([67]\) = /	long v1\1 = /' "foo: longer values"
+H0=$(at hand)
+git -C repo checkout -q -b hand-work hand
+sed -i 's/^	int v15 = 15;$/	int v15 = 15;\n	if (x < 0)/' repo/f.c
+git -C repo commit -q -am "foo: reject a negative x"
+git -C repo update-ref refs/heads/backport/FIX/hand HEAD
+H1=$(at HEAD)
+git -C repo checkout -q master
+printf '%s\n' 'repo: repo' 'branches:' '  - {name: hand, ref: hand}' > hand.yaml
+run_kb 1 apply -n --json -c hand.yaml
+test_expect_success 'a commit with the subject that carries half the change is no resolution: the conflict stays, the missing hunk named' '
+	test_eq "conflict|refs/heads/backport/FIX/hand at $(s12 $H1) does not hold the fix (its commit $(s12 $H1) is '\''foo: reject a negative x'\'', but its tree lacks hunk 1 of '\''f.c'\''): not taken as resolved by hand" "$(printf "%s" "$OUT" | jq -r '\''.[0].results[0] | "\(.status)|\(.notes[-1])"'\'')"
+'
+git -C repo checkout -q hand-work
+sed -i 's/^	if (x < 0)$/	if (x < 0)\n		return -EINVAL;/' repo/f.c
+git -C repo commit -q --amend -a --no-edit
+git -C repo update-ref refs/heads/backport/FIX/hand HEAD
+H2=$(at HEAD)
+git -C repo checkout -q master
+run_kb 0 apply -n --json -c hand.yaml
+test_expect_success 'one that carries every hunk is: resolved by hand' '
+	test_eq "applied|resolved by hand: refs/heads/backport/FIX/hand at $(s12 $H2) holds the fix|its commit $(s12 $H2) is '\''foo: reject a negative x'\'' and carries every hunk of the fix" "$(printf "%s" "$OUT" | jq -r '\''.[0].results[0] | "\(.status)|\(.detail)|\(.notes[0])"'\'')"
+'
+git -C repo update-ref -d refs/heads/backport/FIX/hand
+git -C repo branch -q -D hand-work
+
 T_NAME="cache"
 idx=$(echo work/history/*/index)
 test_expect_success 'one index for the repository, and the paths it looked at, under work/history/' '

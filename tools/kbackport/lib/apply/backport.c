@@ -1250,6 +1250,47 @@ done:
 }
 
 /*
+ * A commit with the fix's subject is a resolution only if its tree carries
+ * every hunk of some variant (each hunk's state in the tree, witness.h):
+ * half a resolution is no resolution. `how` says which hunks are missing.
+ */
+static int carries_every_hunk(bool *holds, struct kb_buf *how, struct kb_source *src,
+			      const struct kb_fix *fix, const char *hex)
+{
+	struct kb_witness w = KB_WITNESS_INIT;
+	size_t v, i, missing = 0;
+	int err = 0;
+
+	*holds = false;
+	for (v = 0; v < fix->nvariants && !*holds && !err; v++) {
+		if ((err = kb_witness_patch(&w, src, fix->variants[v].patch)) < 0)
+			break;
+		*holds = w.n > 0;
+		for (i = 0; i < w.n; i++)
+			*holds &= w.v[i].state == KB_TREE_POST;
+		if (!*holds && v + 1 < fix->nvariants)
+			kb_witness_release(&w);
+	}
+	if (err < 0 || *holds) {
+		if (!err)
+			err = kb_buf_printf(how, "its commit %.12s is '%s' and carries every hunk of the fix",
+					    hex, fix->subject);
+		kb_witness_release(&w);
+		return err;
+	}
+	kb_buf_printf(how, "its commit %.12s is '%s', but its tree lacks", hex, fix->subject);
+	for (i = 0; i < w.n; i++)
+		if (w.v[i].state != KB_TREE_POST)
+			kb_buf_printf(how, "%s hunk %zu of '%s'", missing++ ? "," : "", w.v[i].hunk,
+				      w.v[i].path);
+	if (fix->nvariants > 1)
+		kb_buf_printf(how, " (variant '%s', the last looked at)",
+			      fix->variants[fix->nvariants - 1].name);
+	kb_witness_release(&w);
+	return 0;
+}
+
+/*
  * Does the tree of the commit `tip` (on the lane's base) hold the fix?
  * Yes when a variant is wholly in it, or the fix's vulnerable code is gone
  * from it; for a fix that names no vulnerable code, when a commit on the
@@ -1285,8 +1326,8 @@ static int holds_fix(bool *holds, struct kb_buf *how, struct lane *lane, git_com
 					 git_commit_id(lane->base), fix->subject)) >= 0) {
 		char hex[GIT_OID_HEXSZ + 1];
 		*holds = err > 0;
-		err = *holds ? kb_buf_printf(how, "its commit %.12s is '%s'",
-					     git_oid_tostr(hex, sizeof(hex), &found), fix->subject) :
+		git_oid_tostr(hex, sizeof(hex), &found);
+		err = *holds ? carries_every_hunk(holds, how, src, fix, hex) :
 			       kb_buf_printf(how, "no commit on it is '%s'", fix->subject);
 	}
 done:
