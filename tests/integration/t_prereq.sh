@@ -190,4 +190,39 @@ test_expect_success LINUX_2635 '...nine hunks that need one commit: one line' '
 	grep -q "^  hunks 1-9 of .arch/x86/lib/atomic64_386_32.S. need edda4cb2d00b (\"x86, asm: Refactor atomic64_386_32.S to support old binutils and be cleaner\"), which this branch lacks$" out
 '
 
+# ---- fuzz is a witness (issue 37, 4): a follow-up fix on a branch that
+# lacks the fix it completes (the shape of the xfs acl count fixes: a check
+# added, then its variable's type corrected; the follow-up's message names
+# the first). Fuzz would drop the check's line and apply the type change
+# alone; the tree lacks that line: a conflict, naming the commit ----
+git init -q fz
+for i in 1 2 3 4 5 6; do echo "	int pad$i;"; done > fz/pad
+{ echo 'struct acl *from_disk(struct disk_acl *d)'; echo '{'; echo '	struct acl *acl;'
+  echo '	int count, i;'; echo; echo '	count = be32_to_cpu(d->cnt);'
+  echo '	acl = alloc_acl(count);'; echo '	return acl;'; echo '}'; } > fz/acl.c
+git -C fz add acl.c && git -C fz commit -q -m base
+git -C fz branch stable
+sed -i 's/^	count = be32_to_cpu(d->cnt);$/&\n	if (count > MAX_ENTRIES)\n		return ERR_PTR(-EFSCORRUPTED);/' fz/acl.c
+git -C fz commit -q -am "acl: validate the count"
+FZ1=$(git -C fz rev-parse HEAD)
+sed -i 's/^	int count, i;$/	unsigned int count, i;/' fz/acl.c
+git -C fz commit -q -am "acl: fix the count validation" -m "Commit ${FZ1:0:8} didn't prevent the integer overflow: count can go negative."
+git -C fz format-patch -q -1 -o "$PWD/fzp" HEAD
+kb fix new -o fz-fixes --id follow-up fzp/*.patch
+printf 'repo: fz\nbranches:\n  - {name: stable, ref: stable}\n' > fz.yaml
+test_expect_success 'a follow-up applied by fuzz over the check it corrects, which the branch lacks: a conflict' '
+	kb apply -n --json -c fz.yaml --fix fz-fixes
+	test $? = 1 && test "$(status follow-up stable)" = conflict &&
+	test_eq "1 $FZ1 acl: validate the count" "$(needs follow-up stable)"
+'
+test_expect_success '...its notes name the line, and the commit the message names' '
+	jq -r ".[0].results[0].notes[]" out > notes &&
+	grep -qxF "hunk 1 of '\''acl.c'\'' dropped its context line '\''	if (count > MAX_ENTRIES)'\'' by fuzz; the tree has no such line, and it names '\''count'\'' as the fix'\''s change does: a prerequisite is missing" notes &&
+	grep -qxF "the fix'\''s message names commit ${FZ1:0:8}, which the branch does not hold as such: a candidate prerequisite" notes
+'
+test_expect_success '...and with the check there, the follow-up applies' '
+	git -C fz branch -f stable "$FZ1" &&
+	kb apply -n --json -c fz.yaml --fix fz-fixes && test "$(status follow-up stable)" = applied
+'
+
 finish

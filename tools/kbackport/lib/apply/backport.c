@@ -12,10 +12,12 @@
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
 #include <git2/sys/repository.h>
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const status_names[] = {
 	[KB_STATUS_APPLIED] = "applied",
@@ -515,7 +517,7 @@ static int prereq_notes(struct kb_buf *notes, const struct kb_prereqs *found, si
  * (set_placements() order) and one note per hunk that needs any.
  */
 static int prereqs(struct kb_result *res, struct lane *lane, const struct kb_apply *apply,
-		   const struct kb_fix *fix, const struct kb_backport_opts *opts)
+		   const struct kb_fix *fix, const struct kb_backport_opts *opts, const bool *pick)
 {
 	struct kb_prereq_look *look = NULL;
 	const struct kb_hunk **hunks = NULL;
@@ -532,8 +534,9 @@ static int prereqs(struct kb_result *res, struct lane *lane, const struct kb_app
 		const struct kb_file_result *fr = &apply->files[f];
 		size_t n = fr->hunks ? fr->used->nhunks : 0;
 
+#define PICKED(h) (pick ? pick[k + (h)] : fr->hunks[h].status == KB_HUNK_FAILED)
 		for (h = nfailed = 0; h < n; h++)
-			nfailed += fr->hunks[h].status == KB_HUNK_FAILED;
+			nfailed += PICKED(h);
 		if (nfailed) {
 			if (!(hunks = calloc(n, sizeof(*hunks))) ||
 			    !(found = calloc(n, sizeof(*found)))) {
@@ -541,8 +544,9 @@ static int prereqs(struct kb_result *res, struct lane *lane, const struct kb_app
 				goto done;
 			}
 			for (h = 0; h < n; h++)
-				if (fr->hunks[h].status == KB_HUNK_FAILED)
+				if (PICKED(h))
 					hunks[h] = &fr->used->hunks[h];
+#undef PICKED
 			err = kb_prereq_find(found, look, kb_file_patch_path(fr->fp), hunks, n);
 			if (!err)
 				err = prereq_notes(&notes, found, n, kb_file_patch_path(fr->fp));
@@ -593,11 +597,146 @@ static int conflict(struct kb_result *res, const struct kb_apply *apply,
 	if ((err = kb_reproduce(&res->reproduce, branch, fix, res, NULL)) < 0 ||
 	    (err = set_placements(res, apply, tried)) < 0)
 		return err;
-	return prereqs(res, lane, apply, fix, opts);
+	return prereqs(res, lane, apply, fix, opts, NULL);
 }
 
 static int queue_record(struct kb_result *res, struct lane *lane, const git_oid *tree,
 			const struct kb_variant *variant, const struct kb_fix *fix);
+
+/*
+ * The commits the fix's message names beside its own (`Commit fa8b18ed
+ * didn't ...`, `Fixes: ...`) that the branch's commit does not hold as
+ * such: one note each, the candidates a maintainer looks at first.
+ */
+static int message_names(struct kb_buf *notes, struct lane *lane, const struct kb_fix *fix)
+{
+	const char *body = fix->patch && fix->patch->body ? fix->patch->body : "", *p;
+	struct kb_history_ref *refs = NULL;
+	size_t nrefs = 0, i, k, said = 0;
+	int err;
+
+	if ((err = kb_history_message_refs(&refs, &nrefs, body)) < 0)
+		return err;
+	for (p = body; *p && said < 4; p++) {
+		char hex[GIT_OID_HEXSZ + 1];
+		git_object *obj = NULL;
+		git_oid id;
+		bool own = false, has = false;
+		size_t n;
+		if (!((!strncasecmp(p, "commit ", 7) && (k = 7)) || (!strncmp(p, "Fixes: ", 7) && (k = 7))) ||
+		    (p != body && (isalnum((unsigned char)p[-1]) || p[-1] == '_')))
+			continue;
+		n = strspn(p + k, "0123456789abcdef");
+		if (n < 7 || n > 40 || isalnum((unsigned char)p[k + n]))
+			continue;
+		snprintf(hex, sizeof(hex), "%.*s", (int)n, p + k);
+		for (i = 0; i < nrefs && !own; i++)
+			own = !strncmp(refs[i].hex, hex, n < strlen(refs[i].hex) ? n : strlen(refs[i].hex));
+		own |= fix->upstream && !strncmp(fix->upstream, hex, n);
+		own |= fix->patch && fix->patch->from_commit && !strncmp(fix->patch->from_commit, hex, n);
+		if (own)
+			continue;
+		if (git_oid_fromstrn(&id, hex, n) == 0 &&
+		    git_object_lookup_prefix(&obj, lane->repo, &id, n, GIT_OBJECT_COMMIT) == 0) {
+			const git_oid *c = git_object_id(obj);
+			has = git_oid_equal(c, git_commit_id(lane->base)) ||
+			      git_graph_descendant_of(lane->repo, git_commit_id(lane->base), c) == 1;
+		}
+		git_object_free(obj);
+		if (has)
+			continue;
+		kb_buf_printf(notes, "the fix's message names commit %s, which the branch does not hold "
+			      "as such: a candidate prerequisite\n", hex);
+		said++;
+		p += k + n - 1;
+	}
+	kb_error_clear();
+	free(refs);
+	return 0;
+}
+
+/*
+ * The variant applies only by fuzz over context lines the tree lacks
+ * (witness.h: kb_fuzz_gaps()): fuzz is a witness too, and here it says a
+ * change the fix builds on is missing. A conflict, naming the lines, the
+ * commits of the fix's own history that wrote them (prereq.h), and the
+ * commits its message names that the branch lacks.
+ */
+static int fuzz_conflict(struct kb_result *res, struct lane *lane, const struct kb_apply *apply,
+			 const struct kb_variant *variant, const struct kb_fuzz_gap *gaps,
+			 size_t ngaps, const struct kb_branch *branch, const struct kb_fix *fix,
+			 const struct kb_backport_opts *opts)
+{
+	struct kb_buf notes = KB_BUF_INIT;
+	char *described = NULL;
+	bool *pick = NULL;
+	size_t f, i, k, base = 0;
+	int err;
+
+	res->status = KB_STATUS_CONFLICT;
+	if ((err = set_str(&res->variant, variant->name)) < 0 ||
+	    (err = set_detail(res, "variant '%s' does not apply: hunk %zu of '%s' applies only by fuzz "
+			      "over its context line '%.*s', which the tree lacks: a change it builds on "
+			      "is missing", variant->name, gaps[0].hunk + 1, gaps[0].path,
+			      (int)gaps[0].line->len, gaps[0].line->text)) < 0 ||
+	    !(described = kb_apply_describe(apply, true)))
+		goto nomem;
+	kb_buf_puts(&notes, described);
+	for (i = 0; i < ngaps; i++)
+		kb_buf_printf(&notes, "hunk %zu of '%s' dropped its context line '%.*s' by fuzz; the tree "
+			      "has no such line, and it names '%.*s' as the fix's change does: a "
+			      "prerequisite is missing\n", gaps[i].hunk + 1, gaps[i].path,
+			      (int)gaps[i].line->len, gaps[i].line->text, (int)gaps[i].name_len,
+			      gaps[i].name);
+	if ((err = message_names(&notes, lane, fix)) < 0)
+		goto done;
+	if (!notes.ptr)
+		goto nomem;
+	free(res->notes);
+	res->notes = kb_buf_detach(&notes);
+	if ((err = kb_reproduce(&res->reproduce, branch, fix, res, NULL)) < 0 ||
+	    (err = set_placements(res, apply, variant)) < 0)
+		goto done;
+	KB_ERROR_CHECK_ALLOC(pick = calloc(res->nhunks + 1, sizeof(*pick)));
+	for (f = 0; f < apply->patch->nfiles; f++) {
+		size_t n = apply->files[f].hunks ? apply->files[f].used->nhunks : 0;
+		for (i = 0; i < ngaps; i++)
+			if (gaps[i].file == f && base + gaps[i].hunk < res->nhunks) {
+				pick[base + gaps[i].hunk] = true;
+				res->hunks[base + gaps[i].hunk].status = "failed";
+			}
+		base += n;
+	}
+	for (k = 0; k < res->nhunks; k++)
+		if (pick[k])
+			res->hunks[k].line = 0;
+	err = prereqs(res, lane, apply, fix, opts, pick);
+	goto done;
+nomem:
+	err = kb_error_oom();
+done:
+	free(pick);
+	free(described);
+	kb_buf_release(&notes);
+	return err;
+}
+
+/* Applies, unless fuzz over a missing line says otherwise: *gaps then lists why. */
+static int applies_cleanly(bool *ok, struct kb_fuzz_gap **gaps, size_t *ngaps, struct lane *lane,
+			   const struct kb_apply *apply)
+{
+	int err;
+
+	*ok = false;
+	*gaps = NULL;
+	*ngaps = 0;
+	if (apply->state != KB_FILE_APPLIES)
+		return 0;
+	if ((err = kb_fuzz_gaps(gaps, ngaps, lane->src, apply)) < 0)
+		return err;
+	*ok = !*ngaps;
+	return 0;
+}
 
 static int commit_result(struct kb_result *res, struct lane *lane,
 			 const struct kb_apply *apply, const struct kb_variant *variant,
@@ -698,9 +837,15 @@ static int forced(struct kb_result *res, struct lane *lane, const struct kb_vari
 	if ((err = kb_apply_patch(&apply, lane->src, variant->patch, variant->reverse,
 				  &opts->locate)) < 0)
 		goto done;
-	if (apply.state == KB_FILE_APPLIES)
-		err = applied(res, lane, &apply, variant, fix, opts->dry_run);
-	else if (apply.state == KB_FILE_PARTIAL)
+	if (apply.state == KB_FILE_APPLIES) {
+		struct kb_fuzz_gap *gaps = NULL;
+		size_t ngaps = 0;
+		bool ok;
+		if ((err = applies_cleanly(&ok, &gaps, &ngaps, lane, &apply)) == 0)
+			err = ok ? applied(res, lane, &apply, variant, fix, opts->dry_run) :
+			      fuzz_conflict(res, lane, &apply, variant, gaps, ngaps, branch, fix, opts);
+		free(gaps);
+	} else if (apply.state == KB_FILE_PARTIAL)
 		err = partial(res, &apply, variant, "");
 	else
 		err = conflict(res, &apply, lane, branch, fix, variant, opts);
@@ -1111,9 +1256,10 @@ static int decide_content(struct kb_result *res, struct lane *lane, const struct
 			  const struct kb_branch *branch, const struct kb_fix *fix,
 			  const struct kb_backport_opts *opts)
 {
-	const struct kb_variant **list = NULL;
+	const struct kb_variant **list = NULL, *gapped = NULL;
+	struct kb_fuzz_gap *gaps = NULL;
 	const char *where;
-	size_t i, n = 0;
+	size_t i, n = 0, ngaps = 0;
 	int err;
 
 	if (survey->present)
@@ -1138,12 +1284,32 @@ static int decide_content(struct kb_result *res, struct lane *lane, const struct
 		err = forced(res, lane, list[0], branch, fix, opts);
 		goto done;
 	}
-	for (i = 0; i < n; i++)
-		if (survey_of(survey, fix, list[i])->state == KB_FILE_APPLIES) {
+	for (i = 0; i < n; i++) {
+		struct kb_fuzz_gap *g = NULL;
+		size_t ng = 0;
+		bool ok;
+		if ((err = applies_cleanly(&ok, &g, &ng, lane, survey_of(survey, fix, list[i]))) < 0)
+			goto done;
+		if (ok) {
+			free(gaps);
 			err = applied(res, lane, survey_of(survey, fix, list[i]), list[i], fix,
 				      opts->dry_run);
 			goto done;
 		}
+		if (ng && !gaps) {
+			gaps = g;
+			ngaps = ng;
+			gapped = list[i];
+		} else {
+			free(g);
+		}
+	}
+	if (gapped) {
+		err = fuzz_conflict(res, lane, survey_of(survey, fix, gapped), gapped, gaps, ngaps,
+				    branch, fix, opts);
+		free(gaps);
+		goto done;
+	}
 	for (i = 0; i < n; i++)
 		if (survey_of(survey, fix, list[i])->state == KB_FILE_PARTIAL) {
 			err = partial(res, survey_of(survey, fix, list[i]), list[i], "");

@@ -355,3 +355,150 @@ void kb_witness_release(struct kb_witness *w)
 	free(w->v);
 	memset(w, 0, sizeof(*w));
 }
+
+/* ---- fuzz as a witness ---- */
+
+static bool ident_char(char c, bool first)
+{
+	return c == '_' || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (!first && c >= '0' && c <= '9');
+}
+
+/* Words of C that name nothing of the fix's own. */
+static bool common_word(const char *w, size_t n)
+{
+	static const char *const words[] = {
+		"auto", "break", "case", "char", "const", "continue", "default", "define",
+		"do", "double", "else", "endif", "enum", "extern", "float", "for", "goto",
+		"if", "ifdef", "ifndef", "include", "inline", "int", "long", "register",
+		"return", "short", "signed", "sizeof", "static", "struct", "switch",
+		"typedef", "union", "unsigned", "void", "volatile", "while", "bool",
+		"true", "false", "NULL", "u8", "u16", "u32", "u64", "s8", "s16", "s32",
+		"s64", "size_t", "err", "ret", "error", "out", "unlikely", "likely",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(words) / sizeof(*words); i++)
+		if (strlen(words[i]) == n && !memcmp(words[i], w, n))
+			return true;
+	return n < 3;
+}
+
+/* Does `text` hold the identifier w[0..n) as a whole word? */
+static bool has_ident(const char *text, size_t len, const char *w, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + n <= len; i++)
+		if (!memcmp(text + i, w, n) && (i == 0 || !ident_char(text[i - 1], false)) &&
+		    (i + n == len || !ident_char(text[i + n], false)))
+			return true;
+	return false;
+}
+
+/* A name of `l` that a '+' or '-' line of `h` names too, or NULL. */
+static const char *shared_name(size_t *n, const struct kb_line *l, const struct kb_hunk *h)
+{
+	size_t i = 0, k, len;
+
+	while (i < l->len) {
+		if (!ident_char(l->text[i], true) || (i && ident_char(l->text[i - 1], false))) {
+			i++;
+			continue;
+		}
+		for (len = 1; i + len < l->len && ident_char(l->text[i + len], false); len++)
+			;
+		if (!common_word(l->text + i, len))
+			for (k = 0; k < h->nlines; k++)
+				if (h->lines[k].type != KB_LINE_CONTEXT &&
+				    has_ident(h->lines[k].text, h->lines[k].len, l->text + i, len)) {
+					*n = len;
+					return l->text + i;
+				}
+		i += len;
+	}
+	return NULL;
+}
+
+static bool comment_or_blank(const struct kb_line *l)
+{
+	const char *p = l->text, *end = l->text + l->len;
+
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+		p++;
+	return p == end || *p == '*' || (end - p >= 2 && p[0] == '/' && (p[1] == '*' || p[1] == '/'));
+}
+
+static bool file_holds(const struct kb_lines *file, const struct kb_line *l)
+{
+	size_t j;
+
+	for (j = 0; j < file->n; j++)
+		if (kb_line_equal(&file->v[j], l, true))
+			return true;
+	return false;
+}
+
+static int add_gap(struct kb_fuzz_gap **out, size_t *n, size_t *alloc, struct kb_fuzz_gap g)
+{
+	int err;
+
+	if ((err = KB_ARRAY_GROW(*out, *alloc, *n + 1)) < 0)
+		return err;
+	(*out)[(*n)++] = g;
+	return 0;
+}
+
+/* The gaps of one applied file. */
+static int file_gaps(struct kb_fuzz_gap **out, size_t *n, size_t *alloc, struct kb_source *src,
+		     const struct kb_file_result *fr, size_t f)
+{
+	struct kb_lines file = KB_LINES_INIT;
+	const char *path = kb_file_patch_path(fr->used), *buf, *name;
+	size_t len, h, i, nlen = 0;
+	bool read = false;
+	int err = 0;
+
+	for (h = 0; h < fr->used->nhunks && !err; h++) {
+		const struct kb_hunk_result *r = &fr->hunks[h];
+		const struct kb_hunk *hk = &fr->used->hunks[h];
+		if (r->status != KB_HUNK_APPLIED || !r->match.fuzz || r->match.anchor != KB_ANCHOR_NONE)
+			continue;
+		if (!read) {
+			read = true;
+			if ((err = kb_source_read(&buf, &len, src, path)) < 0 ||
+			    (err = kb_lines_split(&file, buf, len)) < 0)
+				break;
+		}
+		for (i = 0; i < hk->nlines && !err; i++) {
+			const struct kb_line *l = &hk->lines[i];
+			if ((i >= r->match.trim_head && i + r->match.trim_tail < hk->nlines) ||
+			    l->type != KB_LINE_CONTEXT || comment_or_blank(l) || file_holds(&file, l) ||
+			    !(name = shared_name(&nlen, l, hk)))
+				continue;
+			err = add_gap(out, n, alloc, (struct kb_fuzz_gap){ path, f, h, l, name, nlen });
+		}
+	}
+	kb_lines_release(&file);
+	return err;
+}
+
+int kb_fuzz_gaps(struct kb_fuzz_gap **out, size_t *n, struct kb_source *src,
+		 const struct kb_apply *apply)
+{
+	size_t f, alloc = 0;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (f = 0; f < apply->patch->nfiles && !err; f++) {
+		const struct kb_file_result *fr = &apply->files[f];
+		if (fr->hunks && fr->state == KB_FILE_APPLIES && !fr->merged)
+			err = file_gaps(out, n, &alloc, src, fr, f);
+	}
+	if (err < 0) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return err;
+}

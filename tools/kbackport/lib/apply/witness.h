@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "apply/apply.h"
 #include "apply/patch.h"
 #include "kbuild/source.h"
 
@@ -89,6 +90,29 @@ void kb_witness_release(struct kb_witness *w);
  * repeats (a line moved proves nothing).
  */
 bool kb_hunk_line_distinctive(const struct kb_hunk *h, size_t i);
+
+/*
+ * Fuzz as a witness: a context line that fuzz dropped to place a hunk, and
+ * that the tree does not hold anywhere in the file as it is, while it names
+ * something the hunk's own change names (a variable, a call): the change
+ * the fix builds on is missing, and applying it by fuzz may write wrong
+ * code (a bounds check the fix corrects that the tree never had). Blank
+ * lines, comments and lines the file holds elsewhere are no such witness.
+ */
+struct kb_fuzz_gap {
+	const char *path;		/* borrowed from the patch */
+	size_t file;			/* index in apply->files */
+	size_t hunk;			/* 0-based, in its file patch */
+	const struct kb_line *line;	/* the dropped context line */
+	const char *name;		/* the name it shares with the change
+					 * (borrowed, not NUL-terminated: name_len) */
+	size_t name_len;
+};
+
+/* The fuzz gaps of every applied hunk of `apply` on the tree of `src`
+ * (malloc'ed list, *n of them; NULL when none). */
+int kb_fuzz_gaps(struct kb_fuzz_gap **out, size_t *n, struct kb_source *src,
+		 const struct kb_apply *apply);
 
 /* "post-image", "pre-image", "neither", "no file" */
 const char *kb_tree_state_name(enum kb_tree_state state);
