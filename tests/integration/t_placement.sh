@@ -373,4 +373,36 @@ kb_case comment comment.f comment.diff f.c
 test_expect_success 'fuzz over a comment the tree words otherwise: applied' '
 	test "$(cat comment/rc) $(res comment .status)" = "0 applied"
 '
+# ---- content finds what is in (issue 37, 5): a check a vendor tree holds a
+# few lines from where the patch expects it, inside the same function ----
+cat > near.diff <<'EOF'
+--- a/f.c
++++ b/f.c
+@@ -3,6 +3,8 @@ int mount(struct sb *sb)
+ 	int err;
+ 
+ 	err = parse(sb);
++	if (sb->depth > MAX_DEPTH)
++		return -EINVAL;
+ 	if (err)
+ 		return err;
+ 	err = fill(sb);
+EOF
+lines 'int mount(struct sb *sb)' '{' '	int err;' '' '	err = parse(sb);' '	if (err)' '		return err;' \
+	'	err = fill(sb);' '	if (sb->depth > MAX_DEPTH)' '		return -EINVAL;' '	return err;' '}' > near.f
+kb_case near near.f near.diff f.c
+test_expect_success 'its added lines in order a few lines below its place, in its function: already-applied, the place said' '
+	test "$(cat near/rc) $(res near .status)" = "0 already-applied" &&
+	test_eq "hunk 1 of '\''f.c'\'' is in by its lines: the first it adds at line 9, every one in order within its function, where the patch puts them at line 6" "$(res near ".notes[0]")" &&
+	test "$(res near ".hunks[0] | \"\(.status) \(.tree.state) \(.tree.near)\"")" = "in post-image true"
+'
+lines 'int mount(struct sb *sb)' '{' '	int err;' '' '	err = parse(sb);' '	if (err)' '		return err;' \
+	'	err = fill(sb);' '	return err;' '}' 'int remount(struct sb *sb)' '{' '	if (sb->depth > MAX_DEPTH)' \
+	'		return -EINVAL;' '	return 0;' '}' > nextfn.f
+kb_case nextfn nextfn.f near.diff f.c
+test_expect_success 'the same lines in the next function: not this one'\''s check, the fix applies' '
+	test "$(cat nextfn/rc) $(res nextfn .status)" = "0 applied" &&
+	test "$(res nextfn ".hunks[0].tree.near")" = false
+'
+
 finish

@@ -24,4 +24,11 @@ if [[ $last =~ ^vendor-drop:\ right\ ([0-9]+)/([0-9]+),\ false\ already-applied\
 else
 	test_expect_success 'vendor_drop.py printed its score' 'false'
 fi
+mkdir "$TMP/content"
+python3 "$(dirname "$0")/vendor_drop.py" "$SET" "$KBACKPORT" "$TMP/content" --no-history > "$TMP/content.txt" 2>&1
+last=$(tail -n 1 "$TMP/content.txt")
+echo "# the content alone (--no-history): $last"
+test_expect_success 'the content alone: no false already-applied either' '
+	[[ $last =~ ,\ false\ already-applied\ 0, ]]
+'
 finish

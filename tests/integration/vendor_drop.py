@@ -12,7 +12,8 @@ history answers: a dropped file is as it was at B, the others as at T, so a
 fix is in when it is in at the tag each of its files comes from (a fix whose
 files come from tags that answer differently is not scored).
 
-usage: vendor_drop.py SET KBACKPORT WORKDIR
+usage: vendor_drop.py SET KBACKPORT WORKDIR [--no-history]
+(--no-history: the content alone, as `apply --no-history` answers)
 Prints one line per wrong answer, then
 `vendor-drop: right R/N, false already-applied F, missed in M, branches B`;
 exit 0 only when every answer is right.
@@ -23,6 +24,7 @@ import subprocess
 import sys
 
 SET, KB, TMP = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
+EXTRA = ['--no-history'] if '--no-history' in sys.argv[4:] else []
 exp = json.load(open(os.path.join(SET, 'expected.json')))
 tags = exp['tags']
 paths = [p for p in open(os.path.join(SET, 'paths.txt')).read().split() if p]
@@ -89,7 +91,7 @@ for fx in exp['fixes']:
                     os.path.join(SET, 'fixes', str(fx['n']), 'fix.patch')],
                    check=True, stdout=subprocess.DEVNULL)
 r = subprocess.run([KB, 'apply', '-n', '--json', '-c', os.path.join(TMP, 'drop.yaml'),
-                    '--fix', fixdir], stdout=subprocess.PIPE)
+                    '--fix', fixdir] + EXTRA, stdout=subprocess.PIPE)
 docs = json.loads(r.stdout)
 got = {(d['fix'], x['branch']): x for d in docs for x in d['results']}
 

@@ -1251,6 +1251,92 @@ static int history_look(struct kb_result *res, char **failed, git_repository *re
 	return 0;
 }
 
+/*
+ * Content finds what is in, not only where it was: a variant every hunk of
+ * which the tree holds (witness.h), some by their added lines in order near
+ * their place within its function (a squashed vendor tree, code moved a few
+ * lines), is in. *found is its index, or -1.
+ */
+static int near_variant(long *found, struct kb_witness *w, struct kb_source *src,
+			const struct kb_fix *fix)
+{
+	size_t v, i;
+	bool all, near;
+	int err;
+
+	*found = -1;
+	for (v = 0; v < fix->nvariants; v++) {
+		kb_witness_release(w);
+		if ((err = kb_witness_patch(w, src, fix->variants[v].patch)) < 0)
+			return err;
+		for (i = 0, all = w->n > 0, near = false; i < w->n; i++) {
+			all &= w->v[i].state == KB_TREE_POST;
+			near |= w->v[i].near;
+		}
+		if (all && near) {
+			*found = (long)v;
+			return 0;
+		}
+	}
+	kb_witness_release(w);
+	return 0;
+}
+
+/* Lines of the hunk before its first added one (where it would insert,
+ * from the start of its place). */
+static size_t first_added(const struct kb_apply *apply, const struct kb_hunk_witness *x)
+{
+	size_t f, i, n = 0;
+
+	for (f = 0; f < apply->patch->nfiles; f++) {
+		const struct kb_file_patch *fp = &apply->patch->files[f];
+		if (strcmp(kb_file_patch_path(fp), x->path) || x->hunk > fp->nhunks)
+			continue;
+		for (i = 0; i < fp->hunks[x->hunk - 1].nlines; i++) {
+			if (fp->hunks[x->hunk - 1].lines[i].type == KB_LINE_ADD)
+				break;
+			n += fp->hunks[x->hunk - 1].lines[i].type == KB_LINE_CONTEXT;
+		}
+	}
+	return n;
+}
+
+/* already-applied by near_variant(): each hunk's place said. */
+static int already_near(struct kb_result *res, const struct kb_survey *survey,
+			const struct kb_fix *fix, const struct kb_variant *variant,
+			const struct kb_witness *w, const struct kb_branch *branch)
+{
+	struct kb_buf notes = KB_BUF_INIT;
+	size_t i;
+	int err;
+
+	res->status = KB_STATUS_ALREADY_APPLIED;
+	if ((err = set_str(&res->variant, variant->name)) < 0 ||
+	    (err = set_placements(res, survey_of(survey, fix, variant), variant)) < 0)
+		return err;
+	for (i = 0; i < w->n; i++) {
+		const struct kb_hunk_witness *x = &w->v[i];
+		if (x->near)
+			kb_buf_printf(&notes, "hunk %zu of '%s' is in by its lines: the first it adds "
+				      "at line %zu, every one in order within its function, where the "
+				      "patch puts them at line %zu\n", x->hunk, x->path, x->near_line,
+				      x->line + first_added(survey_of(survey, fix, variant), x));
+		else
+			kb_buf_printf(&notes, "hunk %zu of '%s' is already in, at line %zu\n",
+				      x->hunk, x->path, x->line);
+		if (i < res->nhunks) {
+			res->hunks[i].status = "in";
+			res->hunks[i].line = x->line;
+			res->hunks[i].offset = x->offset;
+		}
+	}
+	KB_ERROR_CHECK_ALLOC(notes.ptr);
+	free(res->notes);
+	res->notes = kb_buf_detach(&notes);
+	return set_detail(res, "the changes of variant '%s' are already in '%s', some a few lines "
+			  "from where the patch expects them", variant->name, branch->ref);
+}
+
 /* What the tree is, from the survey and the candidates' looks at it. */
 static int decide_content(struct kb_result *res, struct lane *lane, const struct kb_survey *survey,
 			  const struct kb_branch *branch, const struct kb_fix *fix,
@@ -1258,12 +1344,21 @@ static int decide_content(struct kb_result *res, struct lane *lane, const struct
 {
 	const struct kb_variant **list = NULL, *gapped = NULL;
 	struct kb_fuzz_gap *gaps = NULL;
+	struct kb_witness w = KB_WITNESS_INIT;
 	const char *where;
 	size_t i, n = 0, ngaps = 0;
+	long near;
 	int err;
 
 	if (survey->present)
 		return already_applied(res, survey, branch);
+	if ((err = near_variant(&near, &w, lane->src, fix)) < 0)
+		return err;
+	if (near >= 0) {
+		err = already_near(res, survey, fix, &fix->variants[near], &w, branch);
+		kb_witness_release(&w);
+		return err;
+	}
 	if ((err = kb_detect_vulnerable(&where, lane->src, fix)) < 0)
 		return err;
 	if (!where && survey->partly)

@@ -131,6 +131,34 @@ static bool changed_in_window(const struct kb_lines *file, size_t from, size_t t
 	return false;
 }
 
+/* A line that closes a C function or a top-level block: '}' at its start. */
+static bool closes_block(const struct kb_slice *l)
+{
+	return l->len && l->ptr[0] == '}';
+}
+
+/*
+ * Narrow [from, to) to the function the hunk's place [at, at + len) is in:
+ * not above the '}' that closes the one before it, not below the '}' that
+ * closes its own (a check the next function makes too is not this one's).
+ */
+static void function_bounds(size_t *from, size_t *to, const struct kb_lines *file, size_t at,
+			    size_t len)
+{
+	size_t j;
+
+	for (j = at; j > *from; j--)
+		if (closes_block(&file->v[j - 1])) {
+			*from = j;
+			break;
+		}
+	for (j = at + len; j < *to; j++)
+		if (closes_block(&file->v[j])) {
+			*to = j + 1;
+			break;
+		}
+}
+
 /* How the hunk's own lines stand in the window around its place. */
 static int trace(struct kb_hunk_witness *w, const struct kb_lines *file, const struct kb_hunk *h,
 		 size_t at, size_t len)
@@ -159,6 +187,14 @@ static int trace(struct kb_hunk_witness *w, const struct kb_lines *file, const s
 			w->changed++;
 	}
 	err = kept_in_order(&w->kept, file, from, to, adds, n);
+	if (!err && w->kept == w->added) {
+		/* all there: but within the function the hunk is in? */
+		function_bounds(&from, &to, file, at, len);
+		err = kept_in_order(&w->kept_in_function, file, from, to, adds, n);
+		for (i = from; n && i < to && !w->near_line; i++)
+			if (kb_line_equal(&file->v[i], adds[0], true))
+				w->near_line = i + 1;
+	}
 	free(adds);
 	return err;
 }
@@ -300,7 +336,8 @@ static int place_hunk(struct kb_hunk_witness *w, long *delta, const struct kb_li
 		return err;
 	/* every line it added, in order, near its place, and none it removed
 	 * back: in, a few lines from where the hunk expects it */
-	if (w->state != KB_TREE_POST && w->added >= 2 && w->kept == w->added && !w->back) {
+	if (w->state != KB_TREE_POST && w->added >= 2 && w->kept_in_function == w->added &&
+	    !w->back) {
 		w->state = KB_TREE_POST;
 		w->near = true;
 	}

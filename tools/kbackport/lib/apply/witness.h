@@ -22,8 +22,9 @@
 
 enum kb_tree_state {
 	KB_TREE_POST,		/* the post-image is there: exactly (a clean
-				 * reverse fit), or every line it added, in
-				 * order, near its place */
+				 * reverse fit), or every line it added (two or
+				 * more), in order, near its place and within
+				 * its function, none it removed there */
 	KB_TREE_PRE,		/* the pre-image is there (a clean forward fit),
 				 * the post-image is not */
 	KB_TREE_NEITHER,	/* neither image fits cleanly */
@@ -62,6 +63,10 @@ struct kb_hunk_witness {
 	size_t added, kept, changed;	/* kept: found as they are, in order;
 					 * changed: found in a changed form */
 	size_t removed, back;		/* back: found as they are near its place */
+	size_t kept_in_function;	/* kept, within the function of its place
+					 * (a '}' at a line's start bounds it) */
+	size_t near_line;		/* near: 1-based line of the first line it
+					 * adds, found there */
 };
 
 struct kb_witness {
