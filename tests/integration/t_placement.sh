@@ -405,4 +405,65 @@ test_expect_success 'the same lines in the next function: not this one'\''s chec
 	test "$(res nextfn ".hunks[0].tree.near")" = false
 '
 
+# ---- the variant named is the variant applied (issue 37, 6) ----
+# a fix whose first variant's hunks do not fit the tree, and whose file the
+# second variant's hunks change: the second is named, its note in the commit
+mkdir -p named/fix/NAMED named/repo
+lines 'int f(void)' '{' '	int a = 1;' '	int b = 2;' '	return old_call(a, b);' '}' > named/repo/f.c
+git -C named/repo init -q && git -C named/repo add -A && git -C named/repo commit -q -m tree
+cat > named/fix/NAMED/upstream.patch <<'EOF'
+From 1234567890123456789012345678901234567890 Mon Sep 17 00:00:00 2001
+From: A U Thor <author@example.org>
+Date: Fri, 13 Aug 2010 11:30:58 -0700
+Subject: [PATCH] f: check b
+
+Why.
+---
+--- a/f.c
++++ b/f.c
+@@ -2,5 +2,7 @@ int f(void)
+ {
+ 	int a = 1;
+ 	long b = 2;
++	if (b < 0)
++		return -EINVAL;
+ 	return new_call(a, b);
+ }
+EOF
+cat > named/fix/NAMED/older.patch <<'EOF'
+--- a/f.c
++++ b/f.c
+@@ -2,5 +2,7 @@ int f(void)
+ {
+ 	int a = 1;
+ 	int b = 2;
++	if (b < 0)
++		return -EINVAL;
+ 	return old_call(a, b);
+ }
+EOF
+cat > named/fix/NAMED/fix.yaml <<'EOF'
+id: NAMED
+subject: "f: check b"
+patch: upstream.patch
+variants:
+  - name: upstream
+    patch: upstream.patch
+    why: "trees with new_call() and a long b"
+  - name: older
+    patch: older.patch
+    why: "trees with old_call()"
+    note: "older: old_call() here"
+EOF
+printf 'repo: repo\nbranches:\n  - {name: b, ref: HEAD}\n' > named/branches.yaml
+( cd named && ${KB_VALGRIND:-} "$KBACKPORT" apply --json -c branches.yaml --fix fix/NAMED > out.json; echo $? > rc )
+test_expect_success 'the other variant'\''s hunks applied: that variant named, in the table and --json' '
+	test "$(cat named/rc) $(res named .status) $(res named .variant)" = "0 applied older" &&
+	test "$(res named .detail)" = "applied variant '\''older'\''" &&
+	test "$(res named ".hunks[0].variant")" = older
+'
+test_expect_success '...and its note in the commit message' '
+	git -C named/repo log -1 --format=%B refs/heads/backport/NAMED/b | grep -qxF "[ older: old_call() here ]"
+'
+
 finish

@@ -738,12 +738,42 @@ static int applies_cleanly(bool *ok, struct kb_fuzz_gap **gaps, size_t *ngaps, s
 	return 0;
 }
 
+/*
+ * The variants whose hunks an applied look used, in fix order: `variant`
+ * when some file used its own, and each one a file borrowed from. *named:
+ * the one to name, `variant`, or the one other variant every file used.
+ */
+static int used_variants(const struct kb_variant ***out, size_t *n,
+			 const struct kb_variant **named, const struct kb_apply *apply,
+			 const struct kb_variant *variant, const struct kb_fix *fix)
+{
+	size_t f, v;
+	bool own = false;
+
+	*n = 0;
+	KB_ERROR_CHECK_ALLOC(*out = calloc(fix->nvariants + 1, sizeof(**out)));
+	for (f = 0; f < apply->patch->nfiles; f++)
+		own |= !apply->files[f].from;
+	for (v = 0; v < fix->nvariants; v++) {
+		const struct kb_variant *x = &fix->variants[v];
+		bool used = x == variant && own;
+		for (f = 0; f < apply->patch->nfiles && !used; f++)
+			used = apply->files[f].from && !strcmp(apply->files[f].from, x->name);
+		if (used)
+			(*out)[(*n)++] = x;
+	}
+	*named = !own && *n == 1 ? (*out)[0] : variant;
+	return 0;
+}
+
 static int commit_result(struct kb_result *res, struct lane *lane,
 			 const struct kb_apply *apply, const struct kb_variant *variant,
 			 const struct kb_fix *fix, bool dry_run)
 {
 	git_signature *author = NULL, *committer = NULL;
+	const struct kb_variant **used = NULL, *named;
 	char *message = NULL, *refname = NULL;
+	size_t nused = 0;
 	git_oid tree, commit;
 	int err;
 
@@ -766,7 +796,8 @@ static int commit_result(struct kb_result *res, struct lane *lane,
 		res->status = KB_STATUS_ALREADY_APPLIED;
 		goto done;
 	}
-	if ((err = kb_commit_message(&message, fix, variant)) < 0 ||
+	if ((err = used_variants(&used, &nused, &named, apply, variant, fix)) < 0 ||
+	    (err = kb_commit_message_variants(&message, fix, used, nused)) < 0 ||
 	    (err = kb_commit_author(&author, fix)) < 0 ||
 	    (err = kb_committer(&committer, lane->repo)) < 0)
 		goto done;
@@ -781,6 +812,7 @@ static int commit_result(struct kb_result *res, struct lane *lane,
 	refname = NULL;
 	res->status = KB_STATUS_APPLIED;
 done:
+	free(used);
 	git_signature_free(author);
 	git_signature_free(committer);
 	free(message);
@@ -794,23 +826,45 @@ static int applied(struct kb_result *res, struct lane *lane, const struct kb_app
 	char *warning;
 	int err;
 
-	if ((err = set_str(&res->variant, variant->name)) < 0 ||
-	    (err = commit_result(res, lane, apply, variant, fix, dry_run)) < 0)
+	const struct kb_variant **used = NULL, *named = variant;
+	struct kb_buf also = KB_BUF_INIT;
+	size_t nused = 0, i;
+
+	if ((err = used_variants(&used, &nused, &named, apply, variant, fix)) < 0)
 		return err;
+	for (i = 0; i < nused; i++)
+		if (used[i] != named)
+			kb_buf_printf(&also, "%s'%s'", also.size ? ", " : " (with hunks of variant ",
+				      used[i]->name);
+	free(used);
+	if (also.size)
+		kb_buf_putc(&also, ')');
+	if ((err = set_str(&res->variant, named->name)) < 0 ||
+	    (err = commit_result(res, lane, apply, variant, fix, dry_run)) < 0) {
+		kb_buf_release(&also);
+		return err;
+	}
 	free(res->notes);
 	res->notes = kb_apply_describe(apply, false);
-	if (!res->notes || (err = set_placements(res, apply, variant)) < 0)
+	if (!res->notes || (err = set_placements(res, apply, variant)) < 0) {
+		kb_buf_release(&also);
 		return kb_error_oom();
-	if (res->status == KB_STATUS_ALREADY_APPLIED)
+	}
+	if (res->status == KB_STATUS_ALREADY_APPLIED) {
+		kb_buf_release(&also);
 		return set_detail(res, "every hunk of variant '%s' is already in the tree",
-				  variant->name);
-	warning = kb_apply_warning(apply);
-	KB_ERROR_CHECK_ALLOC(warning);
-	err = set_detail(res, "%s variant '%s'%s%s%s", dry_run ? "would apply" :
+				  named->name);
+	}
+	if (!(warning = kb_apply_warning(apply))) {
+		kb_buf_release(&also);
+		return kb_error_oom();
+	}
+	err = set_detail(res, "%s variant '%s'%s%s%s%s", dry_run ? "would apply" :
 			 res->created ? "applied" : "unchanged, already backported with",
-			 variant->name, res->forced ? " (forced)" : "",
+			 named->name, also.size ? also.ptr : "", res->forced ? " (forced)" : "",
 			 *warning ? "; warning: " : "", warning);
 	free(warning);
+	kb_buf_release(&also);
 	return err;
 }
 

@@ -67,6 +67,13 @@ static bool has_upstream_line(const char *body)
 int kb_commit_message(char **out, const struct kb_fix *fix,
 		      const struct kb_variant *variant)
 {
+	return kb_commit_message_variants(out, fix, &variant, variant ? 1 : 0);
+}
+
+int kb_commit_message_variants(char **out, const struct kb_fix *fix,
+			       const struct kb_variant *const *variants, size_t n)
+{
+	size_t i;
 	struct kb_buf msg = KB_BUF_INIT;
 	const char *body = fix->patch->body ? fix->patch->body : "";
 	int err;
@@ -83,8 +90,9 @@ int kb_commit_message(char **out, const struct kb_fix *fix,
 		if (*body)
 			kb_buf_printf(&msg, "\n%s", body);
 	}
-	if (variant && variant->note)
-		put_note(&msg, variant->note);
+	for (i = 0; i < n; i++)
+		if (variants[i] && variants[i]->note)
+			put_note(&msg, variants[i]->note);
 	if ((err = kb_buf_check(&msg)) < 0)
 		goto done;
 	if (!msg.ptr) {

@@ -26,6 +26,9 @@
 /* The commit message for `fix` backported with `variant` (malloc'ed). */
 int kb_commit_message(char **out, const struct kb_fix *fix,
 		      const struct kb_variant *variant);
+/* The same with the hunks of several variants: each one's note, in order. */
+int kb_commit_message_variants(char **out, const struct kb_fix *fix,
+			       const struct kb_variant *const *variants, size_t n);
 
 /* "refs/heads/backport/<fix>/<branch>", checked to be a valid ref name. */
 int kb_backport_ref(char **out, const char *fix_id, const char *branch);
