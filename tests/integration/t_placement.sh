@@ -466,4 +466,39 @@ test_expect_success '...and its note in the commit message' '
 	git -C named/repo log -1 --format=%B refs/heads/backport/NAMED/b | grep -qxF "[ older: old_call() here ]"
 '
 
+# ---- a file that moved (issue 37, 7) ----
+cat > moved.diff <<'EOF'
+--- a/fs/xfs/linux-2.6/xfs_acl.c
++++ b/fs/xfs/linux-2.6/xfs_acl.c
+@@ -2,5 +2,5 @@ struct acl *from_disk(struct disk_acl *d)
+ {
+ 	struct acl *acl;
+-	int count, i;
++	unsigned int count, i;
+ 
+ 	count = be32_to_cpu(d->cnt);
+EOF
+lines 'struct acl *from_disk(struct disk_acl *d)' '{' '	struct acl *acl;' '	int count, i;' '' \
+	'	count = be32_to_cpu(d->cnt);' '	return acl;' '}' > moved.f
+kb_case moved moved.f moved.diff fs/xfs/xfs_acl.c
+test_expect_success 'the fix'\''s file moved in the tree: applied there, said so' '
+	test "$(cat moved/rc) $(res moved .status)" = "0 applied" &&
+	test_eq "'\''fs/xfs/linux-2.6/xfs_acl.c'\'' is '\''fs/xfs/xfs_acl.c'\'' in this tree (the file moved): its hunks placed there" "$(res moved ".notes[0]")" &&
+	test "$(res moved ".hunks[0] | \"\(.file) \(.moved_to) \(.tree.state)\"")" = "fs/xfs/linux-2.6/xfs_acl.c fs/xfs/xfs_acl.c pre-image"
+'
+test_expect_success '...the commit changes the file where it is, and nothing else' '
+	git -C moved/repo diff --name-only HEAD refs/heads/backport/stable/vendor > files &&
+	echo fs/xfs/xfs_acl.c > want && test_cmp want files &&
+	git -C moved/repo show refs/heads/backport/stable/vendor:fs/xfs/xfs_acl.c | grep -qxF "	unsigned int count, i;"
+'
+rm -rf twice && mkdir -p twice/repo/fs/a twice/repo/fs/b twice/fixes
+cp moved.f twice/repo/fs/a/xfs_acl.c && cp moved.f twice/repo/fs/b/xfs_acl.c
+git -C twice/repo init -q && git -C twice/repo add -A && git -C twice/repo commit -q -m tree
+cp -r moved/fixes/stable twice/fixes/ && cp moved/branches.yaml twice/
+( cd twice && ${KB_VALGRIND:-} "$KBACKPORT" apply -n --json -c branches.yaml --fix fixes/stable > out.json; echo $? > rc )
+test_expect_success 'two files of its name that the hunks fit: no guess, both named' '
+	test "$(cat twice/rc) $(res twice .status)" = "1 conflict" &&
+	test_eq "'\''fs/xfs/linux-2.6/xfs_acl.c'\'': no file '\''fs/xfs/linux-2.6/xfs_acl.c'\'' in the tree; the hunks fit more than one file of its name: '\''fs/a/xfs_acl.c'\'', '\''fs/b/xfs_acl.c'\''" "$(res twice ".notes[0]")"
+'
+
 finish

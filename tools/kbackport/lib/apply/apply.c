@@ -251,7 +251,7 @@ static int decide_all(struct cands *c, const char *buf, size_t len,
 static int choose(struct kb_apply *apply, struct kb_file_result *fr, struct cands *c,
 		  struct kb_source *src, const char *buf, size_t len, git_filemode_t mode)
 {
-	const char *path = kb_file_patch_path(fr->fp);
+	const char *path = fr->moved ? fr->moved : kb_file_patch_path(fr->fp);
 	struct cand *own = &c->v[0], *in = NULL;
 	char *out = NULL;
 	size_t i, outlen = 0;
@@ -381,6 +381,130 @@ done:
 	return err;
 }
 
+/* ---- a file that moved ---- */
+
+struct same_name {
+	const char *old;		/* the patch file's path */
+	const char *base;		/* its name, no directory */
+	char **paths;
+	size_t n, alloc;
+	int err;
+};
+
+/*
+ * The tree of `path`'s top directory, or NULL (none, or `path` has no
+ * directory). A file moves within its top directory, its subsystem
+ * (fs/xfs/linux-2.6/ to fs/xfs/), not to another part of the tree: only
+ * that one is walked.
+ */
+static int top_tree(git_tree **out, struct kb_source *src, const char *path)
+{
+	const char *slash = strchr(path, '/');
+	git_tree_entry *e = NULL;
+	char *top;
+	int err;
+
+	*out = NULL;
+	if (!slash)
+		return 0;
+	KB_ERROR_CHECK_ALLOC(top = kb_strndup(path, (size_t)(slash - path)));
+	err = git_tree_entry_bypath(&e, kb_source_tree(src), top);
+	free(top);
+	if (err == GIT_ENOTFOUND)
+		return 0;
+	if (err == 0 && git_tree_entry_type(e) == GIT_OBJECT_TREE)
+		err = git_tree_lookup(out, kb_source_repo(src), git_tree_entry_id(e));
+	git_tree_entry_free(e);
+	return err < 0 ? kb_error_git(err, "cannot read the tree of '%.*s'",
+				      (int)(slash - path), path) : 0;
+}
+
+static int same_name_cb(const char *root, const git_tree_entry *e, void *payload)
+{
+	struct same_name *s = payload;
+	const char *name = git_tree_entry_name(e), *slash = strchr(s->old, '/');
+
+	if (git_tree_entry_type(e) != GIT_OBJECT_BLOB || strcmp(name, s->base))
+		return 0;
+	if ((s->err = KB_ARRAY_GROW(s->paths, s->alloc, s->n + 1)) < 0)
+		return -1;
+	/* the walk is of the top directory's tree: its name comes first */
+	if (asprintf(&s->paths[s->n], "%.*s/%s%s", (int)(slash - s->old), s->old, root, name) < 0) {
+		s->err = kb_error_oom();
+		return -1;
+	}
+	s->n++;
+	return s->n > 64 ? -1 : 0;	/* enough: a name that common proves nothing */
+}
+
+/*
+ * The patch's file is not in the tree: is it elsewhere, moved? Every file
+ * of the tree with its name under the same top directory is looked at;
+ * exactly one that the hunks fit
+ * (applying, or already in) is where the file went. None, or several:
+ * no move, and the error names the candidates (the likeliest first).
+ */
+static int find_moved(struct kb_file_result *fr, const struct kb_file_patch *rfp,
+		      struct kb_source *src, const struct kb_locate_opts *opts)
+{
+	const char *old = fr->fp->old_path, *slash = strrchr(old, '/');
+	struct same_name s = { old, slash ? slash + 1 : old, NULL, 0, 0, 0 };
+	struct kb_buf hint = KB_BUF_INIT;
+	git_tree *top = NULL;
+	size_t i, fits = 0, at = 0;
+	int err;
+
+	if ((err = top_tree(&top, src, old)) < 0)
+		goto done;
+	if (top && (err = git_tree_walk(top, GIT_TREEWALK_PRE, same_name_cb, &s)) < 0 && s.err) {
+		err = s.err;
+		goto done;
+	}
+	err = 0;
+	for (i = 0; i < s.n && s.n <= 64; i++) {
+		struct cands c = { 0 };
+		const char *buf;
+		size_t len;
+		git_filemode_t mode;
+		if (read_file(&buf, &len, &mode, src, s.paths[i], wants_link(fr->fp)) < 0) {
+			kb_error_clear();
+			continue;
+		}
+		if ((err = cands_add(&c, fr->fp, rfp, NULL)) == 0 && (err = decide(&c.v[0], buf, len, opts)) == 0 &&
+		    (c.v[0].d.state == KB_FILE_APPLIES || c.v[0].d.state == KB_FILE_PRESENT)) {
+			fits++;
+			at = i;
+		}
+		cands_release(&c);
+		if (err < 0)
+			goto done;
+	}
+	if (fits == 1) {
+		fr->moved = s.paths[at];
+		s.paths[at] = NULL;
+		goto done;
+	}
+	kb_buf_printf(&hint, "no file '%s' in the tree", old);
+	if (s.n && s.n <= 64) {
+		kb_buf_printf(&hint, "; %s of its name: ", fits ? "the hunks fit more than one file" :
+			      "the hunks fit none of the files");
+		for (i = 0; i < s.n && i < 4; i++)
+			kb_buf_printf(&hint, "%s'%s'", i ? ", " : "", s.paths[i]);
+		if (s.n > 4)
+			kb_buf_printf(&hint, " and %zu more", s.n - 4);
+	}
+	KB_ERROR_CHECK_ALLOC(hint.ptr);
+	kb_error_set(KB_ENOTFOUND, "%s", hint.ptr);
+	err = KB_ENOTFOUND;
+done:
+	for (i = 0; i < s.n; i++)
+		free(s.paths[i]);
+	free(s.paths);
+	kb_buf_release(&hint);
+	git_tree_free(top);
+	return err;
+}
+
 static int apply_file(struct kb_apply *apply, struct kb_file_result *fr,
 		      const struct kb_file_patch *rfp, struct kb_source *src,
 		      const struct kb_fix *fix, const struct kb_variant *self,
@@ -397,7 +521,11 @@ static int apply_file(struct kb_apply *apply, struct kb_file_result *fr,
 		return create_file(apply, fr, rfp, src, opts);
 	if (!fp->new_path)
 		return delete_file(apply, fr, rfp, src, opts);
-	if ((err = read_file(&buf, &len, &mode, src, fp->old_path, wants_link(fp))) < 0)
+	err = read_file(&buf, &len, &mode, src, fp->old_path, wants_link(fp));
+	if (err == KB_ENOTFOUND && !strcmp(fp->old_path, fp->new_path) &&
+	    (err = find_moved(fr, rfp, src, opts)) == 0)
+		err = read_file(&buf, &len, &mode, src, fr->moved, wants_link(fp));
+	if (err < 0)
 		return file_error(fr, err);
 	if ((err = gather(&c, fp, rfp, fix, self)) == 0 &&
 	    (err = decide_all(&c, buf, len, opts)) == 0)
@@ -471,7 +599,7 @@ static int check_mode(struct kb_apply *apply, struct kb_file_result *fr, struct 
 
 	if (fr->state != KB_FILE_APPLIES && fr->state != KB_FILE_PRESENT)
 		return 0;
-	if ((err = tree_mode(&tree, src, kb_file_patch_path(fp))) < 0)
+	if ((err = tree_mode(&tree, src, fr->moved ? fr->moved : kb_file_patch_path(fp))) < 0)
 		return err;
 	if (fr->state == KB_FILE_APPLIES && tree && fp->old_mode &&
 	    (changes_mode(fp) || !fp->new_path) && tree != fp->old_mode)
@@ -707,6 +835,7 @@ void kb_apply_release(struct kb_apply *apply)
 		for (i = 0; i < apply->patch->nfiles; i++) {
 			free(apply->files[i].hunks);
 			free(apply->files[i].error);
+			free(apply->files[i].moved);
 		}
 	free(apply->files);
 	outputs_free(apply->outputs, apply->noutputs);
@@ -873,6 +1002,9 @@ char *kb_apply_describe(const struct kb_apply *apply, bool failures_only)
 			kb_buf_printf(&out, "'%s': %s\n", path, fr->error);
 			continue;
 		}
+		if (fr->moved)
+			kb_buf_printf(&out, "'%s' is '%s' in this tree (the file moved): its hunks "
+				      "placed there\n", path, fr->moved);
 		if (fr->merged) {
 			if (!failures_only)
 				kb_buf_printf(&out, "'%s' merged 3-way from the patch's preimage blob %s\n",

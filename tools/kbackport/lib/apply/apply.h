@@ -29,6 +29,9 @@ struct kb_file_result {
 	bool merged;			/* APPLIES by the 3-way fallback */
 	char *error;			/* file-level failure (missing file,
 					 * not a regular file, unreadable), or NULL */
+	char *moved;			/* the patch's file is at this path of the
+					 * tree (it moved: one file of its name
+					 * there that the hunks fit), or NULL */
 };
 
 struct kb_apply_output {

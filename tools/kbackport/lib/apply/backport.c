@@ -339,7 +339,8 @@ static int set_placements(struct kb_result *res, const struct kb_apply *apply,
 			    (err = set_changed(p, &fr->used->hunks[h], &r->match)) < 0)
 				return err;
 			if (!(p->path = kb_strdup(kb_file_patch_path(fr->fp))) ||
-			    !(p->variant = kb_strdup(fr->from ? fr->from : variant->name)))
+			    !(p->variant = kb_strdup(fr->from ? fr->from : variant->name)) ||
+			    (fr->moved && !(p->moved = kb_strdup(fr->moved))))
 				return kb_error_oom();
 		}
 	}
@@ -1652,11 +1653,27 @@ done:
 	return err;
 }
 
+/* The result's placements, gone. */
+static void placements_free(struct kb_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nhunks; i++) {
+		free(r->hunks[i].path);
+		free(r->hunks[i].moved);
+		free(r->hunks[i].variant);
+		free(r->hunks[i].changed_text);
+		kb_prereqs_release(&r->hunks[i].needs);
+	}
+	free(r->hunks);
+	r->hunks = NULL;
+	r->nhunks = 0;
+}
+
 /* The conflict resolved by hand on `refname` at `hex`: that commit is the result. */
 static int resolved(struct kb_result *res, char **refname, const char *hex, const char *how)
 {
 	char *was = res->detail;
-	size_t i;
 	int err;
 
 	res->detail = NULL;
@@ -1676,13 +1693,7 @@ static int resolved(struct kb_result *res, char **refname, const char *hex, cons
 	res->variant = NULL;
 	free(res->reproduce);
 	res->reproduce = NULL;
-	for (i = 0; i < res->nhunks; i++) {
-		free(res->hunks[i].path);
-		free(res->hunks[i].variant);
-	}
-	free(res->hunks);
-	res->hunks = NULL;
-	res->nhunks = 0;
+	placements_free(res);
 done:
 	free(was);
 	return err;
@@ -1780,7 +1791,7 @@ static int witness_placements(struct kb_result *res, struct kb_source *src,
 		if (!(fp = variant_file(fix, p->variant, p->path)))
 			continue;
 		w.n = 0;
-		if ((err = kb_witness_file(&w, src, fp)) < 0)
+		if ((err = kb_witness_file_at(&w, src, fp, p->moved)) < 0)
 			break;
 		for (; i < k; i++)
 			if (res->hunks[i].hunk >= 1 && res->hunks[i].hunk <= w.n) {
@@ -1864,8 +1875,6 @@ int kb_backport(struct kb_result *out, const struct kb_branch *branch,
 
 void kb_result_release(struct kb_result *r)
 {
-	size_t i;
-
 	if (!r)
 		return;
 	free(r->fix);
@@ -1878,13 +1887,7 @@ void kb_result_release(struct kb_result *r)
 	free(r->reproduce);
 	free(r->pre_fix_ref);
 	free(r->pre_fix_variant);
-	for (i = 0; i < r->nhunks; i++) {
-		free(r->hunks[i].path);
-		free(r->hunks[i].variant);
-		free(r->hunks[i].changed_text);
-		kb_prereqs_release(&r->hunks[i].needs);
-	}
-	free(r->hunks);
+	placements_free(r);
 	kb_history_answer_release(r->history);
 	free(r->history);
 	memset(r, 0, sizeof(*r));

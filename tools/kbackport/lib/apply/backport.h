@@ -41,6 +41,7 @@ bool kb_status_needs_hand(enum kb_status status);
 /* How one hunk of the deciding variant met the tree. */
 struct kb_placement {
 	char *path;
+	char *moved;		/* the file's path in the tree, when it moved, or NULL */
 	size_t hunk;		/* 1-based, in the file patch used */
 	char *variant;		/* whose hunks: the result's variant or another */
 	const char *status;	/* "applied", "in", "missing", "ambiguous", "failed" */

@@ -348,8 +348,14 @@ static int place_hunk(struct kb_hunk_witness *w, long *delta, const struct kb_li
 int kb_witness_file(struct kb_witness *out, struct kb_source *src,
 		    const struct kb_file_patch *fp)
 {
+	return kb_witness_file_at(out, src, fp, NULL);
+}
+
+int kb_witness_file_at(struct kb_witness *out, struct kb_source *src,
+		       const struct kb_file_patch *fp, const char *at)
+{
 	struct kb_lines file = KB_LINES_INIT;
-	const char *path = kb_file_patch_path(fp), *buf = NULL;
+	const char *path = at ? at : kb_file_patch_path(fp), *buf = NULL;
 	size_t len = 0, h, first = out->n;
 	long delta = 0;
 	int err;

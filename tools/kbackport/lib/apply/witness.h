@@ -86,6 +86,9 @@ int kb_witness_patch(struct kb_witness *out, struct kb_source *src, const struct
 /* The hunks of one file patch, added to `out`. */
 int kb_witness_file(struct kb_witness *out, struct kb_source *src,
 		    const struct kb_file_patch *fp);
+/* The same, the file read at `path` of the tree (a file that moved). */
+int kb_witness_file_at(struct kb_witness *out, struct kb_source *src,
+		       const struct kb_file_patch *fp, const char *path);
 
 void kb_witness_release(struct kb_witness *w);
 

@@ -70,6 +70,9 @@ static json_t *hunks_json(const struct kb_result *r)
 			"whitespace", p->whitespace, "anchor", kb_json_str(p->anchor),
 			"changed_context", changed_json(p), "needs", needs_json(&p->needs),
 			"tree", tree_json(p)));
+		if (p->moved)
+			json_object_set_new(json_array_get(list, json_array_size(list) - 1), "moved_to",
+					    kb_json_text(p->moved, strlen(p->moved)));
 	}
 	return list;
 }
