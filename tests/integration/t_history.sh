@@ -230,9 +230,19 @@ test_expect_success '...the table says reverted' '
 run_kb 0 apply --reapply --branch later --branch reverted
 test_expect_success '--reapply: the reverted branch gets its backport, the note says it was asked' '
 	test "$(git -C repo for-each-ref --format="%(refname)" refs/heads/backport)" = refs/heads/backport/FIX/reverted &&
-	printf "%s\n" "$OUT" | grep -qF "reverted by $(s12 $R2) (its message says it reverts $(s12 $R1)): not in, applied again as asked (--reapply)"
+	printf "%s\n" "$OUT" | grep -qF "reverted by $(s12 $R2) (its message says it reverts $(s12 $R1)): not in, applied again as asked (--reapply, or the fix'\''s reapply: true)"
 '
 git -C repo update-ref -d refs/heads/backport/FIX/reverted
+mkdir -p again && cp -r backports/FIX again/ && echo 'reapply: true' >> again/FIX/fix.yaml
+run_kb 0 apply -n --json --fix again/FIX --branch reverted
+test_expect_success 'the fix'\''s own reapply: true does as --reapply' '
+	test "$(printf "%s" "$OUT" | jq -r '\''.[0].results[0].status'\'')" = applied
+'
+run_kb 1 apply --mails mails --branch reverted
+test_expect_success 'a reverted fix gets a mail: a decision to ask for, not a failed backport' '
+	head -n 2 mails/FIX/FAILED-reverted.txt | grep -qxF "Subject: REVERTED: patch \"foo: reject a negative x\" was reverted in the reverted tree" &&
+	grep -qF "reverted by $(s12 $R2) after $(s12 $R1) brought it in" mails/FIX/FAILED-reverted.txt
+'
 test_expect_success 'the user'\''s repository untouched' '
 	test_eq "$before" "$(user_state repo)"
 '
@@ -279,6 +289,28 @@ test_expect_success 'one that carries every hunk is: resolved by hand' '
 '
 git -C repo update-ref -d refs/heads/backport/FIX/hand
 git -C repo branch -q -D hand-work
+# a fix of two hunks, resolved by hand with one of them: partial, not resolved
+git -C repo checkout -q -b two v1.0
+sed -i 's/^	int v5 = 5;$/	int v5 = 5;\n	if (x > 100)\n		return -E2BIG;/; s/^	int v25 = 25;$/	int v25 = 25;\n	if (x == 7)\n		return -EAGAIN;/' repo/f.c
+git -C repo commit -q -am "foo: two checks"
+git -C repo format-patch -q -1 -o "$TMP/two" HEAD
+git -C repo checkout -q master
+run_kb 0 fix new -o backports2 --id TWO "$TMP"/two/*.patch
+git -C repo branch twohand v1.0
+edit twohand 's/^	int v\([34]\) = /	long v\1 = /; s/^	int v\([67]\) = /	long v\1 = /; s/^	int v2\([34]\) = /	long v2\1 = /; s/^	int v2\([67]\) = /	long v2\1 = /' "foo: longer values"
+git -C repo checkout -q -b twohand-work twohand
+sed -i 's/^	int v5 = 5;$/	int v5 = 5;\n	if (x > 100)\n		return -E2BIG;/' repo/f.c
+git -C repo commit -q -am "foo: two checks"
+git -C repo update-ref refs/heads/backport/TWO/twohand HEAD
+T1=$(at HEAD)
+git -C repo checkout -q master
+printf '%s\n' 'repo: repo' 'branches:' '  - {name: twohand, ref: twohand}' > two.yaml
+run_kb 1 apply -n --json -c two.yaml --fix backports2/TWO
+test_expect_success 'a hand commit with one of the fix'\''s two hunks: partial, the missing hunk named' '
+	test_eq "partial|resolved by hand in part: refs/heads/backport/TWO/twohand at $(s12 $T1) holds only part of the fix|refs/heads/backport/TWO/twohand at $(s12 $T1) does not hold the fix (its commit $(s12 $T1) is '\''foo: two checks'\'', but its tree lacks hunk 2 of '\''f.c'\''): not taken as resolved by hand" "$(printf "%s" "$OUT" | jq -r '\''.[0].results[0] | "\(.status)|\(.detail)|\(.notes[-1])"'\'')"
+'
+git -C repo update-ref -d refs/heads/backport/TWO/twohand
+git -C repo branch -q -D twohand-work
 
 T_NAME="cache"
 idx=$(echo work/history/*/index)

@@ -20,6 +20,11 @@ if [[ $last =~ ^vendor-drop:\ right\ ([0-9]+)/([0-9]+),\ false\ already-applied\
 	test_expect_success 'the drops made: two on each tag but the first, hundreds of answers scored' '
 		test "$nb" = 22 && test "$total" -ge 800
 	'
+	sq=$(grep "^squashed:" "$TMP/score.txt")
+	test_expect_success 'squashed trees (no history): no false already-applied, most fixes that are in found' '
+		[[ $sq =~ ^squashed:\ right\ ([0-9]+)/([0-9]+),\ false\ already-applied\ 0, ]] &&
+		test "${BASH_REMATCH[1]}" -ge $((BASH_REMATCH[2] * 3 / 4))
+	'
 	test_expect_success 'vendor_drop.py agrees' 'test "$score_rc" = 0'
 else
 	test_expect_success 'vendor_drop.py printed its score' 'false'

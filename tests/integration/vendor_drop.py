@@ -14,9 +14,12 @@ files come from tags that answer differently is not scored).
 
 usage: vendor_drop.py SET KBACKPORT WORKDIR [--no-history]
 (--no-history: the content alone, as `apply --no-history` answers)
-Prints one line per wrong answer, then
+Also a squashed tree per tag (one commit with the tag's tree, no history),
+where the content alone decides. Prints one line per wrong answer, then
+`squashed: right R/N, false already-applied F, branches B` and
 `vendor-drop: right R/N, false already-applied F, missed in M, branches B`;
-exit 0 only when every answer is right.
+exit 0 only when every drop answer is right and no squashed one is a false
+already-applied.
 """
 import json
 import os
@@ -82,9 +85,18 @@ for i, t in enumerate(tags[1:], 1):
         git('update-ref', f'refs/heads/{name}', c)
         branches.append((name, t, base, set(which)))
 
+# squashed trees: a vendor's one-commit import of a tag, no history at all
+squashed = []
+for t in tags:
+    tree = git('rev-parse', f'{t}^{{tree}}').strip()
+    c = subprocess.run(['git', '-C', repo, 'commit-tree', tree], input=b'Import the vendor kernel\n',
+                       check=True, stdout=subprocess.PIPE, env=env).stdout.decode().strip()
+    git('update-ref', f'refs/heads/squash-{t}', c)
+    squashed.append((f'squash-{t}', t))
+
 with open(os.path.join(TMP, 'drop.yaml'), 'w') as f:
     f.write(f'repo: {repo}\nbranches:\n' + ''.join(f'  - {{name: "{b[0]}", ref: {b[0]}}}\n'
-                                                  for b in branches))
+                                                  for b in branches + squashed))
 fixdir = os.path.join(TMP, 'drop-fixes')
 for fx in exp['fixes']:
     subprocess.run([KB, 'fix', 'new', '-o', fixdir, '--id', f'fix-{fx["n"]}',
@@ -118,6 +130,23 @@ for fx in exp['fixes']:
             faa += 1
         print(f'  fix {fx["n"]:2} {name} (files from {",".join(sorted(sources))}): '
               f'{"in" if want_in else "not in"}, got {x["status"]}: {x["detail"][:160]}')
+# the squashed trees: the content alone decides; never a false already-applied
+sq_right = sq_total = sq_faa = 0
+for fx in exp['fixes']:
+    for name, t in squashed:
+        want = truth(fx, t)
+        if want is None:
+            continue
+        x = got.get((f'fix-{fx["n"]}', name), {'status': 'missing', 'detail': ''})
+        sq_total += 1
+        if want:
+            sq_right += x['status'] == 'already-applied'
+        elif x['status'] in ('already-applied', 'not-affected'):
+            sq_faa += 1
+            print(f'  fix {fx["n"]:2} {name}: not in, got {x["status"]}: {x["detail"][:160]}')
+        else:
+            sq_right += 1
+print(f'squashed: right {sq_right}/{sq_total}, false already-applied {sq_faa}, branches {len(squashed)}')
 print(f'vendor-drop: right {right}/{total}, false already-applied {faa}, missed in {missed}, '
       f'branches {len(branches)}')
-sys.exit(0 if right == total else 1)
+sys.exit(0 if right == total and not sq_faa else 1)

@@ -436,6 +436,12 @@ static int add_introduced_by(void *ctx, void *obj, yaml_node_t *value)
 	return dup_sha(&((struct kb_fix *)obj)->introduced_by, l, value, "introduced-by");
 }
 
+static int add_reapply(void *ctx, void *obj, yaml_node_t *value)
+{
+	struct loader *l = ctx;
+	return kb_yaml_bool(&((struct kb_fix *)obj)->reapply, &l->y, value, "reapply");
+}
+
 static int add_patch(void *ctx, void *obj, yaml_node_t *value)
 {
 	struct loader *l = ctx;
@@ -515,6 +521,7 @@ static const struct kb_yaml_key fix_keys[] = {
 	{ "upstream-repo", add_upstream_repo },
 	{ "cve", add_cve },
 	{ "introduced-by", add_introduced_by },
+	{ "reapply", add_reapply },
 	{ "patch", add_patch },
 	{ "vulnerable", add_vulnerable },
 	{ "variants", add_variants },

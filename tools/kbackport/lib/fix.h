@@ -91,6 +91,8 @@ struct kb_fix {
 				 * commands to do it by hand then use the patch) */
 	char *cve;		/* or NULL */
 	char *introduced_by;	/* or NULL */
+	bool reapply;		/* `reapply: true`: applied again where the
+				 * branch's history reverted it (as --reapply) */
 	struct kb_patch *patch;	/* the upstream commit: author, date, body */
 	char *patch_path;	/* resolved path of `patch` */
 	struct kb_patch *reverse;	/* `patch` undone */

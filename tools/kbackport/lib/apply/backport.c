@@ -1270,7 +1270,7 @@ static int history_notes(struct kb_result *res, const char *failed)
 			    ": not applied again unless asked (--reapply)\n" :
 			    res->status == KB_STATUS_ALREADY_APPLIED ?
 			    ": yet the tree holds it, the tree decides\n" :
-			    ": not in, applied again as asked (--reapply)\n");
+			    ": not in, applied again as asked (--reapply, or the fix's reapply: true)\n");
 	} else {
 		return 0;
 	}
@@ -1425,7 +1425,8 @@ static int decide_content(struct kb_result *res, struct lane *lane, const struct
 	}
 	if ((err = candidates(&list, &n, res, lane->src, branch, fix)) < 0)
 		goto done;
-	if (res->history && res->history->state == KB_HISTORY_REVERTED && !opts->reapply) {
+	if (res->history && res->history->state == KB_HISTORY_REVERTED && !opts->reapply &&
+	    !fix->reapply) {
 		err = reverted(res, survey, fix, list, n);
 		goto done;
 	}
@@ -1570,8 +1571,8 @@ done:
  * every hunk of some variant (each hunk's state in the tree, witness.h):
  * half a resolution is no resolution. `how` says which hunks are missing.
  */
-static int carries_every_hunk(bool *holds, struct kb_buf *how, struct kb_source *src,
-			      const struct kb_fix *fix, const char *hex)
+static int carries_every_hunk(bool *holds, bool *partly, struct kb_buf *how,
+			      struct kb_source *src, const struct kb_fix *fix, const char *hex)
 {
 	struct kb_witness w = KB_WITNESS_INIT;
 	size_t v, i, missing = 0;
@@ -1596,6 +1597,8 @@ static int carries_every_hunk(bool *holds, struct kb_buf *how, struct kb_source 
 	}
 	kb_buf_printf(how, "its commit %.12s is '%s', but its tree lacks", hex, fix->subject);
 	for (i = 0; i < w.n; i++)
+		*partly |= w.v[i].state == KB_TREE_POST;
+	for (i = 0; i < w.n; i++)
 		if (w.v[i].state != KB_TREE_POST)
 			kb_buf_printf(how, "%s hunk %zu of '%s'", missing++ ? "," : "", w.v[i].hunk,
 				      w.v[i].path);
@@ -1612,7 +1615,8 @@ static int carries_every_hunk(bool *holds, struct kb_buf *how, struct kb_source 
  * from it; for a fix that names no vulnerable code, when a commit on the
  * base has the fix's subject. `how` says why, either way.
  */
-static int holds_fix(bool *holds, struct kb_buf *how, struct lane *lane, git_commit *tip,
+static int holds_fix(bool *holds, bool *partly, struct kb_buf *how, struct lane *lane,
+		     git_commit *tip,
 		     const struct kb_fix *fix, const struct kb_backport_opts *opts)
 {
 	struct kb_survey survey = { 0 };
@@ -1643,7 +1647,7 @@ static int holds_fix(bool *holds, struct kb_buf *how, struct lane *lane, git_com
 		char hex[GIT_OID_HEXSZ + 1];
 		*holds = err > 0;
 		git_oid_tostr(hex, sizeof(hex), &found);
-		err = *holds ? carries_every_hunk(holds, how, src, fix, hex) :
+		err = *holds ? carries_every_hunk(holds, partly, how, src, fix, hex) :
 			       kb_buf_printf(how, "no commit on it is '%s'", fix->subject);
 	}
 done:
@@ -1715,7 +1719,7 @@ static int by_hand(struct kb_result *res, struct lane *lane, const struct kb_bra
 	char hex[GIT_OID_HEXSZ + 1], base[GIT_OID_HEXSZ + 1];
 	git_commit *tip = NULL;
 	git_oid id;
-	bool holds = false;
+	bool holds = false, partly = false;
 	int err, on;
 
 	if ((err = kb_backport_ref(&refname, fix->id, branch->name)) < 0)
@@ -1741,15 +1745,19 @@ static int by_hand(struct kb_result *res, struct lane *lane, const struct kb_bra
 			       refname, hex, res->pre_fix_ref ? res->pre_fix_ref : branch->ref, base);
 		goto done;
 	}
-	if ((err = holds_fix(&holds, &how, lane, tip, fix, opts)) < 0)
+	if ((err = holds_fix(&holds, &partly, &how, lane, tip, fix, opts)) < 0)
 		goto done;
 	if (!how.ptr)
 		err = kb_error_oom();
 	else if (holds)
 		err = resolved(res, &refname, hex, how.ptr);
-	else
-		err = add_note(res, "%s at %.12s does not hold the fix (%s): not taken as resolved by hand",
-			       refname, hex, how.ptr);
+	else if ((err = add_note(res, "%s at %.12s does not hold the fix (%s): not taken as resolved by hand",
+				 refname, hex, how.ptr)) == 0 && partly) {
+		/* half a resolution: part of the fix is in that commit, the rest is not */
+		res->status = KB_STATUS_PARTIAL;
+		err = set_detail(res, "resolved by hand in part: %s at %.12s holds only part of the fix",
+				 refname, hex);
+	}
 done:
 	git_commit_free(tip);
 	kb_buf_release(&how);

@@ -83,6 +83,12 @@ static void put_address(struct kb_buf *out, const char *addr)
 	kb_buf_puts(out, lt);
 }
 
+/* The fix was reverted on the branch: a decision to ask for, not a backport. */
+static bool reverted(const struct kb_failed_mail *m)
+{
+	return m->apply && m->apply->present && m->apply->status == KB_STATUS_REVERTED;
+}
+
 /* "<addr>" for the text: as written when it has its brackets. */
 static void put_bracketed(struct kb_buf *out, const char *addr)
 {
@@ -106,8 +112,12 @@ static void put_headers(struct kb_buf *out, const struct kb_failed_mail *m)
 	}
 	if (m->mail->ncc)
 		kb_buf_putc(out, '\n');
-	kb_buf_printf(&subject, "FAILED: patch \"%s\" failed to apply to %s tree",
-		      m->subject ? m->subject : m->fix, m->mail->tree);
+	if (reverted(m))
+		kb_buf_printf(&subject, "REVERTED: patch \"%s\" was reverted in the %s tree",
+			      m->subject ? m->subject : m->fix, m->mail->tree);
+	else
+		kb_buf_printf(&subject, "FAILED: patch \"%s\" failed to apply to %s tree",
+			      m->subject ? m->subject : m->fix, m->mail->tree);
 	kb_buf_carry_oom(out, &subject);
 	kb_buf_puts(out, "Subject: ");
 	put_header_text(out, subject.ptr, subject.size);
@@ -119,6 +129,12 @@ static void put_headers(struct kb_buf *out, const struct kb_failed_mail *m)
 /* The stable team's paragraph, or a tree's own: where to send a backport. */
 static void put_intro(struct kb_buf *out, const struct kb_failed_mail *m)
 {
+	if (reverted(m)) {
+		kb_buf_printf(out, "The patch below was brought into the %s tree and reverted since;\n"
+			      "it is not applied again unless someone decides it should be\n"
+			      "(kbackport apply --reapply).\n\n", m->mail->tree);
+		return;
+	}
 	kb_buf_printf(out, "The patch below does not apply to the %s tree.\n", m->mail->tree);
 	if (!m->mail->send_to) {
 		kb_buf_putc(out, '\n');
@@ -156,6 +172,16 @@ static bool detail_names_the_hunk(const struct kb_report_apply *a)
 static void put_what_failed(struct kb_buf *out, const struct kb_failed_mail *m)
 {
 	const struct kb_report_apply *a = m->apply;
+
+	if (reverted(m)) {
+		kb_buf_printf(out, "kbackport read the history of the branch %s:\n\n  %s\n", m->where,
+			      a->detail ? a->detail : "reverted");
+		if (a->nnotes) {
+			kb_buf_putc(out, '\n');
+			put_indented(out, a->notes);
+		}
+		return;
+	}
 
 	kb_buf_printf(out, "kbackport tried each variant of %s on the branch\n%s", m->fix, m->where);
 	kb_buf_puts(out, a->detail ? ":\n\n" : ", and none applies.\n");
