@@ -1362,20 +1362,17 @@ static int meet_line(const git_diff_delta *d, const git_diff_hunk *h, const git_
 	return 0;
 }
 
-/* Does commit `c`'s diff over the fix's files make (or, `undo`, take back)
- * one of `lines`? */
-static int diff_meets(bool *met, struct look *l, uint32_t c, const struct kb_history_line *lines,
-		      size_t n, bool undo)
+/* Commit `c` against its first parent over the fix's files, with no context. */
+static int diff_of_commit(git_diff **out, struct look *l, uint32_t c)
 {
 	git_diff_options o;
 	git_commit *commit = NULL, *parent = NULL;
 	git_tree *tree = NULL, *ptree = NULL;
-	git_diff *diff = NULL;
-	struct meet m = { lines, n, undo, false };
 	char **ps = NULL;
 	size_t i;
 	int err;
 
+	*out = NULL;
 	git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
 	ps = calloc(l->npaths + 1, sizeof(*ps));
 	KB_ERROR_CHECK_ALLOC(ps);
@@ -1385,16 +1382,14 @@ static int diff_meets(bool *met, struct look *l, uint32_t c, const struct kb_his
 	o.pathspec.count = l->npaths;
 	o.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
 	o.context_lines = 0;
+	o.interhunk_lines = 0;
 	if ((err = git_commit_lookup(&commit, l->repo, &l->ix->commits[c].id)) < 0 ||
 	    (err = git_commit_tree(&tree, commit)) < 0 ||
 	    (git_commit_parentcount(commit) && ((err = git_commit_parent(&parent, commit, 0)) < 0 ||
-						(err = git_commit_tree(&ptree, parent)) < 0)) ||
-	    (err = git_diff_tree_to_tree(&diff, l->repo, ptree, tree, &o)) < 0 ||
-	    (err = git_diff_foreach(diff, NULL, NULL, NULL, meet_line, &m)) < 0)
+						(err = git_commit_tree(&ptree, parent)) < 0)))
 		goto done;
-	*met = m.met;
+	err = git_diff_tree_to_tree(out, l->repo, ptree, tree, &o);
 done:
-	git_diff_free(diff);
 	git_tree_free(tree);
 	git_tree_free(ptree);
 	git_commit_free(parent);
@@ -1402,6 +1397,23 @@ done:
 	free(ps);
 	if (err < 0 && err != KB_ENOMEM)
 		return kb_error_git(err, "cannot diff a commit of '%s'", l->ix->repo_path);
+	return err;
+}
+
+/* Does commit `c`'s diff over the fix's files make (or, `undo`, take back)
+ * one of `lines`? */
+static int diff_meets(bool *met, struct look *l, uint32_t c, const struct kb_history_line *lines,
+		      size_t n, bool undo)
+{
+	struct meet m = { lines, n, undo, false };
+	git_diff *diff = NULL;
+	int err;
+
+	if ((err = diff_of_commit(&diff, l, c)) == 0 &&
+	    (err = git_diff_foreach(diff, NULL, NULL, NULL, meet_line, &m)) < 0)
+		err = kb_error_git(err, "cannot diff a commit of '%s'", l->ix->repo_path);
+	*met = m.met;
+	git_diff_free(diff);
 	return err;
 }
 
@@ -1924,43 +1936,18 @@ static int hunk_seen(const git_diff_delta *d, const git_diff_hunk *h, void *payl
 /* The diff of commit `c` over the fix's files (context 0), into `t`. */
 static int commit_diff(struct tracking *t, struct look *l, uint32_t c, bool lines)
 {
-	git_diff_options o;
-	git_commit *commit = NULL, *parent = NULL;
-	git_tree *tree = NULL, *ptree = NULL;
 	git_diff *diff = NULL;
-	char **ps = NULL;
-	size_t i;
 	int err;
 
-	git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
-	ps = calloc(l->npaths + 1, sizeof(*ps));
-	KB_ERROR_CHECK_ALLOC(ps);
-	for (i = 0; i < l->npaths; i++)
-		ps[i] = l->paths[i]->path;
-	o.pathspec.strings = ps;
-	o.pathspec.count = l->npaths;
-	o.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH;
-	o.context_lines = 0;
-	o.interhunk_lines = 0;
-	if ((err = git_commit_lookup(&commit, l->repo, &l->ix->commits[c].id)) < 0 ||
-	    (err = git_commit_tree(&tree, commit)) < 0 ||
-	    (git_commit_parentcount(commit) && ((err = git_commit_parent(&parent, commit, 0)) < 0 ||
-						(err = git_commit_tree(&ptree, parent)) < 0)) ||
-	    (err = git_diff_tree_to_tree(&diff, l->repo, ptree, tree, &o)) < 0)
-		goto done;
+	if ((err = diff_of_commit(&diff, l, c)) < 0)
+		return err;
 	err = lines ? git_diff_foreach(diff, NULL, NULL, NULL, added_line, t) :
 		      git_diff_foreach(diff, NULL, NULL, hunk_seen, NULL, t);
 	if (t->err)
 		err = t->err;
-done:
+	else if (err < 0)
+		err = kb_error_git(err, "cannot diff a commit of '%s'", l->ix->repo_path);
 	git_diff_free(diff);
-	git_tree_free(tree);
-	git_tree_free(ptree);
-	git_commit_free(parent);
-	git_commit_free(commit);
-	free(ps);
-	if (err < 0 && err != KB_ENOMEM)
-		return kb_error_git(err, "cannot diff a commit of '%s'", l->ix->repo_path);
 	return err;
 }
 
