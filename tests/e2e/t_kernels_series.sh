@@ -144,16 +144,56 @@ for path, new in hunks:
     if not ok:
         sys.exit(1)
 PY
+[ $? = 0 ] && return 0
+	# in by its lines (kbackport's `near`): each hunk's added lines, in
+	# order, within a stretch of the file as long as the hunk and 16 lines
+	REV_BY=lines
+	python3 - "$2" "$TMP/rev" <<'PY'
+import re, sys
+norm = lambda l: re.sub(r"\s+", "", l)
+cur, hunks = None, []
+for line in open(sys.argv[1], encoding="utf-8", errors="replace").read().split("\n"):
+    if line.startswith("+++ "):
+        cur = line[4:].split("\t")[0].split("/", 1)[1]
+    elif line.startswith("@@"):
+        hunks.append((cur, [], 0))
+    elif hunks and line[:1] in (" ", "+", "-") and not line.startswith(("+++", "---")):
+        path, adds, n = hunks[-1]
+        hunks[-1] = (path, adds + ([line[1:]] if line[0] == "+" else []), n + 1)
+for path, adds, n in hunks:
+    want = [a for a in map(norm, adds) if len(a) >= 3]
+    try:
+        have = [norm(l) for l in open(f"{sys.argv[2]}/{path}", encoding="utf-8", errors="replace")]
+    except OSError:
+        sys.exit(1)
+    def fits(i):
+        k = 0
+        for l in have[i:i + n + 16]:
+            if k < len(want) and l == want[k]:
+                k += 1
+        return k == len(want)
+    if want and not any(have[i] == want[0] and fits(i) for i in range(len(have))):
+        sys.exit(1)
+PY
 }
 
 # Walk one branch's results in order, checking each against git (and GNU patch).
 check_branch() {
-	local b=$1 prev i=0 st fix c patch bad_apply= bad_in= chain= by_git=0 by_patch=0 rev_patch=0 rev_search=0
+	local b=$1 prev i=0 st fix c patch bad_apply= bad_in= chain= by_git=0 by_patch=0 rev_patch=0 rev_search=0 rev_lines=0
 	prev=$(git -C "$REPO" rev-parse "stable/$b^{commit}")
 	export GIT_INDEX_FILE=$TMP/index-$b
 	git -C "$REPO" read-tree "$prev"
-	while read -r st fix c; do
+	while read -r st fix c moved; do
 		patch=$TMP/fixes/$fix/fix.patch
+		# a file that moved in the tree (the hunk's moved_to): the patch
+		# checked where kbackport found it
+		if [ -n "$moved" ]; then
+			cp "$patch" "$TMP/moved.patch"
+			for m in ${moved//,/ }; do
+				sed -i -E "s#^(---|\+\+\+) ([ab]/)${m%%=*}\$#\1 \2${m#*=}#" "$TMP/moved.patch"
+			done
+			patch=$TMP/moved.patch
+		fi
 		case $st in
 		applied)
 			[ "$(git -C "$REPO" rev-parse "$c^")" = "$prev" ] || chain+="$fix "
@@ -168,23 +208,28 @@ check_branch() {
 			prev=$c ;;
 		already-applied)
 			if reverse_applies "$prev" "$patch"; then
-				[ $REV_BY = patch ] && rev_patch=$((rev_patch + 1)) || rev_search=$((rev_search + 1))
+				case $REV_BY in
+				patch) rev_patch=$((rev_patch + 1)) ;;
+				search) rev_search=$((rev_search + 1)) ;;
+				*) rev_lines=$((rev_lines + 1)) ;;
+				esac
 			else
 				bad_in+="$fix "
 			fi ;;
 		esac
-	done < <(jq -r --arg b "$b" '.branches[] | select(.branch == $b) | .results[] | "\(.status) \(.fix) \(.commit)"' q.json)
+	done < <(jq -r --arg b "$b" '.branches[] | select(.branch == $b) | .results[] | "\(.status) \(.fix) \(.commit) \([.hunks[] | select(.moved_to) | "\(.file)=\(.moved_to)"] | unique | join(","))"' q.json)
 	unset GIT_INDEX_FILE
 	echo "# $b: applied: $by_git as git apply -3 makes it, $by_patch (fuzz) as GNU patch -F2 does;" \
-		"already-applied: $rev_patch reverse-apply with GNU patch, $rev_search found ignoring blank lines"
+		"already-applied: $rev_patch reverse-apply with GNU patch, $rev_search found ignoring blank lines," \
+		"$rev_lines by their added lines near their place"
 	test_expect_success 'every applied commit sits on the one before it' '
 		test -z "$chain"
 	'
 	test_expect_success 'every applied commit'\''s tree is git apply -3'\''s (or, with fuzz, patch -F2'\''s) of its patch on the parent' '
 		test -z "$bad_apply"
 	'
-	test_expect_success 'every already-applied patch reverse-applies on the queue as it stood' '
-		test -z "$bad_in"
+	test_expect_success 'every already-applied patch reverse-applies on the queue as it stood, or its added lines are there in order near each hunk'\''s place' '
+		test_eq "" "$bad_in"
 	'
 	test_expect_success 'the queue'\''s ref is the last applied commit' '
 		test "$(git -C "$REPO" rev-parse -q --verify "refs/heads/backport/queue/debian/$b" || git -C "$REPO" rev-parse "stable/$b")" = "$prev"

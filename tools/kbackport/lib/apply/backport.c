@@ -698,7 +698,8 @@ static int fuzz_conflict(struct kb_result *res, struct lane *lane, const struct 
 	if ((err = kb_reproduce(&res->reproduce, branch, fix, res, NULL)) < 0 ||
 	    (err = set_placements(res, apply, variant)) < 0)
 		goto done;
-	KB_ERROR_CHECK_ALLOC(pick = calloc(res->nhunks + 1, sizeof(*pick)));
+	if (!(pick = calloc(res->nhunks + 1, sizeof(*pick))))
+		goto nomem;
 	for (f = 0; f < apply->patch->nfiles; f++) {
 		size_t n = apply->files[f].hunks ? apply->files[f].used->nhunks : 0;
 		for (i = 0; i < ngaps; i++)
@@ -2283,6 +2284,8 @@ int kb_queue_step(struct kb_result *out, struct kb_queue *q, const struct kb_fix
 		  const struct kb_backport_opts *opts)
 {
 	struct kb_survey survey = { 0 };
+	struct kb_source *seen = NULL;
+	git_tree *before = NULL;
 	char *failed = NULL;
 	int err;
 
@@ -2298,10 +2301,17 @@ int kb_queue_step(struct kb_result *out, struct kb_queue *q, const struct kb_fix
 	q->steps[q->nsteps++] = out;
 	kb_error_clear();
 	git_oid_tostr(out->base, sizeof(out->base), git_commit_id(q->lane.base));
-	if ((err = history_look(out, &failed, q->lane.repo, &q->tip, q->branch, fix, opts)) == 0 &&
+	/* the tree the fix is looked at: the lane moves on when it applies */
+	if ((err = git_tree_dup(&before, q->lane.tree)) < 0)
+		err = kb_error_git(err, "cannot keep the queue's tree");
+	else if ((err = history_look(out, &failed, q->lane.repo, &q->tip, q->branch, fix, opts)) == 0 &&
 	    (err = kb_survey_fix(&survey, q->lane.src, fix, &opts->locate)) == 0 &&
-	    (err = decide(out, &q->lane, &survey, q->branch, fix, opts)) == 0)
+	    (err = decide(out, &q->lane, &survey, q->branch, fix, opts)) == 0 &&
+	    (err = kb_source_new(&seen, q->lane.repo, before)) == 0 &&
+	    (err = witness_placements(out, seen, fix)) == 0)
 		err = history_notes(out, failed);
+	kb_source_free(seen);
+	git_tree_free(before);
 	free(failed);
 	kb_survey_release(&survey);
 	if (err == KB_ENOMEM)

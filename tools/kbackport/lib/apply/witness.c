@@ -345,6 +345,39 @@ static int place_hunk(struct kb_hunk_witness *w, long *delta, const struct kb_li
 	return 0;
 }
 
+/* Where a hunk found in stands: the lines of its post-image, or the first
+ * of its own lines found near its place. */
+static size_t in_at(const struct kb_hunk_witness *w)
+{
+	return w->near ? w->near_line : w->line;
+}
+
+/*
+ * Two hunks of a file never stand in one place: hunks alike (the same
+ * check in two functions) that a search found at the same lines are both
+ * not in as found; their lines are there, so they read as changed.
+ */
+static void one_place_each(struct kb_hunk_witness *v, size_t n)
+{
+	size_t i, k;
+	bool *twice = calloc(n + 1, sizeof(*twice));
+
+	if (!twice)
+		return;		/* nothing found twice can be said: all stay as found */
+	for (i = 0; i < n; i++)
+		for (k = i + 1; k < n; k++)
+			if (v[i].state == KB_TREE_POST && v[k].state == KB_TREE_POST &&
+			    in_at(&v[i]) == in_at(&v[k]))
+				twice[i] = twice[k] = true;
+	for (i = 0; i < n; i++)
+		if (twice[i]) {
+			v[i].state = KB_TREE_NEITHER;
+			v[i].near = false;
+			set_fate(&v[i]);
+		}
+	free(twice);
+}
+
 int kb_witness_file(struct kb_witness *out, struct kb_source *src,
 		    const struct kb_file_patch *fp)
 {
@@ -375,6 +408,8 @@ int kb_witness_file_at(struct kb_witness *out, struct kb_source *src,
 		goto done;
 	for (h = 0; h < fp->nhunks && !err; h++)
 		err = one_hunk(&out->v[first + h], &delta, &file, &fp->hunks[h]);
+	if (!err)
+		one_place_each(out->v + first, fp->nhunks);
 done:
 	kb_lines_release(&file);
 	return err;

@@ -46,10 +46,11 @@ static json_t *tree_json(const struct kb_placement *p)
 
 	if (!p->has_tree)
 		return json_null();
-	return json_pack("{s:s, s:s, s:o, s:I, s:b, s:I, s:I, s:I, s:I, s:I}",
+	return json_pack("{s:s, s:s, s:o, s:I, s:b, s:o, s:I, s:I, s:I, s:I, s:I}",
 			 "state", kb_tree_state_name(w->state), "fate", kb_hunk_fate_name(w->fate),
 			 "line", w->line ? json_integer((json_int_t)w->line) : json_null(),
 			 "offset", (json_int_t)w->offset, "near", w->near,
+			 "near_line", w->near ? json_integer((json_int_t)w->near_line) : json_null(),
 			 "added", (json_int_t)w->added, "kept", (json_int_t)w->kept,
 			 "changed", (json_int_t)w->changed, "removed", (json_int_t)w->removed,
 			 "back", (json_int_t)w->back);
