@@ -1322,13 +1322,19 @@ static int near_variant(long *found, struct kb_witness *w, struct kb_source *src
 
 	*found = -1;
 	for (v = 0; v < fix->nvariants; v++) {
+		const struct kb_patch *patch = fix->variants[v].patch;
+		size_t f;
 		kb_witness_release(w);
-		if ((err = kb_witness_patch(w, src, fix->variants[v].patch)) < 0)
-			return err;
-		for (i = 0, all = w->n > 0, near = false; i < w->n; i++) {
-			all &= w->v[i].state == KB_TREE_POST;
-			near |= w->v[i].near;
+		/* file by file: the first hunk not in ends the look at this variant */
+		for (f = 0, all = true; f < patch->nfiles && all; f++) {
+			size_t from = w->n;
+			if ((err = kb_witness_file(w, src, &patch->files[f])) < 0)
+				return err;
+			for (i = from; i < w->n; i++)
+				all &= w->v[i].state == KB_TREE_POST;
 		}
+		for (i = 0, all &= w->n > 0, near = false; all && i < w->n; i++)
+			near |= w->v[i].near;
 		if (all && near) {
 			*found = (long)v;
 			return 0;

@@ -169,6 +169,16 @@ static int trace(struct kb_hunk_witness *w, const struct kb_lines *file, const s
 
 	from = at > pad ? at - pad : 0;
 	to = at + len + pad < file->n ? at + len + pad : file->n;
+	if (w->state == KB_TREE_POST) {
+		/* a clean reverse fit holds every line it added, none it removed */
+		for (i = 0; i < h->nlines; i++)
+			if (h->lines[i].type != KB_LINE_CONTEXT && kb_hunk_line_distinctive(h, i)) {
+				w->added += h->lines[i].type == KB_LINE_ADD;
+				w->removed += h->lines[i].type == KB_LINE_DEL;
+			}
+		w->kept = w->kept_in_function = w->added;
+		return 0;
+	}
 	adds = calloc(h->nlines + 1, sizeof(*adds));
 	KB_ERROR_CHECK_ALLOC(adds);
 	for (i = 0; i < h->nlines; i++) {
@@ -183,7 +193,9 @@ static int trace(struct kb_hunk_witness *w, const struct kb_lines *file, const s
 		w->added++;
 		if (n < WITNESS_MAX_LINES)
 			adds[n++] = l;
-		if (!in_window(file, from, to, l) && changed_in_window(file, from, to, h, l))
+		/* a changed form weighs only where neither image fits (set_fate()) */
+		if (w->state == KB_TREE_NEITHER && !in_window(file, from, to, l) &&
+		    changed_in_window(file, from, to, h, l))
 			w->changed++;
 	}
 	err = kept_in_order(&w->kept, file, from, to, adds, n);
