@@ -115,6 +115,22 @@ git -C repo show v1.0:f.c > repo/f.c
 git -C repo commit -q -am "board: import the vendor's sources"
 D2=$(at dropped)
 
+# merged: in by "commit <sha> upstream.", then a merge took the vendor's older f.c:
+# no commit of the branch's own took the lines back, the tree holds the pre-image
+git -C repo branch merged v1.0
+pick merged "foo: reject a negative x
+
+commit $U upstream."
+M1=$(at merged)
+git -C repo checkout -q -b vendor-side v1.0
+sed -i 's/return 0;/return 2;/' repo/g.c
+git -C repo commit -q -am "vendor: its own g"
+git -C repo checkout -q merged
+git -C repo merge -q --no-commit vendor-side >/dev/null 2>&1
+git -C repo checkout vendor-side -- f.c
+git -C repo commit -q -m "Merge the vendor's tree"
+git -C repo branch -q -D vendor-side
+
 # patchid: the fix's diff under another message, no reference; its lines changed later
 git -C repo branch patchid v1.0
 pick patchid "foo: a negative x is refused"
@@ -135,6 +151,7 @@ branches:
   - {name: upstream, ref: upstream}
   - {name: comment, ref: comment}
   - {name: dropped, ref: dropped}
+  - {name: merged, ref: merged}
 YAML
 before=$(user_state repo)
 run_kb 1 apply -n --json
@@ -188,6 +205,11 @@ test_expect_success '--json: history in, undone_by the import; the hunk'\''s tre
 '
 test_expect_success 'the lines changed later: the hunk'\''s tree state says so' '
 	test_eq "neither changed 2 1 1" "$(r later '\''.hunks[0].tree | "\(.state) \(.fate) \(.added) \(.kept) \(.changed)"'\'')"
+'
+
+T_NAME="undone by a merge"
+test_expect_success 'the tree holds the pre-image, no commit of its own undid it: the tree decides, saying so' '
+	test_eq "applied|would apply variant '\''patch'\''; brought in by $(s12 $M1), undone since (the tree holds the fix'\''s pre-image)|null" "$(r merged '\''"\(.status)|\(.detail)|\(.history.undone_by)"'\'')"
 '
 
 T_NAME="a reference alone"
@@ -250,7 +272,7 @@ test_expect_success 'the user'\''s repository untouched' '
 T_NAME="--no-history"
 run_kb 1 apply -n --json --no-history
 test_expect_success 'the content alone: the answers of before' '
-	test_eq "later conflict null|reverted applied null|reapplied conflict null|rereverted conflict null|elsewhere applied null|patchid conflict null|upstream already-applied null|comment applied null|dropped applied null" "$(printf "%s" "$OUT" | jq -r '\''[.[0].results[] | "\(.branch) \(.status) \(.history)"] | join("|")'\'')"
+	test_eq "later conflict null|reverted applied null|reapplied conflict null|rereverted conflict null|elsewhere applied null|patchid conflict null|upstream already-applied null|comment applied null|dropped applied null|merged applied null" "$(printf "%s" "$OUT" | jq -r '\''[.[0].results[] | "\(.branch) \(.status) \(.history)"] | join("|")'\'')"
 '
 
 T_NAME="queue"

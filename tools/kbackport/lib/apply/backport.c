@@ -1015,14 +1015,17 @@ static int older_copy(bool *yes, struct lane *lane, const struct kb_history_answ
 
 /* The hunk's lines stand as before the fix: its pre-image cleanly there,
  * or every line it removed back, or nothing it added left and the lines
- * there as the history held them before the fix. */
+ * there as the history held them before the fix. The last only at the
+ * hunk's own place: where most of its context stands (elsewhere, old code
+ * unrelated to it would pass for an older copy). */
 static int hunk_undone(bool *undone, struct lane *lane, const struct kb_history_answer *h,
 		       const struct kb_fix *fix, const struct kb_backport_opts *opts,
 		       const struct kb_hunk_witness *w)
 {
 	*undone = w->fate == KB_FATE_GONE &&
 		  (w->state == KB_TREE_PRE || (w->removed && w->back == w->removed));
-	if (*undone || w->fate != KB_FATE_GONE || w->state != KB_TREE_NEITHER)
+	if (*undone || w->fate != KB_FATE_GONE || w->state != KB_TREE_NEITHER ||
+	    !w->context || 2 * w->context_here < w->context)
 		return 0;
 	return older_copy(undone, lane, h, fix, opts, w);
 }
@@ -1030,10 +1033,11 @@ static int hunk_undone(bool *undone, struct lane *lane, const struct kb_history_
 /*
  * The lines of the hunks the tree shows undone, file by file: a file
  * counts when every hunk of it that is not in is undone (a later commit
- * that reworked some of them, kept others, is no undoing).
+ * that reworked some of them, kept others, is no undoing). *all: every
+ * hunk of the patch is undone, none in: the tree holds the fix's pre-image.
  */
-static int undone_lines(struct kb_history_line **out, size_t *n, const struct kb_witness *w,
-			const struct kb_patch *patch, struct lane *lane,
+static int undone_lines(struct kb_history_line **out, size_t *n, bool *all,
+			const struct kb_witness *w, const struct kb_patch *patch, struct lane *lane,
 			const struct kb_history_answer *h, const struct kb_fix *fix,
 			const struct kb_backport_opts *opts)
 {
@@ -1043,19 +1047,23 @@ static int undone_lines(struct kb_history_line **out, size_t *n, const struct kb
 
 	*out = NULL;
 	*n = 0;
+	*all = w->n > 0;
 	KB_ERROR_CHECK_ALLOC(undone);
 	for (f = 0; f < patch->nfiles && !err; f++) {
 		const struct kb_file_patch *fp = &patch->files[f];
 		size_t first = k;
 		bool whole = true;
 		for (hk = 0, nundone = 0; hk < fp->nhunks && !err; hk++, k++) {
-			if (w->v[k].fate == KB_FATE_IN)
+			if (w->v[k].fate == KB_FATE_IN) {
+				*all = false;
 				continue;
+			}
 			if ((err = hunk_undone(&undone[k], lane, h, fix, opts, &w->v[k])) < 0)
 				break;
 			nundone += undone[k];
 			whole &= undone[k];
 		}
+		*all &= whole;
 		if (err || !whole || !nundone)
 			continue;
 		for (hk = 0; hk < fp->nhunks && !err; hk++) {
@@ -1103,6 +1111,53 @@ static void witness_words(struct kb_buf *b, const struct kb_witness *w)
 }
 
 /*
+ * Does the tree show the fix undone? Yes where some variant's every hunk
+ * stands as before it (the fix's pre-image is there: not in, whatever
+ * commit did it, a merge or an import the history cannot name), or where a
+ * file of `variant` (the history's) does and a later commit took its lines
+ * back. The commit is named in h->undone when one is found. *w: the
+ * witness of `variant`, for the notes.
+ */
+static int tree_undoes(bool *undone, struct kb_witness *w, struct lane *lane,
+		       const struct kb_variant *variant, struct kb_history_answer *h,
+		       const struct kb_fix *fix, const struct kb_backport_opts *opts)
+{
+	struct kb_witness other = KB_WITNESS_INIT;
+	struct kb_history_line *lines = NULL;
+	size_t nlines = 0, v;
+	bool all = false;
+	int err;
+
+	*undone = false;
+	if ((err = kb_witness_patch(w, lane->src, variant->patch)) < 0 ||
+	    (err = undone_lines(&lines, &nlines, &all, w, variant->patch, lane, h, fix, opts)) < 0)
+		goto done;
+	for (v = 0; v < fix->nvariants && !all; v++) {
+		if (&fix->variants[v] == variant)
+			continue;
+		free(lines);
+		lines = NULL;
+		kb_witness_release(&other);
+		if ((err = kb_witness_patch(&other, lane->src, fix->variants[v].patch)) < 0 ||
+		    (err = undone_lines(&lines, &nlines, &all, &other, fix->variants[v].patch,
+					lane, h, fix, opts)) < 0)
+			goto done;
+		if (!all)
+			nlines = 0;	/* another variant counts only whole */
+	}
+	if ((err = kb_history_undone(&h->undone, opts->history, lane->repo, h, fix, lines,
+				     nlines)) == KB_ENOMEM)
+		goto done;
+	kb_error_clear();
+	err = 0;
+	*undone = all || h->undone.id[0];
+done:
+	kb_witness_release(&other);
+	free(lines);
+	return err;
+}
+
+/*
  * The history says the fix is in; the tree decides. Where the tree shows
  * it undone (a file of the fix whose hunks all stand as before it, and a
  * later commit that took its lines back), *overruled is set: the content
@@ -1119,10 +1174,8 @@ static int history_in(bool *overruled, struct kb_result *res, struct lane *lane,
 	const struct kb_variant *variant;
 	const struct kb_apply *look;
 	struct kb_witness w = KB_WITNESS_INIT;
-	struct kb_history_line *lines = NULL;
 	struct kb_buf d = KB_BUF_INIT, notes = KB_BUF_INIT;
 	char *described = NULL;
-	size_t nlines = 0;
 	int err;
 
 	*overruled = false;
@@ -1134,17 +1187,8 @@ static int history_in(bool *overruled, struct kb_result *res, struct lane *lane,
 		goto done;
 	}
 	variant = history_variant(survey, fix, h);
-	if ((err = kb_witness_patch(&w, lane->src, variant->patch)) < 0 ||
-	    (err = undone_lines(&lines, &nlines, &w, variant->patch, lane, h, fix, opts)) < 0 ||
-	    (err = kb_history_undone(&h->undone, opts->history, lane->repo, h, fix, lines,
-				     nlines)) == KB_ENOMEM)
+	if ((err = tree_undoes(overruled, &w, lane, variant, h, fix, opts)) < 0 || *overruled)
 		goto done;
-	kb_error_clear();
-	err = 0;
-	if (h->undone.id[0]) {
-		*overruled = true;
-		goto done;
-	}
 	if ((err = kb_history_changed(h, opts->history, lane->repo, fix)) == KB_ENOMEM)
 		goto done;
 	kb_error_clear();
@@ -1169,7 +1213,6 @@ static int history_in(bool *overruled, struct kb_result *res, struct lane *lane,
 		goto done;
 done:
 	kb_witness_release(&w);
-	free(lines);
 	kb_buf_release(&notes);
 	if (err < 0 || *overruled) {
 		kb_buf_release(&d);
@@ -1190,12 +1233,22 @@ static int history_overruled(struct kb_result *res)
 
 	kb_buf_puts(&b, "history: brought in by ");
 	history_commit_words(&b, &h->commit);
-	kb_buf_printf(&b, " (%s), undone since by ", h->commit.evidence ? h->commit.evidence : "");
-	history_commit_words(&b, &h->undone);
-	kb_buf_printf(&b, " (\"%s\"): its lines stand as before the fix; the tree decides\n%s",
-		      h->undone.subject ? h->undone.subject : "", res->notes ? res->notes : "");
-	kb_buf_printf(&d, "%s; brought in by %.12s, undone by %.12s", res->detail ? res->detail : "",
-		      h->commit.id, h->undone.id);
+	kb_buf_printf(&b, " (%s), ", h->commit.evidence ? h->commit.evidence : "");
+	if (h->undone.id[0]) {
+		kb_buf_puts(&b, "undone since by ");
+		history_commit_words(&b, &h->undone);
+		kb_buf_printf(&b, " (\"%s\"): its lines stand as before the fix; the tree decides\n",
+			      h->undone.subject ? h->undone.subject : "");
+		kb_buf_printf(&d, "%s; brought in by %.12s, undone by %.12s",
+			      res->detail ? res->detail : "", h->commit.id, h->undone.id);
+	} else {
+		kb_buf_puts(&b, "but every line of it stands as before the fix, and no later commit "
+			    "of the branch's own took them back (a merge did, or history not read): "
+			    "the tree decides\n");
+		kb_buf_printf(&d, "%s; brought in by %.12s, undone since (the tree holds the fix's "
+			      "pre-image)", res->detail ? res->detail : "", h->commit.id);
+	}
+	kb_buf_puts(&b, res->notes ? res->notes : "");
 	if (!b.ptr || !d.ptr) {
 		kb_buf_release(&b);
 		kb_buf_release(&d);

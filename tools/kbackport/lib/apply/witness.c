@@ -183,6 +183,10 @@ static int trace(struct kb_hunk_witness *w, const struct kb_lines *file, const s
 	KB_ERROR_CHECK_ALLOC(adds);
 	for (i = 0; i < h->nlines; i++) {
 		const struct kb_line *l = &h->lines[i];
+		if (l->type == KB_LINE_CONTEXT && significant(l)) {
+			w->context++;
+			w->context_here += in_window(file, from, to, l);
+		}
 		if (l->type == KB_LINE_CONTEXT || !kb_hunk_line_distinctive(h, i))
 			continue;
 		if (l->type == KB_LINE_DEL) {

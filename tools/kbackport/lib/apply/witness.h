@@ -63,6 +63,9 @@ struct kb_hunk_witness {
 	size_t added, kept, changed;	/* kept: found as they are, in order;
 					 * changed: found in a changed form */
 	size_t removed, back;		/* back: found as they are near its place */
+	size_t context, context_here;	/* its context lines with a word, and
+					 * those found near its place (not
+					 * counted for a clean reverse fit) */
 	size_t kept_in_function;	/* kept, within the function of its place
 					 * (a '}' at a line's start bounds it) */
 	size_t near_line;		/* near: 1-based line of the first line it
