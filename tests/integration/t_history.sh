@@ -283,34 +283,36 @@ test_expect_success 'apply --queue asks the history too' '
 		"later already-applied in|reverted reverted reverted"
 '
 T_NAME="resolved by hand"
+# hand REF BRANCH SED SUBJECT: a resolution by hand, as git am leaves it: a
+# commit on BRANCH whose f.c is edited by SED, with the fix's SUBJECT, on
+# the backport ref REF (a commit made anew on BRANCH each time); its id in HC
+hand() {
+	git -C repo checkout -q --detach "$2" &&
+	sed -i "$3" repo/f.c &&
+	git -C repo commit -q -am "$4" &&
+	git -C repo update-ref "$1" HEAD &&
+	HC=$(at HEAD) &&
+	git -C repo checkout -q master
+}
 # a branch the fix does not apply to (its context changed), resolved by hand
 # on the backport ref: once with half the change, once with all of it
 git -C repo branch hand v1.0
 edit hand 's/^	int v1\([34]\) = /	long v1\1 = /; s/^	int v1\([67]\) = /	long v1\1 = /' "foo: longer values"
 H0=$(at hand)
-git -C repo checkout -q -b hand-work hand
-sed -i 's/^	int v15 = 15;$/	int v15 = 15;\n	if (x < 0)/' repo/f.c
-git -C repo commit -q -am "foo: reject a negative x"
-git -C repo update-ref refs/heads/backport/FIX/hand HEAD
-H1=$(at HEAD)
-git -C repo checkout -q master
+hand refs/heads/backport/FIX/hand hand 's/^	int v15 = 15;$/	int v15 = 15;\n	if (x < 0)/' "foo: reject a negative x"
+H1=$HC
 printf '%s\n' 'repo: repo' 'branches:' '  - {name: hand, ref: hand}' > hand.yaml
 run_kb 1 apply -n --json -c hand.yaml
 test_expect_success 'a commit with the subject that carries half the change is no resolution: the conflict stays, the missing hunk named' '
 	test_eq "conflict|refs/heads/backport/FIX/hand at $(s12 $H1) does not hold the fix (its commit $(s12 $H1) is '\''foo: reject a negative x'\'', but its tree lacks hunk 1 of '\''f.c'\''): not taken as resolved by hand" "$(printf "%s" "$OUT" | jq -r '\''.[0].results[0] | "\(.status)|\(.notes[-1])"'\'')"
 '
-git -C repo checkout -q hand-work
-sed -i 's/^	if (x < 0)$/	if (x < 0)\n		return -EINVAL;/' repo/f.c
-git -C repo commit -q --amend -a --no-edit
-git -C repo update-ref refs/heads/backport/FIX/hand HEAD
-H2=$(at HEAD)
-git -C repo checkout -q master
+hand refs/heads/backport/FIX/hand hand 's/^	int v15 = 15;$/	int v15 = 15;\n	if (x < 0)\n		return -EINVAL;/' "foo: reject a negative x"
+H2=$HC
 run_kb 0 apply -n --json -c hand.yaml
 test_expect_success 'one that carries every hunk is: resolved by hand' '
 	test_eq "applied|resolved by hand: refs/heads/backport/FIX/hand at $(s12 $H2) holds the fix|its commit $(s12 $H2) is '\''foo: reject a negative x'\'' and carries every hunk of the fix" "$(printf "%s" "$OUT" | jq -r '\''.[0].results[0] | "\(.status)|\(.detail)|\(.notes[0])"'\'')"
 '
 git -C repo update-ref -d refs/heads/backport/FIX/hand
-git -C repo branch -q -D hand-work
 # a fix of two hunks, resolved by hand with one of them: partial, not resolved
 git -C repo checkout -q -b two v1.0
 sed -i 's/^	int v5 = 5;$/	int v5 = 5;\n	if (x > 100)\n		return -E2BIG;/; s/^	int v25 = 25;$/	int v25 = 25;\n	if (x == 7)\n		return -EAGAIN;/' repo/f.c
@@ -320,19 +322,14 @@ git -C repo checkout -q master
 run_kb 0 fix new -o backports2 --id TWO "$TMP"/two/*.patch
 git -C repo branch twohand v1.0
 edit twohand 's/^	int v\([34]\) = /	long v\1 = /; s/^	int v\([67]\) = /	long v\1 = /; s/^	int v2\([34]\) = /	long v2\1 = /; s/^	int v2\([67]\) = /	long v2\1 = /' "foo: longer values"
-git -C repo checkout -q -b twohand-work twohand
-sed -i 's/^	int v5 = 5;$/	int v5 = 5;\n	if (x > 100)\n		return -E2BIG;/' repo/f.c
-git -C repo commit -q -am "foo: two checks"
-git -C repo update-ref refs/heads/backport/TWO/twohand HEAD
-T1=$(at HEAD)
-git -C repo checkout -q master
+hand refs/heads/backport/TWO/twohand twohand 's/^	int v5 = 5;$/	int v5 = 5;\n	if (x > 100)\n		return -E2BIG;/' "foo: two checks"
+T1=$HC
 printf '%s\n' 'repo: repo' 'branches:' '  - {name: twohand, ref: twohand}' > two.yaml
 run_kb 1 apply -n --json -c two.yaml --fix backports2/TWO
 test_expect_success 'a hand commit with one of the fix'\''s two hunks: partial, the missing hunk named' '
 	test_eq "partial|resolved by hand in part: refs/heads/backport/TWO/twohand at $(s12 $T1) holds only part of the fix|refs/heads/backport/TWO/twohand at $(s12 $T1) does not hold the fix (its commit $(s12 $T1) is '\''foo: two checks'\'', but its tree lacks hunk 2 of '\''f.c'\''): not taken as resolved by hand" "$(printf "%s" "$OUT" | jq -r '\''.[0].results[0] | "\(.status)|\(.detail)|\(.notes[-1])"'\'')"
 '
 git -C repo update-ref -d refs/heads/backport/TWO/twohand
-git -C repo branch -q -D twohand-work
 
 T_NAME="cache"
 idx=$(echo work/history/*/index)

@@ -768,14 +768,14 @@ static int used_variants(const struct kb_variant ***out, size_t *n,
 	return 0;
 }
 
+/* `used`: the variants whose hunks `apply` took (used_variants()), for the message. */
 static int commit_result(struct kb_result *res, struct lane *lane,
 			 const struct kb_apply *apply, const struct kb_variant *variant,
+			 const struct kb_variant *const *used, size_t nused,
 			 const struct kb_fix *fix, bool dry_run)
 {
 	git_signature *author = NULL, *committer = NULL;
-	const struct kb_variant **used = NULL, *named;
 	char *message = NULL, *refname = NULL;
-	size_t nused = 0;
 	git_oid tree, commit;
 	int err;
 
@@ -798,8 +798,7 @@ static int commit_result(struct kb_result *res, struct lane *lane,
 		res->status = KB_STATUS_ALREADY_APPLIED;
 		goto done;
 	}
-	if ((err = used_variants(&used, &nused, &named, apply, variant, fix)) < 0 ||
-	    (err = kb_commit_message_variants(&message, fix, used, nused)) < 0 ||
+	if ((err = kb_commit_message_variants(&message, fix, used, nused)) < 0 ||
 	    (err = kb_commit_author(&author, fix)) < 0 ||
 	    (err = kb_committer(&committer, lane->repo)) < 0)
 		goto done;
@@ -814,7 +813,6 @@ static int commit_result(struct kb_result *res, struct lane *lane,
 	refname = NULL;
 	res->status = KB_STATUS_APPLIED;
 done:
-	free(used);
 	git_signature_free(author);
 	git_signature_free(committer);
 	free(message);
@@ -838,11 +836,13 @@ static int applied(struct kb_result *res, struct lane *lane, const struct kb_app
 		if (used[i] != named)
 			kb_buf_printf(&also, "%s'%s'", also.size ? ", " : " (with hunks of variant ",
 				      used[i]->name);
-	free(used);
 	if (also.size)
 		kb_buf_putc(&also, ')');
-	if ((err = set_str(&res->variant, named->name)) < 0 ||
-	    (err = commit_result(res, lane, apply, variant, fix, dry_run)) < 0) {
+	err = set_str(&res->variant, named->name);
+	if (!err)
+		err = commit_result(res, lane, apply, variant, used, nused, fix, dry_run);
+	free(used);
+	if (err < 0) {
 		kb_buf_release(&also);
 		return err;
 	}

@@ -1,5 +1,6 @@
 /* A branch's history and a fix: the index of a repository, and the answer (history.h). */
 #include "apply/history.h"
+#include "apply/locate_priv.h"
 #include "apply/witness.h"
 #include "util/array.h"
 #include "util/buf.h"
@@ -1303,36 +1304,6 @@ static int add_event(struct look *l, uint32_t c, bool revert, const char *varian
 
 /* ---- the fix's own lines in a commit's diff ---- */
 
-/* Equal once trimmed and with runs of blanks read as one. */
-static bool ws_same(const char *a, size_t na, const char *b, size_t nb)
-{
-	const char *ae = a + na, *be = b + nb;
-
-	while (a < ae && isspace((unsigned char)*a))
-		a++;
-	while (b < be && isspace((unsigned char)*b))
-		b++;
-	while (ae > a && isspace((unsigned char)ae[-1]))
-		ae--;
-	while (be > b && isspace((unsigned char)be[-1]))
-		be--;
-	while (a < ae && b < be) {
-		bool sa = isspace((unsigned char)*a), sb = isspace((unsigned char)*b);
-		if (sa != sb)
-			return false;
-		if (sa) {
-			while (a < ae && isspace((unsigned char)*a))
-				a++;
-			while (b < be && isspace((unsigned char)*b))
-				b++;
-			continue;
-		}
-		if (*a++ != *b++)
-			return false;
-	}
-	return a == ae && b == be;
-}
-
 struct meet {
 	const struct kb_history_line *lines;
 	size_t n;
@@ -1346,17 +1317,20 @@ static int meet_line(const git_diff_delta *d, const git_diff_hunk *h, const git_
 	struct meet *m = payload;
 	const char *path = line->origin == GIT_DIFF_LINE_ADDITION ? d->new_file.path : d->old_file.path;
 	bool adds = line->origin == GIT_DIFF_LINE_ADDITION;
+	struct kb_slice have = { line->content, line->content_len };
 	size_t i;
 
 	(void)h;
 	if (m->met || (!adds && line->origin != GIT_DIFF_LINE_DELETION))
 		return 0;
+	while (have.len && (have.ptr[have.len - 1] == '\n' || have.ptr[have.len - 1] == '\r'))
+		have.len--;
 	for (i = 0; i < m->n && !m->met; i++) {
 		const struct kb_history_line *x = &m->lines[i];
 		/* made: it adds what the fix added, removes what it removed;
 		 * undone: the other way round */
 		if ((x->added == adds) != m->undo && !strcmp(x->path, path) &&
-		    ws_same(x->text, x->len, line->content, line->content_len))
+		    kb_line_equal(&have, &(struct kb_line){ .text = x->text, .len = x->len }, true))
 			m->met = true;
 	}
 	return 0;

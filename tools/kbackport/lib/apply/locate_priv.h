@@ -1,6 +1,6 @@
 /*
- * What locate.c shares with locate_blocks.c and witness.c; not part of the
- * library's interface.
+ * What locate.c shares with locate_blocks.c, witness.c and history.c; not
+ * part of the library's interface.
  */
 #ifndef KB_LOCATE_PRIV_H
 #define KB_LOCATE_PRIV_H

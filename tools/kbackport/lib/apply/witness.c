@@ -522,16 +522,6 @@ static bool comment_or_blank(const struct kb_line *l)
 	return p == end || *p == '*' || (end - p >= 2 && p[0] == '/' && (p[1] == '*' || p[1] == '/'));
 }
 
-static bool file_holds(const struct kb_lines *file, const struct kb_line *l)
-{
-	size_t j;
-
-	for (j = 0; j < file->n; j++)
-		if (kb_line_equal(&file->v[j], l, true))
-			return true;
-	return false;
-}
-
 static int add_gap(struct kb_fuzz_gap **out, size_t *n, size_t *alloc, struct kb_fuzz_gap g)
 {
 	int err;
@@ -566,7 +556,7 @@ static int file_gaps(struct kb_fuzz_gap **out, size_t *n, size_t *alloc, struct 
 		for (i = 0; i < hk->nlines && !err; i++) {
 			const struct kb_line *l = &hk->lines[i];
 			if ((i >= r->match.trim_head && i + r->match.trim_tail < hk->nlines) ||
-			    l->type != KB_LINE_CONTEXT || comment_or_blank(l) || file_holds(&file, l) ||
+			    l->type != KB_LINE_CONTEXT || comment_or_blank(l) || in_window(&file, 0, file.n, l) ||
 			    !(name = shared_name(&nlen, l, hk)))
 				continue;
 			err = add_gap(out, n, alloc, (struct kb_fuzz_gap){ path, f, h, l, name, nlen });
