@@ -17,8 +17,10 @@ if [[ $last =~ ^vendor-drop:\ right\ ([0-9]+)/([0-9]+),\ false\ already-applied\
 	right=${BASH_REMATCH[1]} total=${BASH_REMATCH[2]} faa=${BASH_REMATCH[3]} nb=${BASH_REMATCH[4]}
 	test_expect_success 'no false already-applied on a tree that put older files back' 'test "$faa" = 0'
 	test_expect_success 'right answers: all of them' 'test "$right" = "$total"'
-	test_expect_success 'the drops made: two on each tag but the first, hundreds of answers scored' '
-		test "$nb" = 22 && test "$total" -ge 800
+	ntags=$(jq '.tags | length' "$SET/expected.json")
+	nfixes=$(jq '.fixes | length' "$SET/expected.json")
+	test_expect_success 'the drops made: two on each tag but the first, at least half their answers scored' '
+		test "$nb" = $((2 * (ntags - 1))) && test "$total" -ge $((nfixes * nb / 2))
 	'
 	sq=$(grep "^squashed:" "$TMP/score.txt")
 	test_expect_success 'squashed trees (no history): no false already-applied, most fixes that are in found' '
